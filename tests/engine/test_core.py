@@ -1,0 +1,70 @@
+"""The shared core: RNG determinism, errors as sentences, the purity rule."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from engine import get_game
+from engine.core import Rng, RuleError, derive_seed
+
+
+def test_rng_is_deterministic_and_in_range() -> None:
+    a, b = Rng(7), Rng(7)
+    draws = [a.below(6) for _ in range(1000)]
+    assert draws == [b.below(6) for _ in range(1000)]
+    assert set(draws) == set(range(6))
+
+
+def test_rng_state_is_one_integer_that_resumes_the_sequence() -> None:
+    rng = Rng(123)
+    rng.below(100)
+    resumed = Rng(rng.state)
+    assert [resumed.next64() for _ in range(5)] == [rng.next64() for _ in range(5)]
+
+
+def test_shuffle_is_a_permutation_and_seed_dependent() -> None:
+    items = list(range(45))
+    first, second = Rng(1).shuffled(items), Rng(2).shuffled(items)
+    assert sorted(first) == items and sorted(second) == items
+    assert first != second
+    assert first == Rng(1).shuffled(items)
+
+
+def test_below_rejects_non_positive_bound() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        Rng(1).below(0)
+
+
+def test_derive_seed_separates_games_in_a_batch() -> None:
+    seeds = {derive_seed(1, i) for i in range(1000)}
+    assert len(seeds) == 1000
+    assert derive_seed(1, "a") == derive_seed(1, "a") != derive_seed(1, "b")
+
+
+def test_rule_error_is_a_value_error() -> None:
+    assert issubclass(RuleError, ValueError)
+
+
+def test_unknown_game_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match="workshop"):
+        get_game("chess")
+
+
+def test_importing_engine_loads_neither_discord_nor_aiosqlite() -> None:
+    code = (
+        "import sys, engine, engine.core, engine.records, engine.__main__\n"
+        "for name in list(engine.GAME_MODULES):\n"
+        "    try:\n"
+        "        engine.get_game(name)\n"
+        "    except ModuleNotFoundError:\n"
+        "        pass\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'discord', 'aiosqlite'})\n"
+        "print(','.join(bad))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ""
