@@ -39,8 +39,10 @@ class Cards:
     """Hands out distinct material card ids by type name."""
 
     def __init__(self) -> None:
-        self.free = {name: [c for c in range(60) if MATERIAL_TYPE[c] == t]
-                     for name, t in MATERIAL_IDS.items()}
+        self.free = {
+            name: [c for c in range(60) if MATERIAL_TYPE[c] == t]
+            for name, t in MATERIAL_IDS.items()
+        }
 
     def take(self, name: str) -> int:
         return self.free[name].pop(0)
@@ -259,7 +261,11 @@ def test_t3_1_single_pointer_takes_material_face_down_when_slot_free() -> None:
     state = build(middle_materials=["Gold", "Wool", "Metal"])
     state, events = run(
         state,
-        [("ann", PointMaterial(slot=1)), ("bob", PointMaterial(slot=0)), ("cid", PointMaterial(slot=0))],
+        [
+            ("ann", PointMaterial(slot=1)),
+            ("bob", PointMaterial(slot=0)),
+            ("cid", PointMaterial(slot=0)),
+        ],
     )
     assert bench(state, "ann") == ([], "Wool")
     assert bench(state, "bob") == ([], None) and bench(state, "cid") == ([], None)
@@ -277,7 +283,11 @@ def test_t3_1_face_down_slot_taken_means_face_up() -> None:
     state = build(face_down=["Paint", None, None], middle_materials=["Gold", "Wool", "Metal"])
     state, events = run(
         state,
-        [("ann", PointMaterial(slot=1)), ("bob", PointMaterial(slot=2)), ("cid", PointMaterial(slot=0))],
+        [
+            ("ann", PointMaterial(slot=1)),
+            ("bob", PointMaterial(slot=2)),
+            ("cid", PointMaterial(slot=0)),
+        ],
     )
     assert bench(state, "ann") == (["Wool"], "Paint")  # T-3.4: still one face-down card
     taken = next(r for r in of_kind(events, "points_revealed")[0].materials if r.slot == 1)
@@ -313,11 +323,18 @@ def test_t3_2_single_contender_pays_exactly_face_up_first() -> None:
 
 
 def test_t3_2_face_down_card_kept_when_face_up_cards_suffice() -> None:
-    state = build(face_up=[["Metal", "Metal"], [], []], face_down=["Metal", None, None],
-                  middle_gifts=["Bell", "Scarf", "Mittens", "Clogs"])
+    state = build(
+        face_up=[["Metal", "Metal"], [], []],
+        face_down=["Metal", None, None],
+        middle_gifts=["Bell", "Scarf", "Mittens", "Clogs"],
+    )
     state, events = run(
         state,
-        [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=0)), ("cid", PointMaterial(slot=1))],
+        [
+            ("ann", point_gift("Bell")),
+            ("bob", PointMaterial(slot=0)),
+            ("cid", PointMaterial(slot=1)),
+        ],
     )
     result = of_kind(events, "points_revealed")[0].gifts[0]
     assert result.face_down_paid is None and result.paid == ["Metal", "Metal"]
@@ -329,7 +346,12 @@ def test_t3_2_three_way_tie_3_3_2_nobody_gets_it_nobody_pays() -> None:
     players = P4
     state = build(
         players,
-        face_up=[["Wood", "Wood", "Paint"], ["Wood", "Paint", "Metal"], ["Wood", "Paint", "Gold"], []],
+        face_up=[
+            ["Wood", "Wood", "Paint"],
+            ["Wood", "Paint", "Metal"],
+            ["Wood", "Paint", "Gold"],
+            [],
+        ],
         face_down=[None, "Paint", "Wool", None],
         middle_gifts=["Spinning Top", "Bell", "Mittens", "Scarf", "Clogs"],
     )
@@ -366,7 +388,13 @@ def test_t3_2_highest_offer_wins_and_pays_every_matching_card() -> None:
     )
     result = of_kind(events, "points_revealed")[0].gifts[0]
     assert result.offers == {"ann": 5, "bob": 3}
-    assert result.winner == "ann" and sorted(result.paid) == ["Paint", "Paint", "Wood", "Wood", "Wood"]
+    assert result.winner == "ann" and sorted(result.paid) == [
+        "Paint",
+        "Paint",
+        "Wood",
+        "Wood",
+        "Wood",
+    ]
     assert result.face_down_paid == "Wood"
     assert bench(state, "ann") == (["Metal"], None)
     assert bench(state, "bob") == (["Paint", "Wood", "Wood"], "Wool")  # the loser pays nothing
@@ -425,8 +453,13 @@ def test_t2_3_after_the_fourth_round_discard_flip_and_redeal() -> None:
     assert [len(h) for h in state.hands] == [5, 5, 5]
     assert len(state.discard) == discard_before + 3
     # next deal: the rotation card now says right
-    state, events = run(state, [(p, Pick(material=MATERIAL_NAMES[MATERIAL_TYPE[state.hands[i][0]]]))
-                                for i, p in enumerate(state.players)])
+    state, events = run(
+        state,
+        [
+            (p, Pick(material=MATERIAL_NAMES[MATERIAL_TYPE[state.hands[i][0]]]))
+            for i, p in enumerate(state.players)
+        ],
+    )
     state, events = _all_point_materials(state)
     assert of_kind(events, "round_ended")[0].passed == "right"
 
@@ -438,7 +471,12 @@ def test_t2_3_refill_gifts_and_materials_in_slot_order() -> None:
         stack=["Yo-Yo", "Sweater", "Lantern"],
     )
     state, events = run(
-        state, [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=1)), ("cid", PointMaterial(slot=2))]
+        state,
+        [
+            ("ann", point_gift("Bell")),
+            ("bob", PointMaterial(slot=1)),
+            ("cid", PointMaterial(slot=2)),
+        ],
     )
     assert state.middle_gifts[0] == gift("Yo-Yo")
     assert [GIFT_NAMES[g] for g in state.gift_stack] == ["Sweater", "Lantern"]
@@ -455,7 +493,12 @@ def test_t2_3_game_ends_on_the_round_the_gift_stack_empties() -> None:
     )
     # bob wins too, but only one gift is left to refill: the stack still empties
     state, events = run(
-        state, [("ann", point_gift("Bell")), ("bob", point_gift("Mittens")), ("cid", PointMaterial(slot=0))]
+        state,
+        [
+            ("ann", point_gift("Bell")),
+            ("bob", point_gift("Mittens")),
+            ("cid", PointMaterial(slot=0)),
+        ],
     )
     assert state.phase == "over" and state.gift_stack == ()
     assert state.middle_gifts[0] == gift("Yo-Yo") and state.middle_gifts[1] is None
@@ -475,7 +518,12 @@ def test_t2_3_game_goes_on_while_the_stack_has_gifts() -> None:
         stack=["Yo-Yo", "Sweater"],
     )
     state, _ = run(
-        state, [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=0)), ("cid", PointMaterial(slot=1))]
+        state,
+        [
+            ("ann", point_gift("Bell")),
+            ("bob", PointMaterial(slot=0)),
+            ("cid", PointMaterial(slot=1)),
+        ],
     )
     assert state.phase == "pick" and len(state.gift_stack) == 1
 
@@ -486,7 +534,12 @@ def test_t2_3_game_goes_on_while_the_stack_has_gifts() -> None:
 def test_t2_4_empty_deck_reshuffles_the_discard_pile() -> None:
     state = build(deck=[], discard=["Gold", "Gold"], middle_materials=["Wool", "Wool", "Wool"])
     state, events = run(
-        state, [("ann", PointMaterial(slot=0)), ("bob", PointMaterial(slot=1)), ("cid", PointMaterial(slot=1))]
+        state,
+        [
+            ("ann", PointMaterial(slot=0)),
+            ("bob", PointMaterial(slot=1)),
+            ("cid", PointMaterial(slot=1)),
+        ],
     )
     end = of_kind(events, "round_ended")[0]
     assert end.reshuffled == 1 and end.materials_refilled == 1
@@ -515,7 +568,12 @@ def test_t2_4_both_empty_deal_what_there_is_in_seat_order() -> None:
 def test_t2_4_empty_middle_slot_stays_empty_when_no_card_is_left() -> None:
     state = build(deck=[], discard=[], middle_materials=["Wool", "Wool", "Wool"])
     state, _ = run(
-        state, [("ann", PointMaterial(slot=0)), ("bob", PointMaterial(slot=1)), ("cid", PointMaterial(slot=1))]
+        state,
+        [
+            ("ann", PointMaterial(slot=0)),
+            ("bob", PointMaterial(slot=1)),
+            ("cid", PointMaterial(slot=1)),
+        ],
     )
     assert state.middle_materials[0] is None
     assert PointMaterial(slot=0) not in GAME.legal_actions(state, "ann")
@@ -536,10 +594,12 @@ def test_t2_5_a_player_with_an_empty_hand_skips_the_pick() -> None:
 
 
 def test_t2_5_ten_rounds_without_a_gift_end_the_game() -> None:
-    state = build(deal_round=1, hands=[["Wood"] * 4] * 3).model_copy(update={"rounds_without_gift": 8})
+    state = build(deal_round=1, hands=[["Wood"] * 4] * 3).model_copy(
+        update={"rounds_without_gift": 8}
+    )
     state, events = _all_point_materials(state)
     assert state.rounds_without_gift == 9 and state.phase == "pick"
-    for i, p in enumerate(state.players):
+    for p in state.players:
         state, _ = GAME.apply(state, p, Pick(material="Wood"))
     state, events = _all_point_materials(state)
     assert state.phase == "over" and state.end_reason == "no_gift_for_10_rounds"
@@ -547,10 +607,17 @@ def test_t2_5_ten_rounds_without_a_gift_end_the_game() -> None:
 
 
 def test_t2_5_a_gift_resets_the_count() -> None:
-    state = build(face_up=[["Metal", "Metal"], [], []], middle_gifts=["Bell", "Mittens", "Scarf", "Clogs"])
+    state = build(
+        face_up=[["Metal", "Metal"], [], []], middle_gifts=["Bell", "Mittens", "Scarf", "Clogs"]
+    )
     state = state.model_copy(update={"rounds_without_gift": 9})
     state, _ = run(
-        state, [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=0)), ("cid", PointMaterial(slot=1))]
+        state,
+        [
+            ("ann", point_gift("Bell")),
+            ("bob", PointMaterial(slot=0)),
+            ("cid", PointMaterial(slot=1)),
+        ],
     )
     assert state.rounds_without_gift == 0 and state.phase == "pick"
 
@@ -636,7 +703,12 @@ def test_t5_1_kth_gift_scores_k_and_outcome_shape() -> None:
     )
     assert state.scores[0] == 1 + 2
     state, _ = run(
-        state, [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=0)), ("cid", PointMaterial(slot=1))]
+        state,
+        [
+            ("ann", point_gift("Bell")),
+            ("bob", PointMaterial(slot=0)),
+            ("cid", PointMaterial(slot=1)),
+        ],
     )
     assert state.phase == "over"  # Lantern refilled Bell's slot: the stack is empty
     outcome = GAME.outcome(state)
@@ -719,7 +791,11 @@ def test_t6_public_events_never_name_a_face_down_card() -> None:
     state = build(middle_materials=["Gold", "Wool", "Metal"])
     state, events = run(
         state,
-        [("ann", PointMaterial(slot=0)), ("bob", PointMaterial(slot=1)), ("cid", PointMaterial(slot=2))],
+        [
+            ("ann", PointMaterial(slot=0)),
+            ("bob", PointMaterial(slot=1)),
+            ("cid", PointMaterial(slot=2)),
+        ],
     )
     reveal = of_kind(events, "points_revealed")[0]
     assert all(r.face_down and r.material is None for r in reveal.materials)
@@ -740,7 +816,9 @@ def test_describe_action_labels() -> None:
         GAME.describe_action(state, "ann", point_gift("Rocking Horse"))
         == "Point at Rocking Horse (needs Wood, Wood, Paint)"
     )
-    assert GAME.describe_action(state, "ann", PointMaterial(slot=1)) == "Point at face-down material 2"
+    assert (
+        GAME.describe_action(state, "ann", PointMaterial(slot=1)) == "Point at face-down material 2"
+    )
 
 
 def test_render_text_shows_the_board_from_a_view() -> None:
@@ -760,7 +838,8 @@ def test_events_describe_and_validate() -> None:
         stack=["Yo-Yo"],
     )
     state, events = run(
-        state, [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=0)), ("cid", point_gift("Scarf"))]
+        state,
+        [("ann", point_gift("Bell")), ("bob", PointMaterial(slot=0)), ("cid", point_gift("Scarf"))],
     )
     for event in events:
         assert GAME.describe_event(event, {}).strip()
