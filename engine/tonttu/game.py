@@ -12,9 +12,9 @@ in apply order instead.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from engine.core import (
     TIMER,
@@ -83,6 +83,40 @@ POINT_MATERIALS: tuple[PointMaterial, ...] = tuple(PointMaterial(slot=s) for s i
 CLOSE = ClosePointPhase()
 CLOSE_ONLY: tuple[ClosePointPhase, ...] = (CLOSE,)
 _ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
+
+_setattr = object.__setattr__
+M = TypeVar("M", bound=BaseModel)
+
+
+def _build(cls: type[M], **values: Any) -> M:
+    """``cls.model_construct`` without its per-field bookkeeping (a hot path).
+
+    Callers pass every field, already valid; the playout tests check that each
+    event and state built this way equals its JSON round-trip.
+    """
+    obj = cls.__new__(cls)
+    _setattr(obj, "__dict__", values)
+    _setattr(obj, "__pydantic_fields_set__", set(values))
+    _setattr(obj, "__pydantic_extra__", None)
+    _setattr(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _evolve(state: TonttuState, update: dict[str, Any]) -> TonttuState:
+    """``state.model_copy(update=update)``, faster: structural sharing of untouched fields.
+
+    Every state sets all fields (``new_game`` passes them all), so the fields-set
+    record is shared unchanged.
+    """
+    values = state.__dict__.copy()
+    values.update(update)
+    obj = TonttuState.__new__(TonttuState)
+    _setattr(obj, "__dict__", values)
+    _setattr(obj, "__pydantic_fields_set__", state.__pydantic_fields_set__)
+    _setattr(obj, "__pydantic_extra__", None)
+    _setattr(obj, "__pydantic_private__", None)
+    return obj
+
 
 GIFT_CARDS: tuple[GiftCard, ...] = tuple(
     GiftCard(id=g, name=GIFT_NAMES[g], category=GIFT_CATEGORY[g], needs=list(GIFT_NEEDS[g]))
@@ -212,21 +246,29 @@ class _Table:
             self.reshuffles += 1
         return self.deck.pop(0)
 
-    def take_material(self, seat: int, slot: int) -> MaterialResult:
+    def take_material(self, seat: int, slot: int, player: PlayerId) -> MaterialResult:
         """T-3.1: the card goes face down if the seat has none face down (T-3.4), else face up."""
         card = self.middle_materials[slot]
         assert card is not None
         self.middle_materials[slot] = None
         if self.face_down[seat] is None:
             self.face_down[seat] = card
-            return MaterialResult.model_construct(
-                slot=slot, pointers=[], result="taken", face_down=True, material=None
+            return _build(
+                MaterialResult,
+                slot=slot,
+                pointers=[player],
+                result="taken",
+                taker=player,
+                face_down=True,
+                material=None,
             )
         self.face_up[seat] = (*self.face_up[seat], card)
-        return MaterialResult.model_construct(
+        return _build(
+            MaterialResult,
             slot=slot,
-            pointers=[],
+            pointers=[player],
             result="taken",
+            taker=player,
             face_down=False,
             material=MATERIAL_NAMES[MATERIAL_TYPE[card]],
         )
@@ -313,6 +355,12 @@ class TonttuGame:
             won=((),) * n,
             scores=(0,) * n,
             choices=(None,) * n,
+            # every field explicitly, so that _evolve can share the fields-set record
+            game="tonttu",
+            gift_won_this_round=False,
+            rounds_without_gift=0,
+            short_deal=False,
+            end_reason=None,
         )
 
     # ------------------------------------------------------------------ queries
@@ -433,13 +481,13 @@ class TonttuGame:
         choices = list(state.choices)
         replaced = choices[seat] is not None
         choices[seat] = card
-        event = Chose.model_construct(
-            kind="chose", player=state.players[seat], phase="pick", replaced=replaced
+        event = _build(
+            Chose, kind="chose", player=state.players[seat], phase="pick", replaced=replaced
         )
         if all(c is not None or not h for c, h in zip(choices, state.hands, strict=True)):
             new_state, events = self._reveal_picks(state, choices)
             return new_state, [event, *events]
-        return state.model_copy(update={"choices": tuple(choices)}), [event]
+        return _evolve(state, {"choices": tuple(choices)}), [event]
 
     def _reveal_picks(
         self, state: TonttuState, choices: list[int | None]
@@ -458,16 +506,17 @@ class TonttuGame:
             hands[seat] = hand[:i] + hand[i + 1 :]
             face_up[seat] = (*face_up[seat], card)
             picks[state.players[seat]] = MATERIAL_NAMES[MATERIAL_TYPE[card]]
-        event = PicksRevealed.model_construct(
-            kind="picks_revealed", round=state.round, picks=picks, skipped=skipped
+        event = _build(
+            PicksRevealed, kind="picks_revealed", round=state.round, picks=picks, skipped=skipped
         )
-        new_state = state.model_copy(
-            update={
+        new_state = _evolve(
+            state,
+            {
                 "hands": tuple(hands),
                 "face_up": tuple(face_up),
                 "phase": "point",
                 "choices": (None,) * len(choices),
-            }
+            },
         )
         return new_state, [event]
 
@@ -477,11 +526,11 @@ class TonttuGame:
         choices = list(state.choices)
         replaced = choices[seat] is not None
         choices[seat] = code
-        event = Chose.model_construct(
-            kind="chose", player=state.players[seat], phase="point", replaced=replaced
+        event = _build(
+            Chose, kind="chose", player=state.players[seat], phase="point", replaced=replaced
         )
         if None in choices:
-            return state.model_copy(update={"choices": tuple(choices)}), [event]
+            return _evolve(state, {"choices": tuple(choices)}), [event]
         return self._resolve_points(state, choices, event)
 
     def _resolve_points(
@@ -508,10 +557,10 @@ class TonttuGame:
                 continue
             names = [players[s] for s in pointers]
             if len(pointers) == 1:
-                result = table.take_material(pointers[0], slot)
-                result = result.model_copy(update={"pointers": names, "taker": names[0]})
+                result = table.take_material(pointers[0], slot, names[0])
             else:  # T-3.1: two or more pointers, nothing happens
-                result = MaterialResult.model_construct(
+                result = _build(
+                    MaterialResult,
                     slot=slot,
                     pointers=names,
                     result="contested",
@@ -520,7 +569,8 @@ class TonttuGame:
                     material=None,
                 )
             material_results.append(result)
-        reveal = PointsRevealed.model_construct(
+        reveal = _build(
+            PointsRevealed,
             kind="points_revealed",
             round=state.round,
             gifts=gift_results,
@@ -547,7 +597,7 @@ class TonttuGame:
             "face_down_paid": None,
         }
         if not contenders:
-            return GiftResult.model_construct(result="nobody_can_pay", **base)
+            return _build(GiftResult, result="nobody_can_pay", **base)
         if len(contenders) == 1:
             winner = contenders[0]
             paid, shown = table.win_gift(winner, slot, exact=True)
@@ -557,11 +607,11 @@ class TonttuGame:
             best = max(offers.values())
             top = [s for s, o in offers.items() if o == best]
             if len(top) > 1:  # T-3.2: a tie for highest: nobody gets it, nobody pays
-                return GiftResult.model_construct(result="tie", **base)
+                return _build(GiftResult, result="tie", **base)
             winner = top[0]
             paid, shown = table.win_gift(winner, slot, exact=False)
         base.update(winner=players[winner], paid=paid, face_down_paid=shown)
-        return GiftResult.model_construct(result="won", **base)
+        return _build(GiftResult, result="won", **base)
 
     def _speed_point(
         self, state: TonttuState, seat: int, code: int, slot: int
@@ -590,14 +640,13 @@ class TonttuGame:
             if can:
                 paid, shown = table.win_gift(seat, slot, exact=True)
                 base.update(winner=player, paid=paid, face_down_paid=shown)
-                gift_result = GiftResult.model_construct(result="won", **base)
+                gift_result = _build(GiftResult, result="won", **base)
             else:  # a wasted point: the gift stays open
-                gift_result = GiftResult.model_construct(result="wasted", **base)
+                gift_result = _build(GiftResult, result="wasted", **base)
         else:
-            material_result = table.take_material(seat, slot).model_copy(
-                update={"pointers": [player], "taker": player}
-            )
-        event = SpeedPoint.model_construct(
+            material_result = table.take_material(seat, slot, player)
+        event = _build(
+            SpeedPoint,
             kind="speed_point",
             round=state.round,
             player=player,
@@ -609,8 +658,9 @@ class TonttuGame:
         if None not in choices:
             new_state, end_events = self._end_round(state, table)
             return new_state, [event, *end_events]
-        new_state = state.model_copy(
-            update={
+        new_state = _evolve(
+            state,
+            {
                 "choices": tuple(choices),
                 "face_up": tuple(table.face_up),
                 "face_down": tuple(table.face_down),
@@ -620,15 +670,15 @@ class TonttuGame:
                 "middle_materials": tuple(table.middle_materials),
                 "discard": tuple(table.discard),
                 "gift_won_this_round": table.gift_won,
-            }
+            },
         )
         return new_state, [event]
 
     def _close_point_phase(self, state: TonttuState) -> tuple[TonttuState, list[Any]]:
         """T-4: the table's timer ran out; seats that did not point simply missed out."""
         missed = [p for p, c in zip(state.players, state.choices, strict=True) if c is None]
-        event = PointPhaseClosed.model_construct(
-            kind="point_phase_closed", round=state.round, missed=missed
+        event = _build(
+            PointPhaseClosed, kind="point_phase_closed", round=state.round, missed=missed
         )
         new_state, end_events = self._end_round(state, _Table(state))
         return new_state, [event, *end_events]
@@ -726,11 +776,12 @@ class TonttuGame:
         update["discard"] = tuple(table.discard)
         update["hands"] = tuple(table.hands)
         update["rng"] = table.rng_state(state.rng)
-        events.append(RoundEnded.model_construct(**round_event))
+        events.append(_build(RoundEnded, **round_event))
         if end_reason is not None:
-            final = state.model_copy(update=update)
+            final = _evolve(state, update)
             events.append(
-                GameEnded.model_construct(
+                _build(
+                    GameEnded,
                     kind="game_ended",
                     reason=end_reason,
                     scores=dict(zip(state.players, final.scores, strict=True)),
@@ -741,7 +792,7 @@ class TonttuGame:
         update["round"] = state.round + 1
         # T-2.5: with every hand empty there is nothing to pick; go straight to pointing.
         update["phase"] = "pick" if any(table.hands) else "point"
-        return state.model_copy(update=update), events
+        return _evolve(state, update), events
 
     # ------------------------------------------------------------------ views
 
