@@ -89,10 +89,10 @@ def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
         return names.get(p or "", p or "")
 
     if kind == "chose":
+        if event.replaced:
+            return f"{name(event.player)} changed their {event.phase} in secret."
         verb = "picked" if event.phase == "pick" else "pointed"
-        return f"{name(event.player)} has {verb}" + (
-            " (changed their mind)." if event.replaced else "."
-        )
+        return f"{name(event.player)} {verb} in secret."
     if kind == "picks_revealed":
         picks = ", ".join(f"{name(p)} {m}" for p, m in event.picks.items())
         line = f"Round {event.round} picks: {picks}."
