@@ -111,6 +111,8 @@ def play(n: int, mode: str, seed: int, *, deep: bool, stats: Counter[str]) -> No
         before = state
         state, events = GAME.apply(state, player, action)
         check_invariants(state)
+        if before.phase == "pick" and state.phase == "point":  # T-2.1: each pick leaves a hand
+            assert [len(h) for h in state.hands] == [max(len(h) - 1, 0) for h in before.hands]
         action_json = action.model_dump(mode="json")
         actions.append(RecordedAction(player=player, action=action_json))
         for event in events:

@@ -278,7 +278,7 @@ def test_t3_1_single_pointer_takes_material_face_down_when_slot_free() -> None:
     assert state.middle_materials[1] is not None
 
 
-def test_t3_1_face_down_slot_taken_means_face_up() -> None:
+def test_t3_1_t3_4_face_down_slot_taken_means_face_up() -> None:
     state = build(face_down=["Paint", None, None], middle_materials=["Gold", "Wool", "Metal"])
     state, events = run(
         state,
@@ -296,7 +296,7 @@ def test_t3_1_face_down_slot_taken_means_face_up() -> None:
 # --------------------------------------------------------------------------- T-3.2 gifts
 
 
-def test_t3_2_single_contender_pays_exactly_face_up_first() -> None:
+def test_t3_2_t3_3_single_contender_pays_exactly_face_up_first() -> None:
     state = build(
         face_up=[["Wood", "Paint", "Wool"], [], []],
         face_down=["Wood", "Metal", None],
@@ -371,7 +371,7 @@ def test_t3_2_three_way_tie_3_3_2_nobody_gets_it_nobody_pays() -> None:
     assert gift("Spinning Top") in state.middle_gifts and state.won[:3] == ((), (), ())
 
 
-def test_t3_2_highest_offer_wins_and_pays_every_matching_card() -> None:
+def test_t3_2_t3_3_highest_offer_wins_and_pays_every_matching_card() -> None:
     state = build(
         face_up=[["Wood", "Wood", "Paint", "Paint", "Metal"], ["Wood", "Wood", "Paint"], []],
         face_down=["Wood", "Wool", None],
