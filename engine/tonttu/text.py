@@ -108,7 +108,7 @@ def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
         line = (
             _gift_line(result, names) if event.gift is not None else _material_line(result, names)
         )
-        return f"{name(event.player)} points first: {line}."
+        return f"Speed point: {line}."
     if kind == "point_phase_closed":
         missed = f" {_names(event.missed, names)} did not point." if event.missed else ""
         return f"Time is up: the point phase of round {event.round} is closed.{missed}"
