@@ -60,7 +60,7 @@ from engine.workshop.models import (
 from engine.workshop.rules import (
     apply_action,
     current_seat,
-    legal_list,
+    legal_actions_of,
     new_state,
     outcome_of,
     parse_action,
@@ -94,7 +94,7 @@ class WorkshopGame:
     def legal_actions(self, state: WorkshopState, player: PlayerId) -> Sequence[Any]:
         if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
             return []
-        return legal_list(state)
+        return legal_actions_of(state)
 
     def apply(
         self, state: WorkshopState, player: PlayerId, action: Any

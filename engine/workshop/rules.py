@@ -199,6 +199,24 @@ def station_refusal(s: WorkshopState, seat_index: int, station: int) -> str | No
     return None
 
 
+_last_legal: tuple[Any, tuple[Any, ...]] = (None, ())
+"""One-entry cache (state, legal actions): ``apply`` right after ``legal_actions`` on the
+same state object (every random playout and menu) then skips recomputing them. The
+result is a pure function of the state, and the pair is replaced in one assignment,
+so sharing it is safe even across threads."""
+
+
+def legal_actions_of(s: WorkshopState) -> tuple[Any, ...]:
+    """The current player's legal actions, as an immutable tuple (cached per state object)."""
+    global _last_legal
+    cached_state, cached = _last_legal
+    if cached_state is s:
+        return cached
+    legal = tuple(legal_list(s))
+    _last_legal = (s, legal)
+    return legal
+
+
 def legal_list(s: WorkshopState) -> list[Any]:
     """The current player's legal actions (shared prebuilt objects)."""
     phase = s.phase
@@ -248,8 +266,8 @@ def legal_list(s: WorkshopState) -> list[Any]:
         out = []
         for t in range(4):
             if s.donation[t]:
-                row = A_TAKE_DONATED[t]
-                out.extend(row[toy[0]] for toy in seat.toys if toy_need(toy, t) > 0)
+                takes = A_TAKE_DONATED[t]
+                out.extend(takes[toy[0]] for toy in seat.toys if toy_need(toy, t) > 0)
         if s.taken:
             out.append(A_STOP)
         return out
@@ -320,7 +338,7 @@ class _Tx:
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
         seat = self.seat(i)
-        k = REASONS.index(reason)  # type: ignore[arg-type]
+        k = REASONS.index(reason)
         breakdown = list(seat.breakdown)
         breakdown[k] += points
         self.set_seat(
@@ -547,9 +565,7 @@ def _inspection(tx: _Tx, number: int) -> None:
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
-        tx.set_seat(
-            i, seat.model_copy(update={"completed": (), "cheer": (*seat.cheer, cheer[i])})
-        )
+        tx.set_seat(i, seat.model_copy(update={"completed": (), "cheer": (*seat.cheer, cheer[i])}))
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
@@ -748,7 +764,7 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
     seats = []
     for _ in range(n):
         toys = tuple((deck.pop(), 0, 0, 0, 0) for _ in range(2))
-        seats.append(Seat(toys=toys))  # type: ignore[arg-type]
+        seats.append(Seat(toys=toys))
     return WorkshopState(
         game="workshop",
         players=tuple(players),
@@ -765,10 +781,9 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
 
 
 def apply_action(
-    s: WorkshopState, player: PlayerId, action: Any, legal: list[Any] | None = None
+    s: WorkshopState, player: PlayerId, action: Any
 ) -> tuple[WorkshopState, list[Any]]:
-    if legal is None:
-        legal = legal_list(s)
+    legal = legal_actions_of(s)
     for candidate in legal:
         if candidate is action:
             break

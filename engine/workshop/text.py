@@ -69,7 +69,9 @@ def requirement_text(requires: Mapping[str, int], placed: Mapping[str, int] | No
         need = requires.get(m, 0)
         if need:
             have = (placed or {}).get(m, 0)
-            parts.append(f"{LETTERS[m]}{have}/{need}" if placed is not None else f"{LETTERS[m]}{need}")
+            parts.append(
+                f"{LETTERS[m]}{have}/{need}" if placed is not None else f"{LETTERS[m]}{need}"
+            )
     return " ".join(parts)
 
 
@@ -133,8 +135,8 @@ def describe_action(
         left = len(s.ornaments[C.colours.index(action.colour)])
         return f"Take a {action.colour} ornament ({left} left, reward hidden)"
     if isinstance(action, CoverSpace):
-        space = C.tree_spaces[C.tree_space_ids.index(action.space)]
-        return f"Cover the tree space '{space.label}'"
+        label = C.tree_spaces[C.tree_space_ids.index(action.space)].label
+        return f"Cover the tree space '{label}'"
     if isinstance(action, TakeDonated):
         return f"Take 1 donated {_title(action.material)} for {TOY_NAMES[action.toy]}"
     return str(action)
@@ -228,15 +230,15 @@ def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
         who = ", ".join(_name(names, o) for o in st.occupants) or "-"
         cap = "open" if st.capacity is None else f"{len(st.occupants)}/{st.capacity}"
         lines.append(f"  {st.name:<30} {cap:>5}  {who}")
-    lines.append(
-        f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):"
-    )
+    lines.append(f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):")
     for k, slot in enumerate(view.mail_slots):
         lines.append(f"  {k + 1}. " + (_toy_line(slot, False) if slot else "(empty)"))
     stalls = ", ".join(s or "(empty)" for s in view.stalls)
     lines.append(f"Stables: {stalls} (deck {view.reindeer_deck_size})")
     lines.append("Ornaments left: " + ", ".join(f"{c} {n}" for c, n in view.ornaments_left.items()))
-    lines.append("Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply))
+    lines.append(
+        "Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply)
+    )
     for pl in view.players:
         mark = "*" if pl.player == view.first_player else " "
         lines.append(
