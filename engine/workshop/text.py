@@ -49,6 +49,16 @@ from engine.workshop.rules import (
     current_seat,
 )
 
+DECISION_TEXT = {
+    "station": "to place an Elf",
+    "mail": "to take a toy card (or stop)",
+    "reindeer": "to choose a reindeer",
+    "choose_material": "to choose a Material",
+    "place_tokens": "to place or donate tokens",
+    "ornament": "to choose an ornament colour",
+    "tree_space": "to choose a tree space",
+    "donation": "to take a donated token (or stop)",
+}
 ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 LETTERS = {"wood": "W", "metal": "M", "fabric": "F", "assembly": "A"}
 
@@ -104,7 +114,9 @@ def describe_action(
         if i in MAIL_TAKE:
             return f"{name}: take 1 to {MAIL_TAKE[i]} toy cards"
         if i == STABLES:
-            return f"{name}, {ORDINALS[space]} space: 1 reindeer + {space + 1} Materials of choice"
+            plural = "s" if space else ""
+            gives = f"1 reindeer + {space + 1} Material{plural} of choice"
+            return f"{name}, {ORDINALS[space]} space: {gives}"
         if CAPACITY[i] == 0:
             return f"{name}: take donated tokens your toys need"
         return f"{name}: 1 ornament + a tree space"
@@ -213,7 +225,8 @@ def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
     lines.append(f"=== Santa's Workshop: {head} ===")
     if not view.over:
         p = view.pending
-        lines.append(f"To act: {_name(names, p.player)}: {p.decision.replace('_', ' ')}")
+        doing = DECISION_TEXT.get(p.decision, p.decision)
+        lines.append(f"To act: {_name(names, p.player)}, {doing}")
         extra = []
         if p.tokens:
             extra.append(
