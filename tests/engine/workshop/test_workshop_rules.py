@@ -611,3 +611,15 @@ def test_a_json_action_is_accepted_like_the_prebuilt_one() -> None:
     assert a == b
     with pytest.raises(IllegalAction, match="not a move"):
         GAME.parse_action({"kind": "fly"})
+
+
+def test_game_satisfies_the_protocol_and_is_registered() -> None:
+    from engine import get_game
+    from engine.core import Game
+
+    assert isinstance(GAME, Game)
+    assert get_game("workshop") is GAME
+    assert (GAME.min_players, GAME.max_players) == (2, 5)
+    state = start(players=3, first=2)
+    assert GAME.to_act(state) == frozenset({"cat"})
+    assert GAME.outcome(state) is None
