@@ -93,3 +93,25 @@ def run_game(players: int, index: int) -> None:
 def test_random_playouts_keep_every_invariant(players: int) -> None:
     for index in range(GAMES_PER_COUNT):
         run_game(players, index)
+
+
+def test_station_menu_and_refusals_agree() -> None:
+    """legal_actions' fast station checks and the refusal sentences say the same."""
+    from engine.workshop.models import STATIONS, PlaceElf
+    from engine.workshop.rules import current_seat, station_refusal
+
+    compared = 0
+    for index in range(30):
+        seed = derive_seed(11, index)
+        state = GAME.new_game(PLAYERS[: 2 + index % 4], seed, GAME.parse_options({}))
+        rng = Rng(seed)
+        while GAME.outcome(state) is None:
+            if state.phase == Phase.STATION:
+                legal = GAME.legal_actions(state, state.players[current_seat(state)])
+                for i, station in enumerate(STATIONS):
+                    refused = station_refusal(state, current_seat(state), i)
+                    assert (PlaceElf(station=station) in legal) == (refused is None), refused
+                    compared += 1
+            player, action = pick_random(GAME, state, rng)
+            state, _ = GAME.apply(state, player, action)
+    assert compared > 10_000

@@ -623,3 +623,17 @@ def test_game_satisfies_the_protocol_and_is_registered() -> None:
     state = start(players=3, first=2)
     assert GAME.to_act(state) == frozenset({"cat"})
     assert GAME.outcome(state) is None
+
+
+def test_lean_replace_matches_model_copy() -> None:
+    from engine.workshop import rules
+
+    assert rules.replace is rules._lean_replace  # the fast path is active on this pydantic
+    state = start(players=3)
+    update = {"day": 4, "supply": (1, 2, 3, 4)}
+    lean = rules.replace(state, update)
+    assert lean == state.model_copy(update=update)
+    assert lean.__pydantic_fields_set__ == state.model_copy(update=update).__pydantic_fields_set__
+    assert GAME.parse_state(lean.model_dump_json()) == lean
+    assert lean.seats is state.seats  # structural sharing
+    assert state.day == 1  # the original is untouched
