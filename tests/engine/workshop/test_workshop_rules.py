@@ -19,7 +19,7 @@ from workshop_positions import (
     with_seat,
 )
 
-from engine.core import GameOver, IllegalAction, InvalidSetup, NotInGame, NotYourTurn, Rng
+from engine.core import TIMER, GameOver, IllegalAction, InvalidSetup, NotInGame, NotYourTurn, Rng
 from engine.workshop import GAME
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.models import (
@@ -601,6 +601,9 @@ def test_only_the_current_player_may_act() -> None:
     with pytest.raises(NotInGame):
         GAME.apply(state, "zed", PlaceElf(station="wood"))
     assert GAME.legal_actions(state, "bob") == []
+    assert GAME.legal_actions(state, TIMER) == []
+    with pytest.raises(IllegalAction, match="timer has no moves"):
+        GAME.apply(state, TIMER, PlaceElf(station="wood"))
 
 
 def test_a_json_action_is_accepted_like_the_prebuilt_one() -> None:
