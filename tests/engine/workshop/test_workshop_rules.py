@@ -483,6 +483,23 @@ def test_w4_3_completion_scores_returns_tokens_and_frees_a_slot() -> None:
     assert state.phase == Phase.PLACE  # 1 Wood left: Kite/Sled still need Wood
 
 
+def test_w4_2_five_unfinished_limit_and_completed_toys_do_not_count() -> None:
+    names = ("Kite", "Yo-Yo", "Rag Doll", "Sled")
+    state = with_seat(start(), 0, toys=(toy("Wooden Blocks", 1, 0, 0, 1), *map(toy, names)))
+    stations = {a.station for a in legal(state) if isinstance(a, PlaceElf)}
+    assert not stations & {"mail2", "mail3"}
+    # no action of any decision discards a toy
+    assert all(a.kind != "discard" for a in legal(state))
+    state, _ = play(state, PlaceElf(station="wood"))
+    state, _ = play(state, PlaceTokens(material="wood", toy=card("Wooden Blocks"), count=1))
+    state, _ = play(state, DonateTokens(material="wood", count=1))
+    state, _ = play(state, PlaceElf(station="fabric"))  # bob
+    while current_seat(state) == 1:
+        state, _ = play(state, legal(state)[-1])
+    assert len(state.seats[0].toys) == 4 and len(state.seats[0].completed) == 1
+    assert PlaceElf(station="mail3") in legal(state)
+
+
 # --------------------------------------------------------------------------- W-5
 
 
