@@ -1,0 +1,153 @@
+"""Santa's Workshop, Standard Game (RULES W-1 … W-8): a pure, deterministic rules engine.
+
+``GAME`` satisfies :class:`engine.core.Game`. The state is a frozen pydantic model
+(:class:`WorkshopState`); ``apply`` returns a new state that shares every unchanged
+part with the old one, plus the events (public log entries) it caused.
+
+Decision model
+--------------
+One Elf placement is a chain of small decisions, each its own action, so that
+``legal_actions`` is always a short, complete list (≤ 21 entries, fits a Discord
+select menu) and hidden information is revealed only by the action that reveals
+it. The current player's pending decision is ``state.phase``:
+
+``station``          ``PlaceElf(station)``: shops/Assembly Hall/Stables take their
+                     next free space (W-3); the cooperation bonus is scored at once.
+``mail``             ``TakeToy(slot=0..5)`` or ``TakeToy(slot=None)`` (deck top), one
+                     card at a time; ``StopTaking`` after the first (W-3.3). Ends by
+                     itself at the station's limit, at 5 unfinished, or when nothing
+                     can be taken.
+``reindeer``         ``TakeReindeer(stall)`` (W-3.4).
+``choose_material``  ``ChooseMaterial(wood|metal|fabric)``, once per Material of
+                     choice (Stables, ornaments), before any of them is placed.
+``place_tokens``     Received tokens wait in ``state.batch`` (still counted in the
+                     supply, so W-1.4's conservation holds after every action). One
+                     type at a time (Wood, Metal, Fabric, Assembly):
+                     ``PlaceTokens(material, toy=card id, count=1..need)`` or
+                     ``DonateTokens(material, count=all still unplaced)``. Placing
+                     some then donating the rest reaches every split of W-4.1. A type
+                     that no unfinished toy needs is donated automatically (the only
+                     legal choice), with ``TokensDonated(automatic=True)``.
+``ornament``         ``ChooseOrnament(colour)``: the reward is drawn at random within
+                     the colour with the state's RNG at apply time (W-3.5), revealed
+                     in ``OrnamentRevealed`` and resolved (points; Materials of choice;
+                     Assembly; a toy card via the ``mail`` decision with a limit of 1).
+``tree_space``       ``CoverSpace(space)``, then the space's reward (W-3.5).
+``donation``         ``TakeDonated(material, toy)`` one token at a time onto a toy that
+                     needs it; ``StopTaking`` after the first; ends by itself when
+                     nothing more fits (W-3.2).
+
+When nothing is pending the turn passes; after 3 Elves each the day ends (W-2.3)
+with Inspections after Days 3 and 6 and final scoring after the second (W-5, W-6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from engine.core import IllegalAction, Model, PlayerId, check_can_act
+from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
+from engine.workshop.models import (
+    REASONS,
+    STATIONS,
+    Phase,
+    WorkshopOptions,
+    WorkshopOutcome,
+    WorkshopState,
+    WorkshopView,
+)
+from engine.workshop.rules import (
+    apply_action,
+    current_seat,
+    legal_actions_of,
+    new_state,
+    outcome_of,
+    parse_action,
+    parse_options,
+)
+from engine.workshop.text import describe_action, describe_event, render_text
+from engine.workshop.view import build_view
+
+
+class WorkshopGame:
+    """The rules object registered as ``workshop``."""
+
+    name: ClassVar[str] = "workshop"
+    title: ClassVar[str] = "Santa's Workshop"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+
+    def parse_options(self, raw: Mapping[str, Any] | None) -> WorkshopOptions:
+        return parse_options(raw)
+
+    def new_game(
+        self, players: Sequence[PlayerId], seed: int, options: Model | None = None
+    ) -> WorkshopState:
+        return new_state(players, seed)
+
+    def to_act(self, state: WorkshopState) -> frozenset[PlayerId]:
+        if state.phase == Phase.OVER:
+            return frozenset()
+        return frozenset((state.players[(state.first + state.turn) % len(state.players)],))
+
+    def legal_actions(self, state: WorkshopState, player: PlayerId) -> Sequence[Any]:
+        if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
+            return []
+        return legal_actions_of(state)
+
+    def apply(
+        self, state: WorkshopState, player: PlayerId, action: Any
+    ) -> tuple[WorkshopState, Sequence[Any]]:
+        if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
+            check_can_act(self, state, player)
+            # only the timer gets past the shared checks here, and it has no moves
+            raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
+        return apply_action(state, player, action)
+
+    def view(self, state: WorkshopState, player: PlayerId | None) -> WorkshopView:
+        return build_view(state, player)
+
+    def outcome(self, state: WorkshopState) -> WorkshopOutcome | None:
+        if state.phase != Phase.OVER:
+            return None
+        return outcome_of(state)
+
+    def parse_action(self, data: Any) -> Any:
+        return parse_action(data)
+
+    def parse_state(self, data: str | bytes) -> WorkshopState:
+        return WorkshopState.model_validate_json(data)
+
+    def describe_action(
+        self,
+        state: WorkshopState,
+        player: PlayerId,
+        action: Any,
+        names: Mapping[PlayerId, str] | None = None,
+    ) -> str:
+        return describe_action(state, player, action, names)
+
+    def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:
+        return describe_event(event, names)
+
+    def render_text(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+        return render_text(view, names)
+
+
+GAME = WorkshopGame()
+
+__all__ = [
+    "COMPONENTS",
+    "GAME",
+    "REASONS",
+    "STATIONS",
+    "ComponentError",
+    "WorkshopGame",
+    "WorkshopOptions",
+    "WorkshopOutcome",
+    "WorkshopState",
+    "WorkshopView",
+    "load_components",
+    "parse_components",
+]
