@@ -860,7 +860,13 @@ class TonttuGame:
     def parse_state(self, data: str | bytes) -> TonttuState:
         return TonttuState.model_validate_json(data)
 
-    def describe_action(self, state: TonttuState, player: PlayerId, action: Any) -> str:
+    def describe_action(
+        self,
+        state: TonttuState,
+        player: PlayerId,
+        action: Any,
+        names: Mapping[PlayerId, str] | None = None,
+    ) -> str:
         return text.describe_action(action)
 
     def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:
