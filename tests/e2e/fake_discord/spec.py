@@ -1,0 +1,152 @@
+"""Validate request bodies against Discord's published OpenAPI description.
+
+The spec lives beside the project (``<project>/../shared/discord-api-spec/openapi.json``);
+it is loaded once per process (1.2 MB) and each operation's validator is built once.
+When the file is absent, :func:`load_spec` returns ``None`` and the fake reports
+``SPEC_MISSING_REASON`` so the conftest can warn clearly instead of silently passing.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+
+# tests/e2e/fake_discord/spec.py -> project root is three levels above tests/.
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+_SPEC_RELATIVE = Path("shared") / "discord-api-spec" / "openapi.json"
+
+
+def find_spec_path() -> Path:
+    """``<project root>/../shared/discord-api-spec/openapi.json``.
+
+    A git worktree may sit one level deeper than the main checkout, so the further
+    ancestors are tried after the project root's parent (first hit wins).
+    """
+    for ancestor in PROJECT_ROOT.parents:
+        candidate = ancestor / _SPEC_RELATIVE
+        if candidate.is_file():
+            return candidate
+    return PROJECT_ROOT.parent / _SPEC_RELATIVE
+
+
+SPEC_PATH = find_spec_path()
+SPEC_MISSING_REASON = (
+    f"Discord OpenAPI spec not found at {SPEC_PATH.name!r} under ../shared/discord-api-spec/ "
+    "relative to the project root: request bodies are NOT validated against the spec "
+    "(Discord's limits and deadlines are still enforced)."
+)
+_SPEC_URI = "urn:discord-openapi"
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str  # upper case
+    template: str  # e.g. /channels/{channel_id}/messages
+    regex: re.Pattern[str]
+    literal_segments: int
+    pointer: str  # JSON pointer to the operation object inside the spec
+
+
+def _compile(template: str) -> re.Pattern[str]:
+    parts = []
+    for segment in template.strip("/").split("/"):
+        if segment.startswith("{") and segment.endswith("}"):
+            parts.append(f"(?P<{segment[1:-1]}>[^/]+)")
+        else:
+            parts.append(re.escape(segment))
+    return re.compile("^/" + "/".join(parts) + "$")
+
+
+def _escape_pointer(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class Spec:
+    """The loaded OpenAPI document, an operation matcher and cached validators."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+        resource = referencing.Resource.from_contents(
+            document, default_specification=referencing.jsonschema.DRAFT202012
+        )
+        self._registry: referencing.Registry[Any] = referencing.Registry().with_resource(
+            _SPEC_URI, resource
+        )
+        self._operations: list[Operation] = []
+        for template, item in document["paths"].items():
+            for method in item:
+                if method in {"get", "post", "put", "patch", "delete"}:
+                    literal = sum(1 for s in template.split("/") if s and not s.startswith("{"))
+                    pointer = f"/paths/{_escape_pointer(template)}/{method}"
+                    self._operations.append(
+                        Operation(method.upper(), template, _compile(template), literal, pointer)
+                    )
+        # Prefer templates with more literal segments: ".../messages/@original" beats
+        # ".../messages/{message_id}".
+        self._operations.sort(key=lambda op: -op.literal_segments)
+        self._validators: dict[tuple[str, str], jsonschema.protocols.Validator | None] = {}
+
+    def match(self, method: str, path: str) -> Operation | None:
+        for op in self._operations:
+            if op.method == method and op.regex.match(path):
+                return op
+        return None
+
+    def _validator(self, op: Operation, content_type: str) -> jsonschema.protocols.Validator | None:
+        key = (op.pointer, content_type)
+        if key not in self._validators:
+            operation = self.document
+            for token in op.pointer.strip("/").split("/"):
+                operation = operation[token.replace("~1", "/").replace("~0", "~")]
+            content = operation.get("requestBody", {}).get("content", {})
+            if content_type not in content:
+                self._validators[key] = None
+            else:
+                ref = (
+                    f"{_SPEC_URI}#"
+                    + quote(op.pointer, safe="/~@")
+                    + f"/requestBody/content/{_escape_pointer(content_type)}/schema"
+                )
+                self._validators[key] = jsonschema.Draft202012Validator(
+                    {"$ref": ref}, registry=self._registry
+                )
+        return self._validators[key]
+
+    def has_body(self, op: Operation) -> bool:
+        return self._validator(op, "application/json") is not None
+
+    def validate(self, op: Operation, body: Any) -> list[str]:
+        """Return readable problems with ``body`` for this operation (empty: valid)."""
+        validator = self._validator(op, "application/json")
+        if validator is None:
+            return [] if body is None else [f"{op.method} {op.template} takes no JSON body"]
+        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
+        return [_describe(error) for error in errors]
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path) or "<body>"
+    # anyOf/oneOf errors are unreadable at the top; show the best-matching branch too.
+    best = jsonschema.exceptions.best_match([error, *(error.context or [])])
+    detail = best.message if best is not error else error.message
+    best_where = "/".join(str(p) for p in best.absolute_path) or "<body>"
+    if len(detail) > 300:
+        detail = detail[:300] + "..."
+    return f"{where}: {detail}" + (f" (at {best_where})" if best_where != where else "")
+
+
+@functools.cache
+def load_spec(path: Path = SPEC_PATH) -> Spec | None:
+    """The spec, loaded once per process; ``None`` when the file is absent."""
+    if not path.is_file():
+        return None
+    return Spec(json.loads(path.read_text(encoding="utf-8")))
