@@ -263,6 +263,12 @@ class FakeMessage:
     def button_labels(self) -> list[str]:
         return [str(b.get("label") or "") for b in self.buttons()]
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FakeMessage) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
     def __repr__(self) -> str:
         preview = self.content[:40] or (self.embeds[0].get("title") if self.embeds else "")
         return f"<FakeMessage id={self.id} channel={self.channel_id} {preview!r}>"

@@ -157,6 +157,7 @@ class FakeDiscord:
     deadline = 3.0  # seconds to the initial callback
     grace = 0.5  # how long past the deadline a helper waits for a late callback
     followup_timeout = 10.0  # how long a helper waits for a deferred response to be filled
+    deferred_update_wait = 1.0  # how long a helper waits for an edit after a type-6 defer
     token_lifetime = 15 * 60.0  # interaction tokens accept followups this long
     heartbeat_interval_ms = 41250
 
@@ -194,6 +195,7 @@ class FakeDiscord:
         self._by_token: dict[str, InteractionRecord] = {}
 
         self._sessions: dict[str, _GatewaySession] = {}
+        self._pending_dispatches: set[asyncio.Task[None]] = set()
         self._session: _GatewaySession | None = None
         self.guild = self.add_guild("Test Server", owner=self.owner)
         self.channel = self.add_channel("general")
@@ -381,6 +383,15 @@ class FakeDiscord:
         cid = self._dm_channels.get(user.id)
         return None if cid is None else self.channels[cid]
 
+    def open_dm(self, user: FakeUser) -> FakeChannel:
+        """The DM channel between ``user`` and the bot (created as a user opening it would)."""
+        if user.id not in self._dm_channels:
+            channel = FakeChannel(self.snowflake(), DM, recipient=user)
+            self.channels[channel.id] = channel
+            self._channel_messages[channel.id] = []
+            self._dm_channels[user.id] = channel.id
+        return self.channels[self._dm_channels[user.id]]
+
     def dm_messages(self, user: FakeUser) -> list[FakeMessage]:
         channel = self.dm_channel(user)
         return [] if channel is None else self.messages(channel)
@@ -438,8 +449,11 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
+            if self._pending_dispatches:
+                await asyncio.wait(set(self._pending_dispatches), timeout=max(0.0, end - loop.time()))
+            await asyncio.sleep(0)  # let the bot see what was just dispatched
             idle = loop.time() - self._last_activity
-            if self._inflight == 0 and idle >= quiet:
+            if self._inflight == 0 and idle >= quiet and not self._pending_dispatches:
                 return
             await asyncio.sleep(max(0.005, quiet - idle) if self._inflight == 0 else 0.005)
         raise HarnessError(f"the bot kept sending requests for {timeout} s")
@@ -735,7 +749,9 @@ class FakeDiscord:
         if self._session is None:
             return
         with contextlib.suppress(RuntimeError):  # no running loop: nothing connected yet
-            asyncio.get_running_loop().create_task(self.dispatch(event, data))
+            task = asyncio.get_running_loop().create_task(self.dispatch(event, data))
+            self._pending_dispatches.add(task)
+            task.add_done_callback(self._pending_dispatches.discard)
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send a DISPATCH to the bot (buffered for RESUME while it is disconnected)."""
@@ -757,6 +773,8 @@ class FakeDiscord:
                 await session.conn.send(payload)
             except (ConnectionResetError, RuntimeError):
                 pass  # stays in the buffer; a RESUME replays it
+            # settle() waits a quiet period after this too, so the bot has handled it.
+            self._last_activity = asyncio.get_running_loop().time()
 
     async def reconnect_gateway(self, *, resume: bool = True) -> None:
         """Ask the bot to reconnect (op 7 RECONNECT; it then RESUMEs), or drop the
@@ -1285,12 +1303,7 @@ class FakeDiscord:
             user = self.users.get(int(body.get("recipient_id") or 0))
             if user is None or user.bot:
                 raise ApiError(400, 50033, "Invalid Recipient(s)")
-            if user.id not in self._dm_channels:
-                channel = FakeChannel(self.snowflake(), DM, recipient=user)
-                self.channels[channel.id] = channel
-                self._channel_messages[channel.id] = []
-                self._dm_channels[user.id] = channel.id
-            return self._channel_payload(self.channels[self._dm_channels[user.id]])
+            return self._channel_payload(self.open_dm(user))
 
         @route("GET", "/guilds/{guild_id}")
         async def get_guild(rec: RecordedRequest, guild_id: str) -> Any:
@@ -1435,7 +1448,7 @@ class FakeDiscord:
                 message = self._edit_message(inter.message_id, data, rec.files)
                 if inter.message_id not in self._ephemeral_owner:
                     self._spawn_dispatch("MESSAGE_UPDATE", message)
-            inter.completed.set()
+                inter.completed.set()
         else:
             inter.completed.set()
 
@@ -1553,7 +1566,7 @@ class FakeDiscord:
         return record
 
     async def _run(self, record: InteractionRecord, *, expect_response: bool = True) -> InteractionResult:
-        if self._session is None or self._session.conn is None:
+        if self._session is None:  # never identified; a disconnected bot gets it on RESUME
             await self.wait_connected()
         loop = asyncio.get_running_loop()
         first_violation = len(self.violations)
@@ -1576,6 +1589,10 @@ class FakeDiscord:
                     interaction_id=record.id,
                 )
             )
+        elif record.callback is not None and record.callback.get("type") == 6:
+            # A deferred update needs no followup, but usually gets an edit soon.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(record.completed.wait(), self.deferred_update_wait)
         elif record.callback is not None and not record.completed.is_set():
             try:
                 await asyncio.wait_for(record.completed.wait(), self.followup_timeout)

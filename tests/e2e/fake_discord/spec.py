@@ -74,6 +74,7 @@ class Spec:
     """The loaded OpenAPI document, an operation matcher and cached validators."""
 
     def __init__(self, document: dict[str, Any]) -> None:
+        _adjust(document)
         self.document = document
         resource = referencing.Resource.from_contents(
             document, default_specification=referencing.jsonschema.DRAFT202012
@@ -131,6 +132,20 @@ class Spec:
             return [] if body is None else [f"{op.method} {op.template} takes no JSON body"]
         errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
         return [_describe(error) for error in errors]
+
+
+def _adjust(document: dict[str, Any]) -> None:
+    """The only changes made to the spec, each with its reason.
+
+    - ``SnowflakeType`` is a digit string in the spec, but Discord accepts snowflakes as
+      JSON integers too and discord.py sends integers (``recipient_id`` of
+      ``POST /users/@me/channels``, ``message_reference.message_id``, ``allowed_mentions``
+      ids, attachment ids...). An integer snowflake is accepted; anything else still fails.
+    """
+    schemas = document["components"]["schemas"]
+    snowflake = schemas["SnowflakeType"]
+    if "oneOf" not in snowflake:
+        schemas["SnowflakeType"] = {"oneOf": [snowflake, {"type": "integer", "minimum": 0}]}
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
