@@ -23,7 +23,9 @@ GAMES = {"workshop": "Santa's Workshop", "tonttu": "Workshop Tonttu"}
 PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32  # only the bytes matter here
 
 
-class JoinButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"demo:join:(?P<lobby>\d+)"):
+class JoinButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"demo:join:(?P<lobby>\d+)"
+):
     def __init__(self, lobby: int) -> None:
         super().__init__(
             discord.ui.Button(
@@ -90,7 +92,9 @@ class ColourView(discord.ui.View):
         placeholder="Pick a colour",
         options=[discord.SelectOption(label=c.title(), value=c) for c in ("red", "green", "blue")],
     )
-    async def colour(self, interaction: discord.Interaction, select: discord.ui.Select[Any]) -> None:
+    async def colour(
+        self, interaction: discord.Interaction, select: discord.ui.Select[Any]
+    ) -> None:
         await interaction.response.send_message(f"You chose {select.values[0]}", ephemeral=True)
 
 
@@ -135,7 +139,7 @@ class DemoBot(commands.Bot):
         await self.http.request(route, json=body)
 
 
-def add_commands(bot: DemoBot) -> None:  # noqa: C901 - one small function per command
+def add_commands(bot: DemoBot) -> None:
     tree = bot.tree
 
     @tree.command(description="Open a game lobby")
@@ -268,12 +272,14 @@ def add_commands(bot: DemoBot) -> None:  # noqa: C901 - one small function per c
         via=[
             app_commands.Choice(name="channel message", value="channel"),
             app_commands.Choice(name="interaction callback", value="callback"),
+            app_commands.Choice(name="update callback (type 7)", value="update"),
         ]
     )
     async def raw(interaction: discord.Interaction, via: str) -> None:
         try:
-            if via == "callback":
-                await bot.raw_callback(interaction, {"type": 4, "data": bot.raw_payload})
+            if via in ("callback", "update"):
+                kind = 4 if via == "callback" else 7
+                await bot.raw_callback(interaction, {"type": kind, "data": bot.raw_payload})
                 return
             route = discord.http.Route(
                 "POST", "/channels/{channel_id}/messages", channel_id=interaction.channel_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import aiohttp
+import discord
 import pytest
 
 from .demo_bot import GAMES, PNG_BYTES, DemoBot
@@ -37,7 +38,9 @@ async def test_json_answers_carry_exact_content_type(fake: FakeDiscord) -> None:
             assert response.status == 401
 
 
-async def test_slash_command_with_options_posts_a_public_message(fake: FakeDiscord, bot: DemoBot) -> None:
+async def test_slash_command_with_options_posts_a_public_message(
+    fake: FakeDiscord, bot: DemoBot
+) -> None:
     alice = fake.add_user("alice")
     result = await fake.slash(alice, fake.channel, "newgame", game="tonttu", players=4)
     assert result.callback_type == 4
@@ -49,7 +52,9 @@ async def test_slash_command_with_options_posts_a_public_message(fake: FakeDisco
     assert [s["custom_id"] for s in lobby.selects()] == ["demo:colour"]
 
 
-async def test_slash_helper_refuses_what_a_user_cannot_send(fake: FakeDiscord, bot: DemoBot) -> None:
+async def test_slash_helper_refuses_what_a_user_cannot_send(
+    fake: FakeDiscord, bot: DemoBot
+) -> None:
     alice = fake.add_user("alice")
     with pytest.raises(HarnessError, match="missing required"):
         await fake.slash(alice, fake.channel, "newgame")
@@ -183,7 +188,9 @@ async def test_slash_command_in_a_dm(fake: FakeDiscord, bot: DemoBot) -> None:
     assert result.content == "/newgame works in servers."
 
 
-async def test_closed_dms_give_50007_and_the_bot_falls_back(fake: FakeDiscord, bot: DemoBot) -> None:
+async def test_closed_dms_give_50007_and_the_bot_falls_back(
+    fake: FakeDiscord, bot: DemoBot
+) -> None:
     bob = fake.add_user("bob", dms_open=False)
     result = await fake.slash(bob, fake.channel, "dm")
     assert result.content == "Your DMs are closed (Discord error 50007)." and result.ephemeral
@@ -201,8 +208,8 @@ async def test_denied_thread_creation_gives_50013(fake: FakeDiscord, bot: DemoBo
     fake.deny_bot(fake.channel, "create_public_threads")
     await fake.settle()
     channel = bot.get_channel(fake.channel.id)
-    assert channel is not None and channel.guild is not None
-    assert not channel.permissions_for(channel.guild.me).create_public_threads  # type: ignore[union-attr]
+    assert isinstance(channel, discord.TextChannel)
+    assert not channel.permissions_for(channel.guild.me).create_public_threads
     result = await fake.slash(alice, fake.channel, "thread")
     assert "Discord error 50013" in result.content
     assert fake.threads() == []

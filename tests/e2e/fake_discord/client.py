@@ -28,9 +28,9 @@ FAST_GUILD_READY_TIMEOUT = 0.05
 _tasks: dict[int, asyncio.Task[None]] = {}
 
 
-async def start_bot(fake: FakeDiscord, bot: ClientT, *, timeout: float = 10.0) -> ClientT:
+async def start_bot(fake: FakeDiscord, bot: ClientT, *, timeout: float = 10.0) -> ClientT:  # noqa: ASYNC109
     """Run ``bot.start(token)`` in a task and wait until the bot is ready (or fails)."""
-    if discord.http.Route.BASE != fake.api_base:
+    if fake.api_base != discord.http.Route.BASE:
         raise RuntimeError("discord.py is not pointed at this fake: use `async with FakeDiscord()`")
     state = bot._connection
     if state.guild_ready_timeout == 2.0:  # the library default: nobody chose a value
@@ -39,7 +39,9 @@ async def start_bot(fake: FakeDiscord, bot: ClientT, *, timeout: float = 10.0) -
     _tasks[id(bot)] = task
     fake._bots.append(bot)
     ready = asyncio.create_task(bot.wait_until_ready())
-    done, _ = await asyncio.wait({task, ready}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    done, _ = await asyncio.wait(
+        {task, ready}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+    )
     if ready not in done:
         ready.cancel()
         if task in done:

@@ -221,7 +221,9 @@ def check_modal(data: dict[str, Any]) -> list[Problem]:
     problems += _too_long("data/custom_id", data.get("custom_id"), CUSTOM_ID_MAX, "custom_id")
     rows = data.get("components") or []
     if not 1 <= len(rows) <= MODAL_COMPONENTS_MAX:
-        problems.append(Problem("data/components", f"a modal holds 1 to 5 components, not {len(rows)}"))
+        problems.append(
+            Problem("data/components", f"a modal holds 1 to 5 components, not {len(rows)}")
+        )
     for i, row in enumerate(rows):
         children = row.get("components") or ([row["component"]] if "component" in row else [])
         label = row.get("label")

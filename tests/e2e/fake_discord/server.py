@@ -19,11 +19,11 @@ import secrets
 import warnings
 import zlib
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 import yarl
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 from . import limits
 from .model import (
@@ -82,9 +82,18 @@ BOT_PERMISSIONS = (
 
 # Gateway intents the fake honours when dispatching (discord.Intents flag values).
 _INTENT_FOR_EVENT = {
-    "MESSAGE_CREATE": (discord.Intents(guild_messages=True).value, discord.Intents(dm_messages=True).value),
-    "MESSAGE_UPDATE": (discord.Intents(guild_messages=True).value, discord.Intents(dm_messages=True).value),
-    "MESSAGE_DELETE": (discord.Intents(guild_messages=True).value, discord.Intents(dm_messages=True).value),
+    "MESSAGE_CREATE": (
+        discord.Intents(guild_messages=True).value,
+        discord.Intents(dm_messages=True).value,
+    ),
+    "MESSAGE_UPDATE": (
+        discord.Intents(guild_messages=True).value,
+        discord.Intents(dm_messages=True).value,
+    ),
+    "MESSAGE_DELETE": (
+        discord.Intents(guild_messages=True).value,
+        discord.Intents(dm_messages=True).value,
+    ),
 }
 _GUILDS_INTENT = discord.Intents(guilds=True).value
 
@@ -93,6 +102,7 @@ _GUILDS_INTENT = discord.Intents(guilds=True).value
 SPEC_EXCEPTIONS: list[tuple[str, str, str, str]] = []
 
 Handler = Callable[..., Awaitable[Any]]
+ClientT = TypeVar("ClientT", bound=discord.Client)
 
 
 class ApiError(Exception):
@@ -268,7 +278,7 @@ class FakeDiscord:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    async def start_bot(self, bot: discord.Client, *, timeout: float = 10.0) -> discord.Client:
+    async def start_bot(self, bot: ClientT, *, timeout: float = 10.0) -> ClientT:  # noqa: ASYNC109
         """Start ``bot`` against this fake and wait until it is ready (see client.py)."""
         from .client import start_bot
 
@@ -351,7 +361,9 @@ class FakeDiscord:
             raise HarnessError(f"no message {message_id}")
         return FakeMessage(self, message_id)
 
-    def messages(self, channel: FakeChannel | int, *, include_deleted: bool = False) -> list[FakeMessage]:
+    def messages(
+        self, channel: FakeChannel | int, *, include_deleted: bool = False
+    ) -> list[FakeMessage]:
         """Public messages in a channel, thread or DM, oldest first, as everyone sees them."""
         cid = self._channel_id(channel)
         return [
@@ -376,7 +388,10 @@ class FakeDiscord:
             for mid, owner in self._ephemeral_owner.items()
             if owner == user.id
             and mid not in self._deleted_messages
-            and (channel is None or int(self._message_data[mid]["channel_id"]) == self._channel_id(channel))
+            and (
+                channel is None
+                or int(self._message_data[mid]["channel_id"]) == self._channel_id(channel)
+            )
         ]
 
     def dm_channel(self, user: FakeUser) -> FakeChannel | None:
@@ -399,7 +414,9 @@ class FakeDiscord:
     def threads(self, channel: FakeChannel | int | None = None) -> list[FakeChannel]:
         parent = None if channel is None else self._channel_id(channel)
         return [
-            c for c in self.channels.values() if c.is_thread and (parent is None or c.parent_id == parent)
+            c
+            for c in self.channels.values()
+            if c.is_thread and (parent is None or c.parent_id == parent)
         ]
 
     def public_texts(self) -> list[str]:
@@ -444,13 +461,15 @@ class FakeDiscord:
     def _violate(self, violation: Violation) -> None:
         self.violations.append(violation)
 
-    async def settle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:
+    async def settle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:  # noqa: ASYNC109
         """Wait until no REST request is in flight and none came for ``quiet`` seconds."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
             if self._pending_dispatches:
-                await asyncio.wait(set(self._pending_dispatches), timeout=max(0.0, end - loop.time()))
+                await asyncio.wait(
+                    set(self._pending_dispatches), timeout=max(0.0, end - loop.time())
+                )
             await asyncio.sleep(0)  # let the bot see what was just dispatched
             idle = loop.time() - self._last_activity
             if self._inflight == 0 and idle >= quiet and not self._pending_dispatches:
@@ -459,7 +478,10 @@ class FakeDiscord:
         raise HarnessError(f"the bot kept sending requests for {timeout} s")
 
     async def wait_for(
-        self, predicate: Callable[[], object], timeout: float = 5.0, what: str = "condition"
+        self,
+        predicate: Callable[[], object],
+        timeout: float = 5.0,  # noqa: ASYNC109 - a harness setting, not a cancel scope
+        what: str = "condition",
     ) -> None:
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -485,7 +507,9 @@ class FakeDiscord:
                 perms |= guild.roles[rid].permissions
         if perms & P(administrator=True).value:
             return ALL_PERMISSIONS
-        base = self.channels[channel.parent_id] if channel.is_thread and channel.parent_id else channel
+        base = (
+            self.channels[channel.parent_id] if channel.is_thread and channel.parent_id else channel
+        )
         if user.id == self.bot_user.id:
             perms &= ~base.bot_deny
         return perms
@@ -521,7 +545,12 @@ class FakeDiscord:
             data["topic"] = None
             if channel.bot_deny:
                 data["permission_overwrites"] = [
-                    {"id": str(self.bot_user.id), "type": 1, "allow": "0", "deny": str(channel.bot_deny)}
+                    {
+                        "id": str(self.bot_user.id),
+                        "type": 1,
+                        "allow": "0",
+                        "deny": str(channel.bot_deny),
+                    }
                 ]
         if channel.is_thread:
             del data["permission_overwrites"], data["position"]
@@ -540,7 +569,9 @@ class FakeDiscord:
             )
         return data
 
-    def _member_payload(self, user: FakeUser, guild: FakeGuild, channel: FakeChannel | None = None) -> dict[str, Any]:
+    def _member_payload(
+        self, user: FakeUser, guild: FakeGuild, channel: FakeChannel | None = None
+    ) -> dict[str, Any]:
         data: dict[str, Any] = {
             "user": user.payload(),
             "roles": [str(r) for r in user.role_ids if r in guild.roles],
@@ -687,7 +718,9 @@ class FakeDiscord:
             self._ephemeral_owner[mid] = ephemeral_for.id
         return data
 
-    def _apply_body(self, data: dict[str, Any], body: dict[str, Any], files: list[FakeFile]) -> None:
+    def _apply_body(
+        self, data: dict[str, Any], body: dict[str, Any], files: list[FakeFile]
+    ) -> None:
         for key in ("content", "embeds", "components", "poll", "tts"):
             if key in body:
                 value = body[key]
@@ -698,7 +731,7 @@ class FakeDiscord:
             # Only some flags can be set by a bot; keep ephemeral/loading as they are.
             keep = int(data.get("flags") or 0) & (EPHEMERAL | LOADING)
             data["flags"] = keep | (int(body["flags"]) & ~(EPHEMERAL | LOADING))
-        if "message_reference" in body and body["message_reference"]:
+        if body.get("message_reference"):
             data["message_reference"] = body["message_reference"]
             data["type"] = 19
         if "attachments" in body or files:
@@ -736,7 +769,9 @@ class FakeDiscord:
                 )
         return result
 
-    def _edit_message(self, mid: int, body: dict[str, Any], files: list[FakeFile]) -> dict[str, Any]:
+    def _edit_message(
+        self, mid: int, body: dict[str, Any], files: list[FakeFile]
+    ) -> dict[str, Any]:
         data = self._message_data[mid]
         self._apply_body(data, body, files)
         data["edited_timestamp"] = iso_now()
@@ -763,16 +798,18 @@ class FakeDiscord:
             bit = wanted[0] if data.get("guild_id") else wanted[1]
             if not session.intents & bit:
                 return
-        elif event.startswith(("GUILD_", "CHANNEL_", "THREAD_")) and not session.intents & _GUILDS_INTENT:
+        elif (
+            event.startswith(("GUILD_", "CHANNEL_", "THREAD_"))
+            and not session.intents & _GUILDS_INTENT
+        ):
             return
         session.seq += 1
         payload = {"op": 0, "t": event, "s": session.seq, "d": data}
         session.buffer.append(payload)
         if session.conn is not None:
-            try:
+            # On a broken connection it stays in the buffer; a RESUME replays it.
+            with contextlib.suppress(ConnectionResetError, RuntimeError):
                 await session.conn.send(payload)
-            except (ConnectionResetError, RuntimeError):
-                pass  # stays in the buffer; a RESUME replays it
             # settle() waits a quiet period after this too, so the bot has handled it.
             self._last_activity = asyncio.get_running_loop().time()
 
@@ -798,7 +835,7 @@ class FakeDiscord:
         conn, session.conn = session.conn, None
         await conn.ws.close(code=4000, message=b"Unknown error")
 
-    async def wait_connected(self, timeout: float = 10.0) -> None:
+    async def wait_connected(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
         await self.wait_for(
             lambda: self._session is not None and self._session.conn is not None,
             timeout,
@@ -810,9 +847,7 @@ class FakeDiscord:
         await ws.prepare(request)
         compress = request.query.get("compress")
         if request.query.get("encoding", "json") != "json" or compress not in (None, "zlib-stream"):
-            self._violate(
-                Violation("gateway", f"unsupported gateway query {dict(request.query)}")
-            )
+            self._violate(Violation("gateway", f"unsupported gateway query {dict(request.query)}"))
             await ws.close(code=4002)
             return ws
         conn = _GatewayConnection(ws, compress)
@@ -840,7 +875,9 @@ class FakeDiscord:
                 session.conn = None
         return ws
 
-    async def _identify(self, conn: _GatewayConnection, d: dict[str, Any]) -> _GatewaySession | None:
+    async def _identify(
+        self, conn: _GatewayConnection, d: dict[str, Any]
+    ) -> _GatewaySession | None:
         self.gateway_log.append("IDENTIFY")
         if d.get("token") != self.token:
             await conn.ws.close(code=4004, message=b"Authentication failed.")
@@ -911,6 +948,8 @@ class FakeDiscord:
                 part = await reader.next()
                 if part is None:
                     break
+                if not isinstance(part, BodyPartReader):
+                    continue  # nested multipart: discord.py never sends one
                 if part.name == "payload_json":
                     body = json.loads(await part.text())  # type: ignore[union-attr]
                 else:
@@ -952,30 +991,43 @@ class FakeDiscord:
 
     async def _serve(self, request: web.Request, record: RecordedRequest) -> tuple[int, Any]:
         method, path = record.method, record.path
-        for route_method, pattern, func in self._routes:
-            m = pattern.match(path)
-            if route_method == method and m:
-                break
-        else:
+        found = [
+            (func, m)
+            for route_method, pattern, func in self._routes
+            if route_method == method and (m := pattern.match(path))
+        ]
+        if not found:
             self._violate(
-                Violation("unsupported_route", "the fake does not implement this route", None, method, path)
+                Violation(
+                    "unsupported_route",
+                    "the fake does not implement this route",
+                    None,
+                    method,
+                    path,
+                )
             )
             raise ApiError(404, 0, "404: Not Found")
+        func, m = found[0]
         webhook_route = path.startswith(("/webhooks/", "/interactions/"))
         if not webhook_route and request.headers.get("Authorization") != f"Bot {self.token}":
             raise ApiError(401, 0, "401: Unauthorized")
+        # Discord's limits first: their violations read better than the spec's.
+        self._check_limits(record, _limit_problems(method, path, record.json))
         if self.spec is not None:
             op = self.spec.match(method, path)
             if op is not None:
                 record.template = op.template
                 problems = [
-                    p for p in self.spec.validate(op, record.json) if not _spec_exception(method, op.template, p)
+                    p
+                    for p in self.spec.validate(op, record.json)
+                    if not _spec_exception(method, op.template, p)
                 ]
                 if problems and (record.json is not None or self.spec.has_body(op)):
                     self._violate(
                         Violation(
                             "spec",
-                            "request body does not match the Discord OpenAPI spec: " + "; ".join(problems),
+                            "request body does not match the Discord OpenAPI spec: "
+                            + "; ".join(problems),
                             50035,
                             method,
                             path,
@@ -995,7 +1047,7 @@ class FakeDiscord:
             return None if rec is None else rec.id
         return None
 
-    def _check_limits(self, record: RecordedRequest, problems: list[limits.Problem], interaction: InteractionRecord | None = None) -> None:
+    def _check_limits(self, record: RecordedRequest, problems: list[limits.Problem]) -> None:
         if problems:
             self._violate(
                 Violation(
@@ -1004,7 +1056,7 @@ class FakeDiscord:
                     50035,
                     record.method,
                     record.path,
-                    None if interaction is None else interaction.id,
+                    self._interaction_for_path(record.path),
                 )
             )
             raise ApiError(400, 50035, "Invalid Form Body", limits.form_errors(problems))
@@ -1024,7 +1076,12 @@ class FakeDiscord:
     def _get_message(self, channel: FakeChannel, message_id: str) -> dict[str, Any]:
         mid = int(message_id)
         data = self._message_data.get(mid)
-        if data is None or mid in self._deleted_messages or int(data["channel_id"]) != channel.id or mid in self._ephemeral_owner:
+        if (
+            data is None
+            or mid in self._deleted_messages
+            or int(data["channel_id"]) != channel.id
+            or mid in self._ephemeral_owner
+        ):
             raise ApiError(404, 10008, "Unknown Message")
         return data
 
@@ -1034,7 +1091,7 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ REST routes
 
-    def _register_routes(self) -> None:  # noqa: C901 - a flat table of small handlers
+    def _register_routes(self) -> None:
         route = self._route
 
         @route("GET", "/gateway")
@@ -1046,7 +1103,12 @@ class FakeDiscord:
             return {
                 "url": self.gateway_url.rstrip("/"),
                 "shards": 1,
-                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1},
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
             }
 
         @route("GET", "/users/@me")
@@ -1128,21 +1190,26 @@ class FakeDiscord:
             return self._followup(rec, application_id, token)
 
         @route("GET", "/webhooks/{application_id}/{token}/messages/{message_id}")
-        async def get_webhook_message(rec: RecordedRequest, application_id: str, token: str, message_id: str) -> Any:
-            inter, mid = self._webhook_message(rec, application_id, token, message_id)
+        async def get_webhook_message(
+            rec: RecordedRequest, application_id: str, token: str, message_id: str
+        ) -> Any:
+            _inter, mid = self._webhook_message(rec, application_id, token, message_id)
             return self._message_data[mid]
 
         @route("PATCH", "/webhooks/{application_id}/{token}/messages/{message_id}")
-        async def edit_webhook_message(rec: RecordedRequest, application_id: str, token: str, message_id: str) -> Any:
+        async def edit_webhook_message(
+            rec: RecordedRequest, application_id: str, token: str, message_id: str
+        ) -> Any:
             inter, mid = self._webhook_message(rec, application_id, token, message_id)
             body = rec.json or {}
-            self._check_limits(rec, limits.check_message(body), inter)
             data = self._message_data[mid]
             was_loading = bool(int(data.get("flags") or 0) & LOADING)
             if was_loading:
                 data["flags"] = int(data["flags"]) & ~LOADING
             self._edit_message(mid, body, rec.files)
-            inter.events.append(("edit_original" if mid == inter.original_message_id else "edit_followup", body))
+            inter.events.append(
+                ("edit_original" if mid == inter.original_message_id else "edit_followup", body)
+            )
             if was_loading or mid == inter.original_message_id:
                 inter.completed.set()
             if mid not in self._ephemeral_owner:
@@ -1150,7 +1217,9 @@ class FakeDiscord:
             return self._message_data[mid]
 
         @route("DELETE", "/webhooks/{application_id}/{token}/messages/{message_id}")
-        async def delete_webhook_message(rec: RecordedRequest, application_id: str, token: str, message_id: str) -> Any:
+        async def delete_webhook_message(
+            rec: RecordedRequest, application_id: str, token: str, message_id: str
+        ) -> Any:
             inter, mid = self._webhook_message(rec, application_id, token, message_id)
             self._deleted_messages.add(mid)
             inter.events.append(("delete", mid))
@@ -1170,7 +1239,7 @@ class FakeDiscord:
                     channel.archived = bool(body["archived"])
                 if "locked" in body:
                     channel.locked = bool(body["locked"])
-            if "name" in body and body["name"]:
+            if body.get("name"):
                 channel.name = body["name"]
             data = self._channel_payload(channel)
             self._spawn_dispatch("THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", data)
@@ -1193,7 +1262,6 @@ class FakeDiscord:
         async def create_message(rec: RecordedRequest, channel_id: str) -> Any:
             channel = self._get_channel(channel_id)
             body = rec.json or {}
-            self._check_limits(rec, limits.check_message(body))
             if channel.is_dm:
                 assert channel.recipient is not None
                 if not channel.recipient.dms_open:
@@ -1210,7 +1278,12 @@ class FakeDiscord:
                     self._need(channel, embed_links=True)
                 if rec.files:
                     self._need(channel, attach_files=True)
-            if not any(body.get(k) for k in ("content", "embeds", "components", "sticker_ids", "poll")) and not rec.files:
+            if (
+                not any(
+                    body.get(k) for k in ("content", "embeds", "components", "sticker_ids", "poll")
+                )
+                and not rec.files
+            ):
                 self._check_limits(rec, [limits.Problem("", "Cannot send an empty message")])
             data = self._new_message(channel, body, files=rec.files)
             self._spawn_dispatch("MESSAGE_CREATE", data)
@@ -1231,7 +1304,6 @@ class FakeDiscord:
             if channel.is_thread and channel.locked:
                 raise ApiError(403, 50083, "Thread is archived")
             body = rec.json or {}
-            self._check_limits(rec, limits.check_message(body))
             new = self._edit_message(int(message_id), body, rec.files)
             self._spawn_dispatch("MESSAGE_UPDATE", new)
             return new
@@ -1255,7 +1327,9 @@ class FakeDiscord:
             return None
 
         @route("POST", "/channels/{channel_id}/messages/{message_id}/threads")
-        async def thread_from_message(rec: RecordedRequest, channel_id: str, message_id: str) -> Any:
+        async def thread_from_message(
+            rec: RecordedRequest, channel_id: str, message_id: str
+        ) -> Any:
             channel = self._get_channel(channel_id)
             data = self._get_message(channel, message_id)
             if channel.type != GUILD_TEXT:
@@ -1357,7 +1431,9 @@ class FakeDiscord:
         assert parent.guild_id is not None
         self.guilds[parent.guild_id].channel_ids.append(thread.id)
         self._channel_messages[thread.id] = []
-        self._spawn_dispatch("THREAD_CREATE", {**self._channel_payload(thread), "newly_created": True})
+        self._spawn_dispatch(
+            "THREAD_CREATE", {**self._channel_payload(thread), "newly_created": True}
+        )
         return thread
 
     # ------------------------------------------------------------------ interaction responses
@@ -1366,7 +1442,15 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         inter = self.interactions.get(int(interaction_id))
         if inter is None or inter.token != token:
-            self._violate(Violation("unknown_interaction", "callback for an interaction the fake never sent", 10062, rec.method, rec.path))
+            self._violate(
+                Violation(
+                    "unknown_interaction",
+                    "callback for an interaction the fake never sent",
+                    10062,
+                    rec.method,
+                    rec.path,
+                )
+            )
             raise ApiError(404, 10062, "Unknown interaction")
         inter.callback_seen.set()
         late = loop.time() - inter.dispatched_at
@@ -1374,7 +1458,8 @@ class FakeDiscord:
             self._violate(
                 Violation(
                     "deadline",
-                    f"initial response {late:.2f} s after dispatch; Discord allows {self.deadline:.0f} s",
+                    f"initial response {late:.2f} s after dispatch; "
+                    f"Discord allows {self.deadline:.0f} s",
                     10062,
                     rec.method,
                     rec.path,
@@ -1384,7 +1469,14 @@ class FakeDiscord:
             raise ApiError(404, 10062, "Unknown interaction")
         if inter.callback is not None:
             self._violate(
-                Violation("double_ack", "a second initial response to one interaction", 40060, rec.method, rec.path, inter.id)
+                Violation(
+                    "double_ack",
+                    "a second initial response to one interaction",
+                    40060,
+                    rec.method,
+                    rec.path,
+                    inter.id,
+                )
             )
             raise ApiError(400, 40060, "Interaction has already been acknowledged.")
         body = rec.json or {}
@@ -1409,13 +1501,21 @@ class FakeDiscord:
                     inter.id,
                 )
             )
-            raise ApiError(400, 50035, "Invalid Form Body", {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID", "message": "Invalid interaction response type"}]}})
-        if kind in (4, 7):
-            self._check_limits(rec, limits.check_message(data, "data/"), inter)
-        elif kind == 8:
-            self._check_limits(rec, limits.check_autocomplete(data), inter)
-        elif kind == 9:
-            self._check_limits(rec, limits.check_modal(data), inter)
+            raise ApiError(
+                400,
+                50035,
+                "Invalid Form Body",
+                {
+                    "type": {
+                        "_errors": [
+                            {
+                                "code": "INTERACTION_RESPONSE_TYPE_INVALID",
+                                "message": "Invalid interaction response type",
+                            }
+                        ]
+                    }
+                },
+            )
 
         inter.callback = body
         inter.events.append(("callback", body))
@@ -1454,7 +1554,10 @@ class FakeDiscord:
 
         if rec.query.get("with_response") not in ("1", "true", "True"):
             return None
-        response: dict[str, Any] = {"interaction": {"id": str(inter.id), "type": inter.type}, "resource": {"type": kind}}
+        response: dict[str, Any] = {
+            "interaction": {"id": str(inter.id), "type": inter.type},
+            "resource": {"type": kind},
+        }
         if message is not None:
             response["interaction"].update(
                 response_message_id=message["id"],
@@ -1464,22 +1567,50 @@ class FakeDiscord:
             response["resource"]["message"] = message
         return response
 
-    def _interaction_by_token(self, rec: RecordedRequest, application_id: str, token: str) -> InteractionRecord:
+    def _interaction_by_token(
+        self, rec: RecordedRequest, application_id: str, token: str
+    ) -> InteractionRecord:
         inter = self._by_token.get(token)
         if inter is None or int(application_id) != self.application_id:
-            self._violate(Violation("unknown_webhook", "webhook request with an unknown token", 10015, rec.method, rec.path))
+            self._violate(
+                Violation(
+                    "unknown_webhook",
+                    "webhook request with an unknown token",
+                    10015,
+                    rec.method,
+                    rec.path,
+                )
+            )
             raise ApiError(404, 10015, "Unknown Webhook")
         if asyncio.get_running_loop().time() - inter.dispatched_at > self.token_lifetime:
-            self._violate(Violation("token_expired", "interaction token used after 15 minutes", 50027, rec.method, rec.path, inter.id))
+            self._violate(
+                Violation(
+                    "token_expired",
+                    "interaction token used after 15 minutes",
+                    50027,
+                    rec.method,
+                    rec.path,
+                    inter.id,
+                )
+            )
             raise ApiError(401, 50027, "Invalid Webhook Token")
         if inter.callback is None:
             self._violate(
-                Violation("followup_before_ack", "webhook request before the interaction was acknowledged", 10015, rec.method, rec.path, inter.id)
+                Violation(
+                    "followup_before_ack",
+                    "webhook request before the interaction was acknowledged",
+                    10015,
+                    rec.method,
+                    rec.path,
+                    inter.id,
+                )
             )
             raise ApiError(404, 10015, "Unknown Webhook")
         return inter
 
-    def _webhook_message(self, rec: RecordedRequest, application_id: str, token: str, message_id: str) -> tuple[InteractionRecord, int]:
+    def _webhook_message(
+        self, rec: RecordedRequest, application_id: str, token: str, message_id: str
+    ) -> tuple[InteractionRecord, int]:
         inter = self._interaction_by_token(rec, application_id, token)
         if message_id == "@original":
             if inter.original_message_id is None:
@@ -1495,9 +1626,12 @@ class FakeDiscord:
     def _followup(self, rec: RecordedRequest, application_id: str, token: str) -> Any:
         inter = self._interaction_by_token(rec, application_id, token)
         body = rec.json or {}
-        self._check_limits(rec, limits.check_message(body), inter)
         original = inter.original_message_id
-        if original is not None and self._message_data[original].get("flags", 0) & LOADING and original not in self._deleted_messages:
+        if (
+            original is not None
+            and self._message_data[original].get("flags", 0) & LOADING
+            and original not in self._deleted_messages
+        ):
             # After a deferred (type 5) response the first followup fills the
             # "thinking" message; it keeps the defer's ephemerality.
             data = self._message_data[original]
@@ -1530,7 +1664,9 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ acting as users
 
-    def _interaction_base(self, kind: int, user: FakeUser, channel: FakeChannel, data: dict[str, Any]) -> InteractionRecord:
+    def _interaction_base(
+        self, kind: int, user: FakeUser, channel: FakeChannel, data: dict[str, Any]
+    ) -> InteractionRecord:
         iid = self.snowflake()
         token = "itok-" + secrets.token_urlsafe(24)
         payload: dict[str, Any] = {
@@ -1561,11 +1697,15 @@ class FakeDiscord:
                 context=0,
             )
         else:
-            payload.update(user=user.payload(), authorizing_integration_owners={"1": str(user.id)}, context=1)
+            payload.update(
+                user=user.payload(), authorizing_integration_owners={"1": str(user.id)}, context=1
+            )
         record = InteractionRecord(iid, token, kind, user, channel, payload)
         return record
 
-    async def _run(self, record: InteractionRecord, *, expect_response: bool = True) -> InteractionResult:
+    async def _run(
+        self, record: InteractionRecord, *, expect_response: bool = True
+    ) -> InteractionResult:
         if self._session is None:  # never identified; a disconnected bot gets it on RESUME
             await self.wait_connected()
         loop = asyncio.get_running_loop()
@@ -1575,10 +1715,15 @@ class FakeDiscord:
         record.dispatched_at = loop.time()
         await self.dispatch("INTERACTION_CREATE", record.payload)
         result = InteractionResult(self, record)
-        try:
-            await asyncio.wait_for(record.callback_seen.wait(), self.deadline + self.grace)
-        except TimeoutError:
-            pass
+        # Wait for an accepted initial response; a rejected attempt (bad body, wrong
+        # type) may be followed by a valid one, so keep waiting until the deadline.
+        end = record.dispatched_at + self.deadline + self.grace
+        while record.callback is None and loop.time() < end:
+            record.callback_seen.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(record.callback_seen.wait(), end - loop.time())
+            if record.callback is None and loop.time() - record.dispatched_at > self.deadline:
+                break  # a late attempt was already rejected with 10062
         if record.callback is None and expect_response:
             self._violate(
                 Violation(
@@ -1630,13 +1775,20 @@ class FakeDiscord:
             if command["name"] == name and int(command.get("type") or 1) == 1:
                 if channel.is_dm:
                     contexts = command.get("contexts")
-                    if (contexts is not None and 1 not in contexts) or command.get("dm_permission") is False:
+                    if (contexts is not None and 1 not in contexts) or command.get(
+                        "dm_permission"
+                    ) is False:
                         raise HarnessError(f"/{name} is not available in DMs")
                 return command, is_guild
         raise HarnessError(f"/{name} is not a synced command here (the bot must sync it first)")
 
     def _command_data(
-        self, user: FakeUser, channel: FakeChannel, name: str, options: dict[str, Any], focused: str | None
+        self,
+        user: FakeUser,
+        channel: FakeChannel,
+        name: str,
+        options: dict[str, Any],
+        focused: str | None,
     ) -> dict[str, Any]:
         words = name.split()
         command, is_guild = self._find_command(channel, words[0])
@@ -1645,7 +1797,14 @@ class FakeDiscord:
         top: list[dict[str, Any]] = []
         holder = top
         for word in words[1:]:
-            sub = next((o for o in definition.get("options") or [] if o["name"] == word and o["type"] in (1, 2)), None)
+            sub = next(
+                (
+                    o
+                    for o in definition.get("options") or []
+                    if o["name"] == word and o["type"] in (1, 2)
+                ),
+                None,
+            )
             if sub is None:
                 raise HarnessError(f"/{name}: no subcommand {word!r}")
             inner: list[dict[str, Any]] = []
@@ -1675,7 +1834,12 @@ class FakeDiscord:
         return data
 
     def _option_value(
-        self, option: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]], channel: FakeChannel, focused: bool
+        self,
+        option: dict[str, Any],
+        value: Any,
+        resolved: dict[str, dict[str, Any]],
+        channel: FakeChannel,
+        focused: bool,
     ) -> dict[str, Any]:
         kind = option["type"]
         out: dict[str, Any] = {"name": option["name"], "type": kind}
@@ -1708,12 +1872,15 @@ class FakeDiscord:
             resolved.setdefault("roles", {})[str(value.id)] = value.payload()
             out["value"] = str(value.id)
         else:
-            expected = {3: str, 4: int, 5: bool, 10: (int, float)}[kind]
+            types: dict[int, type | tuple[type, ...]] = {3: str, 4: int, 5: bool, 10: (int, float)}
+            expected = types[kind]
             if not isinstance(value, expected) or (kind == 4 and isinstance(value, bool)):
                 raise HarnessError(f"option {option['name']!r} takes {expected}, not {value!r}")
             choices = option.get("choices")
             if choices and value not in [c["value"] for c in choices]:
-                raise HarnessError(f"{value!r} is not one of the choices of {option['name']!r}: {choices}")
+                raise HarnessError(
+                    f"{value!r} is not one of the choices of {option['name']!r}: {choices}"
+                )
             if kind in (4, 10):
                 if "min_value" in option and value < option["min_value"]:
                     raise HarnessError(f"{value} is below the minimum of {option['name']!r}")
@@ -1722,7 +1889,9 @@ class FakeDiscord:
             out["value"] = value
         return out
 
-    async def slash(self, user: FakeUser, channel: FakeChannel, name: str, **options: Any) -> InteractionResult:
+    async def slash(
+        self, user: FakeUser, channel: FakeChannel, name: str, **options: Any
+    ) -> InteractionResult:
         """Run ``/name`` (``"game start"`` for a subcommand) as ``user`` in ``channel``."""
         data = self._command_data(user, channel, name, options, None)
         return await self._run(self._interaction_base(2, user, channel, data))
@@ -1749,26 +1918,34 @@ class FakeDiscord:
             raise HarnessError(f"{user.name} cannot see a DM of {channel.recipient}")
         return msg
 
-    def _component_payload(self, user: FakeUser, msg: FakeMessage, data: dict[str, Any]) -> InteractionRecord:
+    def _component_payload(
+        self, user: FakeUser, msg: FakeMessage, data: dict[str, Any]
+    ) -> InteractionRecord:
         channel = self.channels[msg.channel_id]
         record = self._interaction_base(3, user, channel, data)
         record.payload["message"] = json.loads(json.dumps(msg.data))
         record.message_id = msg.id
         return record
 
-    async def click(self, user: FakeUser, message: FakeMessage | int, button: str) -> InteractionResult:
+    async def click(
+        self, user: FakeUser, message: FakeMessage | int, button: str
+    ) -> InteractionResult:
         """Click the button whose custom_id or label is ``button``."""
         msg = self._message_for(user, message)
         found = [b for b in msg.buttons() if b.get("custom_id") == button] or [
             b for b in msg.buttons() if b.get("label") == button
         ]
         if len(found) != 1:
-            raise HarnessError(f"{len(found)} buttons match {button!r}; the message has {msg.button_labels()}")
+            raise HarnessError(
+                f"{len(found)} buttons match {button!r}; the message has {msg.button_labels()}"
+            )
         target = found[0]
         if target.get("disabled"):
             raise HarnessError(f"button {button!r} is disabled")
         if target.get("style") in (5, 6) or not target.get("custom_id"):
-            raise HarnessError(f"button {button!r} is a link/premium button, nothing is sent to the bot")
+            raise HarnessError(
+                f"button {button!r} is a link/premium button, nothing is sent to the bot"
+            )
         data = {"custom_id": target["custom_id"], "component_type": 2}
         return await self._run(self._component_payload(user, msg, data))
 
@@ -1788,7 +1965,11 @@ class FakeDiscord:
         low, high = target.get("min_values", 1), target.get("max_values", 1)
         if not low <= len(values) <= high:
             raise HarnessError(f"select {select!r} takes {low} to {high} values, not {len(values)}")
-        data: dict[str, Any] = {"custom_id": target["custom_id"], "component_type": target["type"], "values": list(values)}
+        data: dict[str, Any] = {
+            "custom_id": target["custom_id"],
+            "component_type": target["type"],
+            "values": list(values),
+        }
         if target["type"] == 3:
             offered = [o["value"] for o in target.get("options") or []]
             bad = [v for v in values if v not in offered]
@@ -1796,7 +1977,9 @@ class FakeDiscord:
                 raise HarnessError(f"{bad} are not options of {select!r} ({offered})")
         return await self._run(self._component_payload(user, msg, data))
 
-    async def submit_modal(self, user: FakeUser, opened_by: InteractionResult, values: dict[str, str]) -> InteractionResult:
+    async def submit_modal(
+        self, user: FakeUser, opened_by: InteractionResult, values: dict[str, str]
+    ) -> InteractionResult:
         """Fill in and submit the modal that ``opened_by`` answered with (callback type 9)."""
         modal = opened_by.modal
         if modal is None:
@@ -1808,31 +1991,74 @@ class FakeDiscord:
         known = {c["custom_id"] for c in inputs}
         unknown = set(values) - known
         if unknown:
-            raise HarnessError(f"the modal has no inputs {sorted(unknown)} (it has {sorted(known)})")
+            raise HarnessError(
+                f"the modal has no inputs {sorted(unknown)} (it has {sorted(known)})"
+            )
         for c in inputs:
             if c.get("required", True) and not values.get(c["custom_id"], c.get("value")):
                 raise HarnessError(f"input {c['custom_id']!r} is required")
         for row in modal.get("components") or []:
             if row.get("type") == 1:
                 children = [
-                    {"type": 4, "custom_id": c["custom_id"], "value": values.get(c["custom_id"], c.get("value") or "")}
+                    {
+                        "type": 4,
+                        "custom_id": c["custom_id"],
+                        "value": values.get(c["custom_id"], c.get("value") or ""),
+                    }
                     for c in row.get("components") or []
                     if c.get("type") == 4
                 ]
                 rows.append({"type": 1, "components": children})
             elif row.get("type") == 18 and (row.get("component") or {}).get("type") == 4:
                 c = row["component"]
-                rows.append({"type": 18, "component": {"type": 4, "custom_id": c["custom_id"], "value": values.get(c["custom_id"], c.get("value") or "")}})
+                rows.append(
+                    {
+                        "type": 18,
+                        "component": {
+                            "type": 4,
+                            "custom_id": c["custom_id"],
+                            "value": values.get(c["custom_id"], c.get("value") or ""),
+                        },
+                    }
+                )
         data = {"custom_id": modal["custom_id"], "components": rows}
         parent = opened_by.record
         record = self._interaction_base(5, user, parent.channel, data)
         if parent.message_id is not None:
-            record.payload["message"] = json.loads(json.dumps(self._message_data[parent.message_id]))
+            record.payload["message"] = json.loads(
+                json.dumps(self._message_data[parent.message_id])
+            )
             record.message_id = parent.message_id
         return await self._run(record)
 
 
+_MESSAGE_BODY = re.compile(
+    r"^/(channels/\d+/messages(/\d+)?|webhooks/\d+/[^/]+(/messages/[^/]+)?)$"
+)
+_CALLBACK = re.compile(r"^/interactions/\d+/[^/]+/callback$")
+
+
+def _limit_problems(method: str, path: str, body: Any) -> list[limits.Problem]:
+    """Discord's limits for the message, modal or choices in a request body."""
+    if not isinstance(body, dict) or method not in ("POST", "PATCH"):
+        return []
+    if _MESSAGE_BODY.match(path):
+        return limits.check_message(body)
+    if _CALLBACK.match(path):
+        kind, data = body.get("type"), body.get("data") or {}
+        if not isinstance(data, dict):
+            return []
+        if kind in (4, 7):
+            return limits.check_message(data, "data/")
+        if kind == 8:
+            return limits.check_autocomplete(data)
+        if kind == 9:
+            return limits.check_modal(data)
+    return []
+
+
 def _spec_exception(method: str, template: str, problem: str) -> bool:
     return any(
-        m == method and t == template and fragment in problem for m, t, fragment, _ in SPEC_EXCEPTIONS
+        m == method and t == template and fragment in problem
+        for m, t, fragment, _ in SPEC_EXCEPTIONS
     )
