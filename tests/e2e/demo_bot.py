@@ -115,8 +115,9 @@ class AskModal(discord.ui.Modal, title="A question"):
 
 
 class DemoBot(commands.Bot):
-    def __init__(self) -> None:
+    def __init__(self, *, sync_guild: int | None = None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+        self.sync_guild = sync_guild  # sync commands to this guild only (development mode)
         self.lobbies = itertools.count(1)
         self.error_codes: list[int] = []  # Discord error codes the bot received
         self.raw_payload: dict[str, Any] = {}  # what /raw sends verbatim
@@ -126,7 +127,13 @@ class DemoBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(JoinButton, RefreshButton, DmButton)
         self.add_view(ColourView())
-        await self.tree.sync()
+        if self.sync_guild is None:
+            await self.tree.sync()
+        else:
+            guild = discord.Object(self.sync_guild)
+            self.tree.copy_global_to(guild=guild)
+            self.tree.clear_commands(guild=None)
+            await self.tree.sync(guild=guild)
 
     async def raw_callback(self, interaction: discord.Interaction, body: dict[str, Any]) -> None:
         """POST an interaction callback without discord.py's bookkeeping or checks."""
@@ -233,6 +240,33 @@ def add_commands(bot: DemoBot) -> None:
         embed = discord.Embed(title="Board").set_image(url="attachment://board.png")
         await interaction.response.send_message(embed=embed, file=picture)
 
+    @tree.command(description="Followups edited and deleted")
+    async def edits(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("first")
+        second = await interaction.followup.send("second", wait=True)
+        await second.edit(content="second, edited")  # PATCH .../messages/{id}
+        await interaction.edit_original_response(content="first, edited")  # .../@original
+        third = await interaction.followup.send("third", wait=True, ephemeral=True)
+        await third.delete()  # DELETE .../messages/{id}
+        fetched = await interaction.original_response()  # GET .../@original
+        await interaction.followup.send(f"original says {fetched.content!r}", ephemeral=True)
+
+    @tree.command(description="Channel messages edited, fetched and deleted")
+    async def channelops(interaction: discord.Interaction) -> None:
+        assert isinstance(interaction.channel, discord.TextChannel | discord.Thread)
+        keep = await interaction.channel.send("keep me")
+        drop = await interaction.channel.send("drop me")
+        await keep.edit(content="kept and edited")
+        fetched = await interaction.channel.fetch_message(keep.id)
+        await drop.delete()
+        await interaction.response.send_message(f"fetched {fetched.content!r}", ephemeral=True)
+
+    @tree.command(description="End the game (Manage Channels)")
+    @app_commands.default_permissions(manage_channels=True)
+    @app_commands.guild_only()
+    async def abandon(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("Abandoned")
+
     @tree.command(description="Open a modal")
     async def ask(interaction: discord.Interaction) -> None:
         await interaction.response.send_modal(AskModal())
@@ -273,12 +307,13 @@ def add_commands(bot: DemoBot) -> None:
             app_commands.Choice(name="channel message", value="channel"),
             app_commands.Choice(name="interaction callback", value="callback"),
             app_commands.Choice(name="update callback (type 7)", value="update"),
+            app_commands.Choice(name="modal callback (type 9)", value="modal"),
         ]
     )
     async def raw(interaction: discord.Interaction, via: str) -> None:
         try:
-            if via in ("callback", "update"):
-                kind = 4 if via == "callback" else 7
+            if via in ("callback", "update", "modal"):
+                kind = {"callback": 4, "update": 7, "modal": 9}[via]
                 await bot.raw_callback(interaction, {"type": kind, "data": bot.raw_payload})
                 return
             route = discord.http.Route(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import discord
@@ -286,3 +288,95 @@ async def test_events_sent_while_disconnected_are_replayed_on_resume(
     result = await fake.slash(alice, fake.channel, "game start")
     assert result.content == "Started (fast=False)"
     assert "RESUMED" in fake.gateway_log and fake.gateway_log.count("IDENTIFY") == 1
+
+
+async def test_followups_edited_fetched_and_deleted(fake: FakeDiscord, bot: DemoBot) -> None:
+    alice = fake.add_user("alice")
+    result = await fake.slash(alice, fake.channel, "edits")
+    assert result.content == "first, edited"
+    assert [m.content for m in fake.messages(fake.channel)] == ["first, edited", "second, edited"]
+    third = result.followups[1]
+    assert third.deleted and third.ephemeral
+    assert [m.content for m in fake.ephemeral_messages(alice)] == ["original says 'first, edited'"]
+    templates = [r.template for r in fake.requests if r.interaction_id == result.interaction_id]
+    assert templates.count("/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}") == 2
+    assert "/webhooks/{webhook_id}/{webhook_token}/messages/@original" in templates
+
+
+async def test_channel_messages_edited_fetched_deleted(fake: FakeDiscord, bot: DemoBot) -> None:
+    alice = fake.add_user("alice")
+    result = await fake.slash(alice, fake.channel, "channelops")
+    assert result.content == "fetched 'kept and edited'"
+    assert [m.content for m in fake.messages(fake.channel)] == ["kept and edited"]
+    [dropped] = [m for m in fake.messages(fake.channel, include_deleted=True) if m.deleted]
+    assert dropped.content == "drop me"
+    assert "drop me" in "\n".join(fake.public_texts())  # it was public for a while
+    mine = fake.visible_messages(alice, fake.channel)
+    assert [m.content for m in mine] == ["kept and edited", "fetched 'kept and edited'"]
+
+
+async def test_lookups_of_guild_channel_member_user(fake: FakeDiscord, bot: DemoBot) -> None:
+    alice = fake.add_user("alice")
+    guild = await bot.fetch_guild(fake.guild.id)
+    assert guild.name == fake.guild.name
+    channel = await bot.fetch_channel(fake.channel.id)
+    assert isinstance(channel, discord.TextChannel) and channel.name == "general"
+    member = await guild.fetch_member(alice.id)
+    assert member.name == "alice"
+    assert (await bot.fetch_user(alice.id)).name == "alice"
+    assert [c.name for c in await guild.fetch_channels()] == ["general"]
+
+
+async def test_default_member_permissions_hide_a_command(fake: FakeDiscord, bot: DemoBot) -> None:
+    alice = fake.add_user("alice")
+    moderator = fake.add_user("mod", roles=[fake.add_role("Mods", manage_channels=True)])
+    with pytest.raises(HarnessError, match="does not see /abandon"):
+        await fake.slash(alice, fake.channel, "abandon")
+    assert (await fake.slash(moderator, fake.channel, "abandon")).content == "Abandoned"
+    assert (await fake.slash(fake.owner, fake.channel, "abandon")).content == "Abandoned"
+
+
+async def test_guild_synced_commands(fake: FakeDiscord) -> None:
+    await fake.start_bot(DemoBot(sync_guild=fake.guild.id))
+    assert fake.global_commands == []
+    assert {c["name"] for c in fake.guild_commands[fake.guild.id]} >= {"newgame", "secret"}
+    alice = fake.add_user("alice")
+    assert (await fake.slash(alice, fake.channel, "secret")).content == "Only you can see this"
+    with pytest.raises(HarnessError, match="not a synced command"):
+        await fake.slash(alice, fake.open_dm(alice), "secret")  # guild commands: not in DMs
+
+
+async def test_gateway_speaks_zlib_stream_and_acks_heartbeats(
+    fake: FakeDiscord, bot: DemoBot
+) -> None:
+    assert fake.gateway_queries[0] == {"v": "10", "encoding": "json", "compress": "zlib-stream"}
+    await fake.wait_for(lambda: fake.heartbeats >= 1, what="a heartbeat")
+    await fake.wait_for(lambda: bot.latency != float("inf"), what="a heartbeat ACK")
+
+
+async def test_missing_spec_is_reported_not_silently_passed(tmp_path: Path) -> None:
+    with pytest.warns(UserWarning, match="NOT validated"):
+        server = FakeDiscord(spec_path=tmp_path / "openapi.json")
+    assert server.spec is None and server.spec_skip_reason is not None
+
+
+@pytest.mark.parametrize("settle", [True, False])
+async def test_concurrent_interactions_in_several_channels(
+    fake: FakeDiscord, bot: DemoBot, settle: bool
+) -> None:
+    fake.settle_after_interaction = settle
+    channels = [fake.channel] + [fake.add_channel(f"table-{i}") for i in range(4)]
+    users = [fake.add_user(f"player{i}") for i in range(10)]
+    await fake.settle()
+    results = await asyncio.gather(
+        *(
+            fake.slash(user, channels[i % len(channels)], "game start", fast=i % 2 == 0)
+            for i, user in enumerate(users)
+        )
+    )
+    for i, result in enumerate(results):
+        assert result.content == f"Started (fast={i % 2 == 0})"
+        assert result.message is not None
+        assert result.message.channel_id == channels[i % len(channels)].id
+        assert result.latency is not None and result.latency >= 0
+    assert sum(len(fake.messages(c)) for c in channels) == len(users)

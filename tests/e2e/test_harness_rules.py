@@ -190,3 +190,12 @@ async def test_unsupported_route_is_a_violation(fake: FakeDiscord, bot: DemoBot)
         await bot.http.request(discord.http.Route("GET", "/voice/regions"))
     [violation] = fake.take_violations()
     assert violation.kind == "unsupported_route" and violation.path == "/voice/regions"
+
+
+async def test_modal_limits(fake: FakeDiscord, bot: DemoBot, alice: FakeUser) -> None:
+    text_input = {"type": 4, "custom_id": "answer", "style": 1, "label": "L" * 46}
+    bot.raw_payload = {"custom_id": "m", "title": "T" * 46, "components": [row(text_input)]}
+    with pytest.raises(ViolationError) as caught:
+        await fake.slash(alice, fake.channel, "raw", via="modal")
+    assert caught.value.kinds == {"limit"}
+    assert "modal title is 46" in str(caught.value) and "label is 46" in str(caught.value)

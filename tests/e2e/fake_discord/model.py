@@ -184,6 +184,7 @@ class RecordedRequest:
     status: int = 0
     response: Any = None
     at: float = 0.0  # loop time
+    interaction_id: int | None = None  # for callbacks and webhook (followup) requests
 
 
 class FakeMessage:
@@ -314,6 +315,7 @@ class InteractionRecord:
     message_id: int | None = None  # the component's message (component / modal interactions)
     dispatched_at: float = 0.0
     callback: dict[str, Any] | None = None  # the accepted callback body
+    answered_at: float | None = None  # loop time the accepted callback arrived
     original_message_id: int | None = None
     followup_ids: list[int] = field(default_factory=list)
     events: list[tuple[str, Any]] = field(default_factory=list)  # (what, body) in order
@@ -332,6 +334,13 @@ class InteractionResult:
     @property
     def interaction_id(self) -> int:
         return self.record.id
+
+    @property
+    def latency(self) -> float | None:
+        """Seconds from dispatch to the accepted initial response (for benchmarks)."""
+        if self.record.answered_at is None:
+            return None
+        return self.record.answered_at - self.record.dispatched_at
 
     @property
     def callback_type(self) -> int | None:

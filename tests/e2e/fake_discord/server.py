@@ -19,6 +19,7 @@ import secrets
 import warnings
 import zlib
 from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import discord
@@ -50,7 +51,7 @@ from .model import (
     message_text,
     walk_components,
 )
-from .spec import SPEC_MISSING_REASON, Spec, load_spec
+from .spec import SPEC_PATH, Spec, load_spec, spec_missing_reason
 
 API_PREFIX = "/api/v10"
 GATEWAY_PATH = "/gateway-ws/"
@@ -171,19 +172,32 @@ class FakeDiscord:
     token_lifetime = 15 * 60.0  # interaction tokens accept followups this long
     heartbeat_interval_ms = 41250
 
-    def __init__(self, *, token: str = "fake-bot-token", validate_spec: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        token: str = "fake-bot-token",
+        validate_spec: bool = True,
+        spec_path: Path | None = None,
+    ) -> None:
         self.token = token
         self.snowflake = SnowflakeFactory()
-        self.spec: Spec | None = load_spec() if validate_spec else None
+        path = spec_path or SPEC_PATH
+        self.spec: Spec | None = load_spec(path) if validate_spec else None
         self.spec_skip_reason: str | None = None
         if validate_spec and self.spec is None:
-            self.spec_skip_reason = SPEC_MISSING_REASON
-            warnings.warn(SPEC_MISSING_REASON, stacklevel=2)
+            # No silent pass: say loudly that bodies are not checked against the spec.
+            self.spec_skip_reason = spec_missing_reason(path)
+            warnings.warn(self.spec_skip_reason, stacklevel=2)
+        # False: helpers return once the interaction is answered, without waiting for the
+        # whole fake to go quiet (for load tests with many interactions at once).
+        self.settle_after_interaction = True
 
         self.requests: list[RecordedRequest] = []
         self.violations: list[Violation] = []
         self._reported: set[int] = set()  # indexes of violations raised to a test
         self.gateway_log: list[str] = []  # HELLO, IDENTIFY, READY, RESUME, RESUMED, ...
+        self.gateway_queries: list[dict[str, str]] = []  # query of each connection (v, compress)
+        self.heartbeats = 0
 
         self.bot_user = FakeUser(self.snowflake(), "Workshop Bot", bot=True)
         self.application_id = self.bot_user.id
@@ -392,6 +406,16 @@ class FakeDiscord:
                 channel is None
                 or int(self._message_data[mid]["channel_id"]) == self._channel_id(channel)
             )
+        ]
+
+    def visible_messages(self, user: FakeUser, channel: FakeChannel | int) -> list[FakeMessage]:
+        """What ``user`` sees in a channel: public messages and their own ephemerals."""
+        cid = self._channel_id(channel)
+        return [
+            FakeMessage(self, mid)
+            for mid in self._channel_messages.get(cid, [])
+            if mid not in self._deleted_messages
+            and self._ephemeral_owner.get(mid, user.id) == user.id
         ]
 
     def dm_channel(self, user: FakeUser) -> FakeChannel | None:
@@ -852,6 +876,7 @@ class FakeDiscord:
             return ws
         conn = _GatewayConnection(ws, compress)
         self._connections.add(conn)
+        self.gateway_queries.append(dict(request.query))
         session: _GatewaySession | None = None
         try:
             self.gateway_log.append("HELLO")
@@ -862,6 +887,7 @@ class FakeDiscord:
                 payload = json.loads(msg.data)
                 op, d = payload.get("op"), payload.get("d")
                 if op == 1:
+                    self.heartbeats += 1
                     await conn.send({"op": 11})
                 elif op == 2:
                     session = await self._identify(conn, d)
@@ -873,6 +899,8 @@ class FakeDiscord:
             self._connections.discard(conn)
             if session is not None and session.conn is conn:
                 session.conn = None
+                if ws.close_code == 1000:  # a clean close ends the session, as on Discord
+                    self._sessions.pop(session.id, None)
         return ws
 
     async def _identify(
@@ -977,6 +1005,7 @@ class FakeDiscord:
         method = request.method
         record = RecordedRequest(method, path, dict(request.query), None, [], at=loop.time())
         self.requests.append(record)
+        record.interaction_id = self._interaction_for_path(path)
         try:
             try:
                 record.json, record.files = await self._read_body(request)
@@ -1518,6 +1547,7 @@ class FakeDiscord:
             )
 
         inter.callback = body
+        inter.answered_at = loop.time()
         inter.events.append(("callback", body))
         message: dict[str, Any] | None = None
         flags = int(data.get("flags") or 0)
@@ -1749,7 +1779,8 @@ class FakeDiscord:
                         interaction_id=record.id,
                     )
                 )
-        await self.settle()
+        if self.settle_after_interaction:
+            await self.settle()
         new = [
             (i, v)
             for i, v in enumerate(self.violations[first_violation:], start=first_violation)
@@ -1766,7 +1797,9 @@ class FakeDiscord:
             raise ViolationError(result.violations, result)
         return result
 
-    def _find_command(self, channel: FakeChannel, name: str) -> tuple[dict[str, Any], bool]:
+    def _find_command(
+        self, channel: FakeChannel, name: str, user: FakeUser
+    ) -> tuple[dict[str, Any], bool]:
         candidates: list[tuple[dict[str, Any], bool]] = []
         if channel.guild_id is not None:
             candidates += [(c, True) for c in self.guild_commands.get(channel.guild_id, [])]
@@ -1779,6 +1812,11 @@ class FakeDiscord:
                         "dm_permission"
                     ) is False:
                         raise HarnessError(f"/{name} is not available in DMs")
+                needed = command.get("default_member_permissions")
+                if needed is not None and channel.guild_id is not None:
+                    has = self._permissions_in(user, channel)
+                    if has & int(needed) != int(needed):
+                        raise HarnessError(f"{user.name} does not see /{name} (permissions)")
                 return command, is_guild
         raise HarnessError(f"/{name} is not a synced command here (the bot must sync it first)")
 
@@ -1791,7 +1829,7 @@ class FakeDiscord:
         focused: str | None,
     ) -> dict[str, Any]:
         words = name.split()
-        command, is_guild = self._find_command(channel, words[0])
+        command, is_guild = self._find_command(channel, words[0], user)
         resolved: dict[str, dict[str, Any]] = {}
         definition = command
         top: list[dict[str, Any]] = []

@@ -39,11 +39,17 @@ def find_spec_path() -> Path:
 
 
 SPEC_PATH = find_spec_path()
-SPEC_MISSING_REASON = (
-    f"Discord OpenAPI spec not found at {SPEC_PATH.name!r} under ../shared/discord-api-spec/ "
-    "relative to the project root: request bodies are NOT validated against the spec "
-    "(Discord's limits and deadlines are still enforced)."
-)
+
+
+def spec_missing_reason(path: Path) -> str:
+    return (
+        f"Discord OpenAPI spec not found ({path.name} in ../shared/discord-api-spec/ beside "
+        "the project): request bodies are NOT validated against the spec "
+        "(Discord's limits and deadlines are still enforced)."
+    )
+
+
+SPEC_MISSING_REASON = spec_missing_reason(SPEC_PATH)
 _SPEC_URI = "urn:discord-openapi"
 
 
