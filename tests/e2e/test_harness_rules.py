@@ -140,16 +140,22 @@ async def test_no_answer_at_all_is_a_failed_interaction(
     assert caught.value.kinds == {"not_acknowledged"}
 
 
+@pytest.mark.parametrize("via", ["channel", "callback"])
 async def test_invalid_body_is_a_spec_violation(
-    fake: FakeDiscord, bot: DemoBot, alice: FakeUser
+    fake: FakeDiscord, bot: DemoBot, alice: FakeUser, via: str
 ) -> None:
     if fake.spec is None:
         pytest.skip(fake.spec_skip_reason or "no spec")
-    bot.raw_payload = {"content": 5, "embeds": [{"title": ["not", "a", "string"]}]}
+    bot.raw_payload = {
+        "content": 5,
+        "embeds": [{"title": ["not", "a", "string"], "fields": ["not a field"]}],
+        "components": [{"type": 1, "components": ["not a component"]}],
+    }
     with pytest.raises(ViolationError) as caught:
-        await fake.slash(alice, fake.channel, "raw", via="channel")
+        await fake.slash(alice, fake.channel, "raw", via=via)
     assert caught.value.kinds == {"spec"}
-    assert "content" in str(caught.value) and "embeds/0/title" in str(caught.value)
+    assert "content: 5 is not" in str(caught.value)
+    assert "embeds/0/title" in str(caught.value)
     assert bot.error_codes == [50035]
 
 

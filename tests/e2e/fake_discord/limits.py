@@ -60,6 +60,14 @@ def _too_long(path: str, value: Any, limit: int, what: str) -> list[Problem]:
     return []
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
 def check_message(body: dict[str, Any], path: str = "") -> list[Problem]:
     """Limits of a message create/edit body (channel message, callback data, webhook)."""
     problems: list[Problem] = []
@@ -81,10 +89,10 @@ def check_embeds(embeds: list[Any], path: str) -> list[Problem]:
         if not isinstance(embed, dict):
             continue
         at = f"{path}/{i}"
-        title = embed.get("title") or ""
-        description = embed.get("description") or ""
-        footer = (embed.get("footer") or {}).get("text") or ""
-        author = (embed.get("author") or {}).get("name") or ""
+        title = _text(embed.get("title"))
+        description = _text(embed.get("description"))
+        footer = _text(_get(embed.get("footer"), "text"))
+        author = _text(_get(embed.get("author"), "name"))
         problems += _too_long(f"{at}/title", title, EMBED_TITLE_MAX, "embed title")
         problems += _too_long(
             f"{at}/description", description, EMBED_DESCRIPTION_MAX, "embed description"
@@ -98,7 +106,9 @@ def check_embeds(embeds: list[Any], path: str) -> list[Problem]:
                 Problem(f"{at}/fields", f"{len(fields)} fields, the limit is {EMBED_FIELDS_MAX}")
             )
         for j, field in enumerate(fields):
-            name, value = field.get("name") or "", field.get("value") or ""
+            if not isinstance(field, dict):
+                continue  # the spec check reports it
+            name, value = _text(field.get("name")), _text(field.get("value"))
             problems += _too_long(
                 f"{at}/fields/{j}/name", name, EMBED_FIELD_NAME_MAX, "embed field name"
             )
@@ -130,10 +140,10 @@ def check_components(rows: list[Any], path: str, *, v2: bool = False) -> list[Pr
             if not v2:
                 problems.append(Problem(at, "top-level components must be action rows"))
             continue
-        children = row.get("components") or []
+        children = [c for c in row.get("components") or [] if isinstance(c, dict)]
         buttons = [c for c in children if c.get("type") == BUTTON]
         selects = [c for c in children if c.get("type") in SELECTS]
-        if not children:
+        if not row.get("components"):
             problems.append(Problem(at, "an action row must hold at least one component"))
         if len(buttons) > BUTTONS_PER_ROW_MAX:
             problems.append(
@@ -142,7 +152,8 @@ def check_components(rows: list[Any], path: str, *, v2: bool = False) -> list[Pr
         if selects and len(children) > 1:
             problems.append(Problem(at, "a select menu must be alone in its action row"))
         for j, child in enumerate(children):
-            problems += _check_component(child, f"{at}/components/{j}", custom_ids)
+            if isinstance(child, dict):
+                problems += _check_component(child, f"{at}/components/{j}", custom_ids)
     seen: set[str] = set()
     for custom_id in custom_ids:
         if custom_id in seen:
@@ -198,12 +209,12 @@ def _check_component(component: dict[str, Any], at: str, custom_ids: list[str]) 
                         f"{len(options)} options, a select needs 1 to {SELECT_OPTIONS_MAX}",
                     )
                 )
-            values = [option.get("value") for option in options]
+            values = [o.get("value") for o in options if isinstance(o, dict)]
             if len(set(values)) != len(values):
                 problems.append(Problem(f"{at}/options", "option values must be unique"))
             if max_values > len(options):
                 problems.append(Problem(at, "max_values is larger than the number of options"))
-            for k, option in enumerate(options):
+            for k, option in enumerate(o for o in options if isinstance(o, dict)):
                 for key in ("label", "value", "description"):
                     problems += _too_long(
                         f"{at}/options/{k}/{key}",
@@ -224,8 +235,9 @@ def check_modal(data: dict[str, Any]) -> list[Problem]:
         problems.append(
             Problem("data/components", f"a modal holds 1 to 5 components, not {len(rows)}")
         )
-    for i, row in enumerate(rows):
+    for i, row in enumerate(r for r in rows if isinstance(r, dict)):
         children = row.get("components") or ([row["component"]] if "component" in row else [])
+        children = [c for c in children if isinstance(c, dict)]
         label = row.get("label")
         problems += _too_long(f"data/components/{i}/label", label, TEXT_INPUT_LABEL_MAX, "label")
         for j, child in enumerate(children):
@@ -254,8 +266,8 @@ def check_autocomplete(data: dict[str, Any]) -> list[Problem]:
     problems: list[Problem] = []
     if len(choices) > AUTOCOMPLETE_CHOICES_MAX:
         problems.append(Problem("data/choices", f"{len(choices)} choices, the limit is 25"))
-    for i, choice in enumerate(choices):
-        name = choice.get("name") or ""
+    for i, choice in enumerate(c for c in choices if isinstance(c, dict)):
+        name = _text(choice.get("name"))
         if not 1 <= len(name) <= CHOICE_NAME_MAX:
             problems.append(Problem(f"data/choices/{i}/name", "a choice name has 1-100 characters"))
         problems += _too_long(

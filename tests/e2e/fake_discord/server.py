@@ -16,6 +16,7 @@ import contextlib
 import json
 import re
 import secrets
+import traceback
 import warnings
 import zlib
 from collections.abc import Awaitable, Callable, Iterable
@@ -1012,6 +1013,20 @@ class FakeDiscord:
                 status, data = await self._serve(request, record)
             except ApiError as error:
                 status, data = error.status, error.body()
+            except Exception as error:  # a bug in the fake or a body it cannot read
+                # Never a 5xx: discord.py would retry it for seconds. Fail the test instead.
+                self._violate(
+                    Violation(
+                        "fake_error",
+                        f"the fake could not handle this request: {error!r}\n"
+                        + traceback.format_exc(),
+                        None,
+                        method,
+                        path,
+                        record.interaction_id,
+                    )
+                )
+                status, data = 400, {"message": "Invalid Form Body", "code": 50035}
             record.status, record.response = status, data
             return json_response(data, status)
         finally:

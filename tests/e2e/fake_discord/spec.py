@@ -136,8 +136,7 @@ class Spec:
         validator = self._validator(op, "application/json")
         if validator is None:
             return [] if body is None else [f"{op.method} {op.template} takes no JSON body"]
-        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
-        return [_describe(error) for error in errors]
+        return _describe_all(list(validator.iter_errors(body)))
 
 
 def _adjust(document: dict[str, Any]) -> None:
@@ -154,15 +153,36 @@ def _adjust(document: dict[str, Any]) -> None:
         schemas["SnowflakeType"] = {"oneOf": [snowflake, {"type": "integer", "minimum": 0}]}
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
+def _describe_all(errors: list[jsonschema.ValidationError]) -> list[str]:
+    problems: list[str] = []
+    for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
+        problems += _describe(error)
+    return problems
+
+
+def _describe(error: jsonschema.ValidationError) -> list[str]:
+    """Readable problems; a failed anyOf/oneOf is explained by the branch the body meant."""
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        branches: dict[Any, list[jsonschema.ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        # The branch the body meant: its discriminator (a "type" const/enum) matched.
+        meant = [
+            errs
+            for errs in branches.values()
+            if not any(
+                e.validator in ("const", "enum") and list(e.relative_path)[-1:] == ["type"]
+                for e in errs
+            )
+            and not any(e.validator == "type" and not e.relative_path for e in errs)
+        ]
+        if len(meant) == 1:
+            return _describe_all(meant[0])
+        best = jsonschema.exceptions.best_match(error.context)
+        return _describe(best)
     where = "/".join(str(p) for p in error.absolute_path) or "<body>"
-    # anyOf/oneOf errors are unreadable at the top; show the best-matching branch too.
-    best = jsonschema.exceptions.best_match([error, *(error.context or [])])
-    detail = best.message if best is not error else error.message
-    best_where = "/".join(str(p) for p in best.absolute_path) or "<body>"
-    if len(detail) > 300:
-        detail = detail[:300] + "..."
-    return f"{where}: {detail}" + (f" (at {best_where})" if best_where != where else "")
+    detail = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+    return [f"{where}: {detail}"]
 
 
 @functools.cache
