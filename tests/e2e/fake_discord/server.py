@@ -316,7 +316,9 @@ class FakeDiscord:
         guild.roles[bot_role.id] = bot_role
         self.bot_user.role_ids.append(bot_role.id)
         guild.member_ids += [self.bot_user.id, owner.id]
+        self.users.setdefault(owner.id, owner)
         self.guilds[gid] = guild
+        self._spawn_dispatch("GUILD_CREATE", self._guild_create_payload(guild))  # bot joins
         return guild
 
     def add_channel(self, name: str, *, guild: FakeGuild | None = None) -> FakeChannel:
