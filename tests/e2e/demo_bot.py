@@ -257,6 +257,7 @@ def add_commands(bot: DemoBot) -> None:
         keep = await interaction.channel.send("keep me")
         drop = await interaction.channel.send("drop me")
         await keep.edit(content="kept and edited")
+        await keep.pin()
         fetched = await interaction.channel.fetch_message(keep.id)
         await drop.delete()
         await interaction.response.send_message(f"fetched {fetched.content!r}", ephemeral=True)

@@ -307,7 +307,8 @@ async def test_channel_messages_edited_fetched_deleted(fake: FakeDiscord, bot: D
     alice = fake.add_user("alice")
     result = await fake.slash(alice, fake.channel, "channelops")
     assert result.content == "fetched 'kept and edited'"
-    assert [m.content for m in fake.messages(fake.channel)] == ["kept and edited"]
+    [kept] = fake.messages(fake.channel)
+    assert kept.content == "kept and edited" and kept.data["pinned"]
     [dropped] = [m for m in fake.messages(fake.channel, include_deleted=True) if m.deleted]
     assert dropped.content == "drop me"
     assert "drop me" in "\n".join(fake.public_texts())  # it was public for a while

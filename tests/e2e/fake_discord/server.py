@@ -78,6 +78,7 @@ BOT_PERMISSIONS = (
         create_private_threads=True,
         manage_threads=True,
         manage_messages=True,
+        pin_messages=True,
         mention_everyone=True,
     ).value
 )
@@ -1365,6 +1366,24 @@ class FakeDiscord:
             if channel.guild_id:
                 event["guild_id"] = str(channel.guild_id)
             self._spawn_dispatch("MESSAGE_DELETE", event)
+            return None
+
+        @route("PUT", "/channels/{channel_id}/messages/pins/{message_id}")
+        async def pin(rec: RecordedRequest, channel_id: str, message_id: str) -> Any:
+            channel = self._get_channel(channel_id)
+            data = self._get_message(channel, message_id)
+            if not channel.is_dm:
+                self._need(channel, pin_messages=True)
+            data["pinned"] = True
+            return None
+
+        @route("DELETE", "/channels/{channel_id}/messages/pins/{message_id}")
+        async def unpin(rec: RecordedRequest, channel_id: str, message_id: str) -> Any:
+            channel = self._get_channel(channel_id)
+            data = self._get_message(channel, message_id)
+            if not channel.is_dm:
+                self._need(channel, pin_messages=True)
+            data["pinned"] = False
             return None
 
         @route("POST", "/channels/{channel_id}/typing")
