@@ -179,8 +179,12 @@ def add_commands(bot: DemoBot) -> None:
         await interaction.response.send_message(f"Started (fast={fast})")
 
     @game.command(name="kick", description="Remove a player")
-    async def game_kick(interaction: discord.Interaction, player: discord.Member) -> None:
-        await interaction.response.send_message(f"Kicked {player.name}", ephemeral=True)
+    async def game_kick(
+        interaction: discord.Interaction, user: discord.Member, channel: discord.TextChannel
+    ) -> None:
+        await interaction.response.send_message(
+            f"Kicked {user.name} from {channel.name}", ephemeral=True
+        )
 
     tree.add_command(game)
 

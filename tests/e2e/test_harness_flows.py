@@ -80,8 +80,8 @@ async def test_subcommand_with_boolean_and_member_options(fake: FakeDiscord, bot
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     started = await fake.slash(alice, fake.channel, "game start", fast=True)
     assert started.content == "Started (fast=True)"
-    kicked = await fake.slash(alice, fake.channel, "game kick", player=bob)
-    assert kicked.content == "Kicked bob" and kicked.ephemeral
+    kicked = await fake.slash(alice, fake.channel, "game kick", user=bob, channel=fake.channel)
+    assert kicked.content == "Kicked bob from general" and kicked.ephemeral
 
 
 async def test_dynamic_button_edits_the_message(fake: FakeDiscord, bot: DemoBot) -> None:
@@ -381,3 +381,26 @@ async def test_concurrent_interactions_in_several_channels(
         assert result.message.channel_id == channels[i % len(channels)].id
         assert result.latency is not None and result.latency >= 0
     assert sum(len(fake.messages(c)) for c in channels) == len(users)
+
+
+async def test_history_typing_roles_and_thread_archiving(fake: FakeDiscord, bot: DemoBot) -> None:
+    channel = bot.get_channel(fake.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    async with channel.typing():
+        first = await channel.send("one")
+    await channel.send("two")
+    history = [m.content async for m in channel.history(limit=10)]
+    assert history == ["two", "one"]  # newest first, as Discord answers
+    assert [m.content async for m in channel.history(limit=10, after=first)] == ["two"]
+    thread = await first.create_thread(name="t")
+    assert [t.id for t in await channel.guild.active_threads()] == [thread.id]
+    await thread.edit(archived=True, locked=True)
+    [fake_thread] = fake.threads(fake.channel)
+    assert fake_thread.archived and fake_thread.locked
+    assert await channel.guild.active_threads() == []
+    with pytest.raises(discord.Forbidden):
+        await thread.send("into a locked thread")
+    assert {r.name for r in await channel.guild.fetch_roles()} >= {"@everyone", "Workshop Bot"}
+    with pytest.raises(discord.HTTPException) as again:
+        await first.create_thread(name="t2")
+    assert again.value.code == 160004

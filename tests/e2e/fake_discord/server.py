@@ -1964,14 +1964,16 @@ class FakeDiscord:
         return out
 
     async def slash(
-        self, user: FakeUser, channel: FakeChannel, name: str, **options: Any
+        self, user: FakeUser, channel: FakeChannel, name: str, /, **options: Any
     ) -> InteractionResult:
-        """Run ``/name`` (``"game start"`` for a subcommand) as ``user`` in ``channel``."""
+        """Run ``/name`` (``"game start"`` for a subcommand) as ``user`` in ``channel``.
+
+        The first three are positional-only, so options may be named user/channel/name."""
         data = self._command_data(user, channel, name, options, None)
         return await self._run(self._interaction_base(2, user, channel, data))
 
     async def autocomplete(
-        self, user: FakeUser, channel: FakeChannel, name: str, focused: str, **options: Any
+        self, user: FakeUser, channel: FakeChannel, name: str, /, focused: str, **options: Any
     ) -> list[dict[str, Any]]:
         """Type into option ``focused`` of ``/name``; returns the offered choices."""
         data = self._command_data(user, channel, name, options, focused)
