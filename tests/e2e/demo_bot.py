@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import itertools
+import os
 import re
 from typing import Any
 
@@ -328,3 +329,7 @@ def add_commands(bot: DemoBot) -> None:
         except discord.HTTPException as error:
             bot.error_codes.append(error.code)
         await interaction.response.send_message("Tried", ephemeral=True)
+
+
+if __name__ == "__main__":  # run in its own process by FakeDiscord.start_bot_process
+    DemoBot().run(os.environ["DISCORD_TOKEN"], log_handler=None)

@@ -404,3 +404,17 @@ async def test_history_typing_roles_and_thread_archiving(fake: FakeDiscord, bot:
     with pytest.raises(discord.HTTPException) as again:
         await first.create_thread(name="t2")
     assert again.value.code == 160004
+
+
+@pytest.mark.slow
+async def test_restart_with_bot_processes(fake: FakeDiscord) -> None:
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    script = Path(__file__).with_name("demo_bot.py")
+    first = await fake.start_bot_process(script)
+    lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
+    assert lobby is not None
+    assert await fake.stop_bot_process(first) == 0  # Ctrl-C shuts down cleanly
+    await fake.start_bot_process(script)
+    await fake.click(bob, lobby, "Join")
+    assert lobby.content.endswith("bob joined")
+    assert fake.gateway_log.count("IDENTIFY") == 2

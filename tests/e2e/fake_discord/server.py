@@ -14,8 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import secrets
+import shutil
+import signal
+import sys
+import tempfile
 import traceback
 import warnings
 import zlib
@@ -52,7 +57,7 @@ from .model import (
     message_text,
     walk_components,
 )
-from .spec import SPEC_PATH, Spec, load_spec, spec_missing_reason
+from .spec import PROJECT_ROOT, SPEC_PATH, Spec, load_spec, spec_missing_reason
 
 API_PREFIX = "/api/v10"
 GATEWAY_PATH = "/gateway-ws/"
@@ -236,6 +241,9 @@ class FakeDiscord:
         self._register_routes()
         self._patches: list[tuple[Any, str, Any]] = []
         self._bots: list[Any] = []
+        self._processes: list[asyncio.subprocess.Process] = []
+        self.process_logs: dict[int, Path] = {}  # pid -> output of a bot process
+        self._log_dir: Path | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -278,12 +286,18 @@ class FakeDiscord:
     async def stop(self) -> None:
         for bot in list(self._bots):
             await self.stop_bot(bot)
+        for process in list(self._processes):
+            with contextlib.suppress(HarnessError):
+                await self.stop_bot_process(process)
         for conn in list(self._connections):
             with contextlib.suppress(Exception):
                 await conn.ws.close(code=1001)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._log_dir is not None:
+            shutil.rmtree(self._log_dir, ignore_errors=True)
+            self._log_dir = None
         self.unpatch_discord()
 
     async def __aenter__(self) -> FakeDiscord:
@@ -306,6 +320,74 @@ class FakeDiscord:
         await stop_bot(bot)
         if bot in self._bots:
             self._bots.remove(bot)
+
+    async def start_bot_process(
+        self,
+        script: str | Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 30.0,  # noqa: ASYNC109 - a harness setting, not a cancel scope
+    ) -> asyncio.subprocess.Process:
+        """Start ``python script args`` in a new process against this fake (see run_bot.py)
+        and wait until it has identified and gone quiet. The token is in DISCORD_TOKEN;
+        output goes to ``fake.process_logs[pid]``."""
+        readies = self.gateway_log.count("READY")
+        full_env = {**os.environ, **(env or {})}
+        full_env.update(
+            FAKE_DISCORD_API=self.api_base,
+            FAKE_DISCORD_GATEWAY=self.gateway_url,
+            DISCORD_TOKEN=self.token,
+            PYTHONPATH=os.pathsep.join(
+                p for p in (str(PROJECT_ROOT), full_env.get("PYTHONPATH", "")) if p
+            ),
+        )
+        if self._log_dir is None:
+            self._log_dir = Path(tempfile.mkdtemp(prefix="fake-discord-"))
+        log = (self._log_dir / f"bot-{len(self.process_logs)}.log").open("wb")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.e2e.fake_discord.run_bot",
+            str(script),
+            *args,
+            cwd=PROJECT_ROOT,
+            env=full_env,
+            stdout=log,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        self.process_logs[process.pid] = Path(log.name)  # removed when the fake stops
+        self._processes.append(process)
+        log.close()
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.gateway_log.count("READY") == readies or self._session is None:
+            if process.returncode is not None or loop.time() > end:
+                output = self.process_logs[process.pid].read_text(errors="replace")[-3000:]
+                await self.stop_bot_process(process)
+                raise HarnessError(f"the bot process did not connect:\n{output}")
+            await asyncio.sleep(0.02)
+        await self.settle(quiet=0.2)
+        return process
+
+    async def stop_bot_process(
+        self,
+        process: asyncio.subprocess.Process,
+        timeout: float = 10.0,  # noqa: ASYNC109 - a harness setting, not a cancel scope
+    ) -> int:
+        """Ctrl-C (SIGINT) the bot process and wait for it; returns its exit code."""
+        if process in self._processes:
+            self._processes.remove(process)
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(process.wait(), timeout)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+                raise HarnessError(
+                    f"the bot process did not stop within {timeout} s of Ctrl-C"
+                ) from None
+        return int(process.returncode or 0)
 
     # ------------------------------------------------------------------ world setup
 
