@@ -1600,6 +1600,19 @@ class FakeDiscord:
             )
             raise ApiError(404, 10062, "Unknown interaction")
         inter.callback_seen.set()
+        # Once acknowledged, the interaction stays known: a second ack is 40060 even late.
+        if inter.callback is not None:
+            self._violate(
+                Violation(
+                    "double_ack",
+                    "a second initial response to one interaction",
+                    40060,
+                    rec.method,
+                    rec.path,
+                    inter.id,
+                )
+            )
+            raise ApiError(400, 40060, "Interaction has already been acknowledged.")
         late = loop.time() - inter.dispatched_at
         if late > self.deadline:
             self._violate(
@@ -1614,18 +1627,6 @@ class FakeDiscord:
                 )
             )
             raise ApiError(404, 10062, "Unknown interaction")
-        if inter.callback is not None:
-            self._violate(
-                Violation(
-                    "double_ack",
-                    "a second initial response to one interaction",
-                    40060,
-                    rec.method,
-                    rec.path,
-                    inter.id,
-                )
-            )
-            raise ApiError(400, 40060, "Interaction has already been acknowledged.")
         body = rec.json or {}
         kind = int(body.get("type") or 0)
         data = body.get("data") or {}
