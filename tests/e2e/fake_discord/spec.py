@@ -101,6 +101,8 @@ class Spec:
         # ".../messages/{message_id}".
         self._operations.sort(key=lambda op: -op.literal_segments)
         self._validators: dict[tuple[str, str], jsonschema.protocols.Validator | None] = {}
+        self._branches: dict[tuple[str, str], dict[Any, list[Any]]] = {}
+        self._results: dict[tuple[str, str], tuple[str, ...]] = {}  # body -> problems
 
     def match(self, method: str, path: str) -> Operation | None:
         for op in self._operations:
@@ -126,7 +128,31 @@ class Spec:
                 self._validators[key] = jsonschema.Draft202012Validator(
                     {"$ref": ref}, registry=self._registry
                 )
+                self._branches[key] = self._discriminated(content[content_type]["schema"])
         return self._validators[key]
+
+    def _discriminated(self, schema: dict[str, Any]) -> dict[Any, list[Any]]:
+        """For a union of ``$ref`` branches told apart by an integer ``type`` enum (the
+        interaction callback), a validator per type value: validating only the branch the
+        body names is several times faster and gives the same answer."""
+        union = schema.get("anyOf") or schema.get("oneOf")
+        if not union or not all("$ref" in branch for branch in union):
+            return {}
+        by_type: dict[Any, list[Any]] = {}
+        for branch in union:
+            target = self.document
+            for token in branch["$ref"].removeprefix("#/").split("/"):
+                target = target[token.replace("~1", "/").replace("~0", "~")]
+            kind = (target.get("properties") or {}).get("type") or {}
+            values = kind.get("enum") or ([kind["const"]] if "const" in kind else [])
+            if not values:
+                return {}
+            validator = jsonschema.Draft202012Validator(
+                {"$ref": _SPEC_URI + branch["$ref"]}, registry=self._registry
+            )
+            for value in values:
+                by_type.setdefault(value, []).append(validator)
+        return by_type
 
     def has_body(self, op: Operation) -> bool:
         return self._validator(op, "application/json") is not None
@@ -136,7 +162,27 @@ class Spec:
         validator = self._validator(op, "application/json")
         if validator is None:
             return [] if body is None else [f"{op.method} {op.template} takes no JSON body"]
-        return _describe_all(list(validator.iter_errors(body)))
+        try:
+            cache_key = (op.pointer, json.dumps(body, sort_keys=True))
+        except (TypeError, ValueError):
+            cache_key = None
+        if cache_key is not None and cache_key in self._results:
+            return list(self._results[cache_key])
+        branches = self._branches.get((op.pointer, "application/json")) or {}
+        kind = body.get("type") if isinstance(body, dict) else None
+        if isinstance(kind, int) and not isinstance(kind, bool) and kind in branches:
+            problems: list[str] = []
+            for branch in branches[kind]:
+                problems = _describe_all(list(branch.iter_errors(body)))
+                if not problems:
+                    break
+        else:
+            problems = _describe_all(list(validator.iter_errors(body)))
+        if cache_key is not None:
+            if len(self._results) > 10_000:
+                self._results.clear()
+            self._results[cache_key] = tuple(problems)
+        return problems
 
 
 def _adjust(document: dict[str, Any]) -> None:
