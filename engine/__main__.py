@@ -136,7 +136,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
             out.write("\n" + game.render_text(game.view(state, "you"), names) + "\n")
             legal = game.legal_actions(state, "you")
             for number, action in enumerate(legal, 1):
-                out.write(f"  {number:>2}. {game.describe_action(state, 'you', action)}\n")
+                out.write(f"  {number:>2}. {game.describe_action(state, 'you', action, names)}\n")
             choice = _ask(out, inp, len(legal))
             if choice is None:
                 out.write("Bye.\n")

@@ -186,8 +186,17 @@ class Game(Protocol):
 
     def parse_state(self, data: str | bytes) -> Any: ...
 
-    def describe_action(self, state: Any, player: PlayerId, action: Any) -> str:
-        """A short label for a menu entry: what this choice does, right now."""
+    def describe_action(
+        self,
+        state: Any,
+        player: PlayerId,
+        action: Any,
+        names: Mapping[PlayerId, str] | None = None,
+    ) -> str:
+        """A short label for a menu entry: what this choice does, right now.
+
+        ``names`` maps player ids to display names for labels that mention others.
+        """
         ...
 
     def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from engine.core import Model, PlayerId, check_can_act
+from engine.core import IllegalAction, Model, PlayerId, check_can_act
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     REASONS,
@@ -60,7 +60,7 @@ from engine.workshop.models import (
 from engine.workshop.rules import (
     apply_action,
     current_seat,
-    legal_list,
+    legal_actions_of,
     new_state,
     outcome_of,
     parse_action,
@@ -94,13 +94,15 @@ class WorkshopGame:
     def legal_actions(self, state: WorkshopState, player: PlayerId) -> Sequence[Any]:
         if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
             return []
-        return legal_list(state)
+        return legal_actions_of(state)
 
     def apply(
         self, state: WorkshopState, player: PlayerId, action: Any
     ) -> tuple[WorkshopState, Sequence[Any]]:
         if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
             check_can_act(self, state, player)
+            # only the timer gets past the shared checks here, and it has no moves
+            raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
         return apply_action(state, player, action)
 
     def view(self, state: WorkshopState, player: PlayerId | None) -> WorkshopView:

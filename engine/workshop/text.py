@@ -49,6 +49,16 @@ from engine.workshop.rules import (
     current_seat,
 )
 
+DECISION_TEXT = {
+    "station": "to place an Elf",
+    "mail": "to take a toy card (or stop)",
+    "reindeer": "to choose a reindeer",
+    "choose_material": "to choose a Material",
+    "place_tokens": "to place or donate tokens",
+    "ornament": "to choose an ornament colour",
+    "tree_space": "to choose a tree space",
+    "donation": "to take a donated token (or stop)",
+}
 ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 LETTERS = {"wood": "W", "metal": "M", "fabric": "F", "assembly": "A"}
 
@@ -69,7 +79,9 @@ def requirement_text(requires: Mapping[str, int], placed: Mapping[str, int] | No
         need = requires.get(m, 0)
         if need:
             have = (placed or {}).get(m, 0)
-            parts.append(f"{LETTERS[m]}{have}/{need}" if placed is not None else f"{LETTERS[m]}{need}")
+            parts.append(
+                f"{LETTERS[m]}{have}/{need}" if placed is not None else f"{LETTERS[m]}{need}"
+            )
     return " ".join(parts)
 
 
@@ -102,7 +114,9 @@ def describe_action(
         if i in MAIL_TAKE:
             return f"{name}: take 1 to {MAIL_TAKE[i]} toy cards"
         if i == STABLES:
-            return f"{name}, {ORDINALS[space]} space: 1 reindeer + {space + 1} Materials of choice"
+            plural = "s" if space else ""
+            gives = f"1 reindeer + {space + 1} Material{plural} of choice"
+            return f"{name}, {ORDINALS[space]} space: {gives}"
         if CAPACITY[i] == 0:
             return f"{name}: take donated tokens your toys need"
         return f"{name}: 1 ornament + a tree space"
@@ -133,8 +147,8 @@ def describe_action(
         left = len(s.ornaments[C.colours.index(action.colour)])
         return f"Take a {action.colour} ornament ({left} left, reward hidden)"
     if isinstance(action, CoverSpace):
-        space = C.tree_spaces[C.tree_space_ids.index(action.space)]
-        return f"Cover the tree space '{space.label}'"
+        label = C.tree_spaces[C.tree_space_ids.index(action.space)].label
+        return f"Cover the tree space '{label}'"
     if isinstance(action, TakeDonated):
         return f"Take 1 donated {_title(action.material)} for {TOY_NAMES[action.toy]}"
     return str(action)
@@ -211,7 +225,8 @@ def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
     lines.append(f"=== Santa's Workshop: {head} ===")
     if not view.over:
         p = view.pending
-        lines.append(f"To act: {_name(names, p.player)}: {p.decision.replace('_', ' ')}")
+        doing = DECISION_TEXT.get(p.decision, p.decision)
+        lines.append(f"To act: {_name(names, p.player)}, {doing}")
         extra = []
         if p.tokens:
             extra.append(
@@ -228,15 +243,15 @@ def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
         who = ", ".join(_name(names, o) for o in st.occupants) or "-"
         cap = "open" if st.capacity is None else f"{len(st.occupants)}/{st.capacity}"
         lines.append(f"  {st.name:<30} {cap:>5}  {who}")
-    lines.append(
-        f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):"
-    )
+    lines.append(f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):")
     for k, slot in enumerate(view.mail_slots):
         lines.append(f"  {k + 1}. " + (_toy_line(slot, False) if slot else "(empty)"))
     stalls = ", ".join(s or "(empty)" for s in view.stalls)
     lines.append(f"Stables: {stalls} (deck {view.reindeer_deck_size})")
     lines.append("Ornaments left: " + ", ".join(f"{c} {n}" for c, n in view.ornaments_left.items()))
-    lines.append("Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply))
+    lines.append(
+        "Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply)
+    )
     for pl in view.players:
         mark = "*" if pl.player == view.first_player else " "
         lines.append(

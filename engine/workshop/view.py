@@ -37,7 +37,9 @@ def toy_view(card: int, placed: tuple[int, ...] = (0, 0, 0, 0)) -> ToyView:
 
 
 def ornament_view(ornament: int) -> OrnamentView:
-    return OrnamentView(colour=C.ornament_colour(ornament), reward=C.ornament_reward(ornament).label)
+    return OrnamentView(
+        colour=C.ornament_colour(ornament), reward=C.ornament_reward(ornament).label
+    )
 
 
 def santa_date(day: int) -> str:
@@ -111,8 +113,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
         sleigh_size=len(s.sleigh),
         reindeer_deck_size=len(s.reindeer_deck),
         stalls=[
-            C.reindeer_names[C.reindeer_card_name[card]] if card >= 0 else None
-            for card in s.stalls
+            C.reindeer_names[C.reindeer_card_name[card]] if card >= 0 else None for card in s.stalls
         ],
         ornaments_left=dict(zip(C.colours, (len(o) for o in s.ornaments), strict=True)),
         donation=dict(zip(MATERIALS, s.donation, strict=True)),
