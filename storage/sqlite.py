@@ -247,8 +247,10 @@ async def open_storage(
     """
     path = sqlite_path(database_url or DEFAULT_DATABASE_URL)
     path.parent.mkdir(parents=True, exist_ok=True)
-    writer = await _connect(path, busy_timeout_ms)
-    reader: aiosqlite.Connection | None = None
+    try:
+        writer = await _connect(path, busy_timeout_ms)
+    except sqlite3.DatabaseError as error:
+        raise StorageError(f"{path} is not a readable SQLite database ({error}).") from None
     try:
         try:
             found = await schema_version(writer)
@@ -321,15 +323,21 @@ class SqliteStorage:
         """One write transaction on the writer connection, under the process-wide lock."""
         async with self._lock:
             db = self._writer
-            await db.execute("BEGIN IMMEDIATE")
             try:
+                await db.execute("BEGIN IMMEDIATE")
                 yield db
                 await db.execute("COMMIT")
             except BaseException:
-                await asyncio.shield(self._rollback())
+                await self._rollback()
                 raise
 
     async def _rollback(self) -> None:
+        """Roll back after any error, cancellation included.
+
+        Awaited directly (not shielded), the ROLLBACK enters the connection's
+        queue at once, ahead of any later BEGIN; a cancelled BEGIN or COMMIT
+        still runs in the worker thread, and the ROLLBACK after it ends (or
+        finds no) transaction, so the lock is never released with one open."""
         with contextlib.suppress(sqlite3.OperationalError):  # already ended by the error
             await self._writer.execute("ROLLBACK")
 
@@ -622,21 +630,27 @@ class SqliteStorage:
 
         ``expected_version`` is the version the player saw (encode it in the
         button). A different current version, or another submit committing
-        first, raises :class:`Conflict` and writes nothing. With ``None`` the
-        action is applied to the latest state, retrying internally on a
-        concurrent winner: for simultaneous choices whose validity does not
-        depend on the others' (T-4: arrival order is commit order). A
-        ``RuleError`` from the engine propagates; nothing is written. When the
-        engine reports an outcome, the game becomes finished, which frees its
+        first, raises :class:`Conflict` and writes nothing.
+
+        With ``None`` the action is applied to the latest state: for
+        simultaneous choices whose validity does not depend on the others'
+        (T-4: arrival order is the order storage commits them). Such submits
+        run the engine while holding the write lock, so they queue instead of
+        conflicting.
+
+        A ``RuleError`` from the engine propagates; nothing is written. When the
+        engine reports an outcome the game becomes finished, which frees its
         channel, and its pending timers are cancelled.
         """
-        attempts = 1 if expected_version is not None else SUBMIT_RETRIES
-        for attempt in range(1, attempts + 1):
+        if expected_version is not None:
+            return await self._submit_once(game_id, player, action, expected_version)
+        for attempt in range(1, SUBMIT_RETRIES + 1):
             try:
-                return await self._submit_once(game_id, player, action, expected_version)
+                async with self._lock:
+                    return await self._submit_once(game_id, player, action, None, locked=True)
             except Conflict:
-                self._cache.pop(game_id, None)  # re-read from the database next time
-                if attempt == attempts:
+                # Only another process can win against a holder of our lock.
+                if attempt == SUBMIT_RETRIES:
                     raise
         raise AssertionError("unreachable")
 
@@ -663,56 +677,81 @@ class SqliteStorage:
         return version, kind, state
 
     async def _submit_once(
-        self, game_id: int, player: PlayerId, action: Any, expected: int | None
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected: int | None,
+        *,
+        locked: bool = False,
     ) -> Submitted:
         version, kind, state = await self._current(game_id, expected)
         game = self._engine(game_id, kind)
         parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
-        # The engine runs outside the lock; a RuleError leaves before anything is written.
+        # A RuleError leaves here, before anything is written.
         new_state, events = game.apply(state, player, parsed)
         outcome = game.outcome(new_state)
-        snapshot = new_state.model_dump_json()
-        action_json = parsed.model_dump_json()
-        events_json = _dump_events(events)
-        now = self._now()
-        async with self._lock:
-            cached = self._cache.get(game_id)
-            if cached is not None and cached.version != version:
-                raise Conflict(game_id, expected, cached.version)  # lost to this process
-            db = self._writer
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                if outcome is None:
-                    cursor = await db.execute(
-                        "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?"
-                        " WHERE id = ? AND version = ? AND status = 'active'",
-                        (snapshot, now, game_id, version),
-                    )
-                else:
-                    cursor = await db.execute(
-                        "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?,"
-                        " status = 'finished', result = ?, finished_at = ?"
-                        " WHERE id = ? AND version = ? AND status = 'active'",
-                        (snapshot, now, outcome.model_dump_json(), now, game_id, version),
-                    )
-                if cursor.rowcount != 1:
-                    raise Conflict(game_id, expected, None)  # another process won
-                await db.execute(
-                    "INSERT INTO actions (game_id, seq, player, action, events, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, version + 1, player, action_json, events_json, now),
-                )
-                if outcome is not None:
-                    await self._cancel_pending(db, game_id, now)
-                await db.execute("COMMIT")
-            except BaseException:
-                await asyncio.shield(self._rollback())
-                raise
-            if outcome is None:
-                self._remember(game_id, version + 1, kind, new_state)
-            else:
-                self._cache.pop(game_id, None)
+        row = (
+            new_state.model_dump_json(),
+            parsed.model_dump_json(),
+            _dump_events(events),
+            None if outcome is None else outcome.model_dump_json(),
+        )
+        if locked:
+            await self._commit(game_id, player, version, expected, row)
+        else:
+            async with self._lock:
+                await self._commit(game_id, player, version, expected, row)
+        if outcome is None:
+            self._remember(game_id, version + 1, kind, new_state)
+        else:
+            self._cache.pop(game_id, None)
         return Submitted(new_state, tuple(events), version + 1)
+
+    async def _commit(
+        self,
+        game_id: int,
+        player: PlayerId,
+        version: int,
+        expected: int | None,
+        row: tuple[str, str, str, str | None],
+    ) -> None:
+        """Write one applied action; the caller holds ``self._lock``."""
+        snapshot, action_json, events_json, result_json = row
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.version != version:
+            raise Conflict(game_id, expected, cached.version)  # lost within this process
+        now = self._now()
+        db = self._writer
+        try:
+            await db.execute("BEGIN IMMEDIATE")
+            if result_json is None:
+                cursor = await db.execute(
+                    "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?"
+                    " WHERE id = ? AND version = ? AND status = 'active'",
+                    (snapshot, now, game_id, version),
+                )
+            else:
+                cursor = await db.execute(
+                    "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?,"
+                    " status = 'finished', result = ?, finished_at = ?"
+                    " WHERE id = ? AND version = ? AND status = 'active'",
+                    (snapshot, now, result_json, now, game_id, version),
+                )
+            if cursor.rowcount != 1:
+                self._cache.pop(game_id, None)  # re-read from the database next time
+                raise Conflict(game_id, expected, None)  # another process won
+            await db.execute(
+                "INSERT INTO actions (game_id, seq, player, action, events, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, version + 1, player, action_json, events_json, now),
+            )
+            if result_json is not None:
+                await self._cancel_pending(db, game_id, now)
+            await db.execute("COMMIT")
+        except BaseException:
+            await self._rollback()
+            raise
 
     async def abandon(self, game_id: int) -> None:
         """End a lobby or active game without a result; frees the channel, cancels timers.
