@@ -251,7 +251,9 @@ class RaceGame:
         return ""
 
     def render_text(self, view: RaceView, names: Mapping[PlayerId, str]) -> str:
-        lines = [f"{names[p]}: {s}/{view.target}" for p, s in zip(view.players, view.scores)]
+        lines = [
+            f"{names[p]}: {s}/{view.target}" for p, s in zip(view.players, view.scores, strict=True)
+        ]
         return "\n".join([*lines, f"To act: {names[view.turn]}"])
 
 

@@ -189,7 +189,7 @@ async def test_processes_opening_a_new_file_at_once_migrate_it_once(tmp_path: Pa
     ],
 )
 async def test_database_urls_that_cannot_be_opened_say_why(url: str) -> None:
-    with pytest.raises(BadDatabaseUrl, match="DATABASE_URL|PostgreSQL"):
+    with pytest.raises(BadDatabaseUrl, match=r"DATABASE_URL|PostgreSQL"):
         await storage.open(url)
 
 
