@@ -233,6 +233,29 @@ async def _connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
     return db
 
 
+async def _enable_wal(db: aiosqlite.Connection, path: Path, busy_timeout_ms: int) -> None:
+    """Switch the file to WAL (a no-op once it is).
+
+    The switch needs an exclusive lock, and SQLite reports a busy file here
+    without calling the busy handler; when several processes open a new file
+    at once, wait and retry as the busy timeout would.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + busy_timeout_ms / 1000
+    pause = 0.005
+    while True:
+        try:
+            (mode,) = next(iter(await db.execute_fetchall("PRAGMA journal_mode = WAL")))
+            break
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or loop.time() + pause > deadline:
+                raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+    if str(mode).lower() != "wal":
+        raise StorageError(f"{path} cannot use write-ahead logging (journal mode {mode}).")
+
+
 async def open_storage(
     database_url: str | None = None,
     *,
@@ -258,9 +281,7 @@ async def open_storage(
             raise StorageError(f"{path} is not a readable SQLite database ({error}).") from None
         if found > len(migrations):
             raise SchemaTooNew(str(path), found, len(migrations))
-        (mode,) = next(iter(await writer.execute_fetchall("PRAGMA journal_mode = WAL")))
-        if str(mode).lower() != "wal":
-            raise StorageError(f"{path} cannot use write-ahead logging (journal mode {mode}).")
+        await _enable_wal(writer, path, busy_timeout_ms)
         before, after = await migrate(writer, str(path), migrations)
         if before != after:
             log.info("Migrated %s from schema version %d to %d.", path, before, after)

@@ -172,7 +172,7 @@ async def test_migrations_must_be_numbered_in_order(tmp_path: Path) -> None:
 
 async def test_processes_opening_a_new_file_at_once_migrate_it_once(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/bot.db"
-    stores = await asyncio.gather(*(storage.open(url) for _ in range(4)))
+    stores = await asyncio.gather(*(storage.open(url) for _ in range(8)))
     for store in stores:
         await store.close()
     assert user_version(tmp_path / "bot.db") == LATEST_VERSION
