@@ -12,28 +12,35 @@ tripping over each other were considered:
   up to 100 ms per retry) in its own thread: poor tail latency, one thread per
   connection, and ``SQLITE_BUSY`` surfacing under load.
 * **One writer connection guarded by an ``asyncio.Lock``** (chosen). Waiting for
-  the lock is an ordinary await in FIFO order; the lock is held only for the
-  three or four statements of a transaction, never across engine work.
+  the lock is an ordinary await in FIFO order; the lock is held only while SQL
+  runs, never across engine work. It is needed for correctness, not only speed:
+  on a shared connection, another task's statement issued between someone's
+  ``BEGIN`` and ``COMMIT`` would silently join that transaction.
 
 So this process has exactly one writer connection and takes ``self._lock``
-around every write transaction. Each transaction still starts with
-``BEGIN IMMEDIATE``: it takes SQLite's write lock up front, so another process
-on the same file (``python -m storage check``, a second bot by mistake, the crash
-test) waits for ``busy_timeout`` instead of failing half-way with an upgrade
-deadlock. A second connection serves reads; in WAL mode it sees only committed
-data and never blocks the writer.
+around every write. Multi-statement writes (lobby changes, timers) run in
+``BEGIN IMMEDIATE`` … ``COMMIT``: taking SQLite's write lock up front means that
+another process on the same file (``python -m storage check``, the crash test, a
+second bot started by mistake) makes us wait up to ``busy_timeout`` instead of
+failing half-way with an upgrade deadlock. A second connection serves reads; in
+WAL mode it sees only committed data and never blocks the writer.
 
-``submit`` is optimistic, like boardgame.io's state id: it takes the state at
-``expected_version`` (from a small in-memory cache, or the read connection),
-runs the engine *outside* the lock, and then, under the lock, writes in one
-transaction: ``UPDATE games … version = version + 1 WHERE id = ? AND version = ?
-AND status = 'active'``, then the log row with ``seq = version + 1``. If the
-update matches no row another writer won: nothing is written and ``Conflict``
-is raised. The guard is in SQL, not only in Python, so it also holds across
-processes and carries over to a PostgreSQL backend unchanged. The cache only
-ever holds states read from committed data or written by a committed
-transaction, keyed by version, so a stale entry can cause a ``Conflict`` but
-never a wrong write.
+``submit`` is optimistic, like boardgame.io's state id. It takes the state at
+``expected_version`` (from a small in-memory cache, or the read connection) and
+runs the engine *outside* the lock. Then, under the lock, it inserts one row
+into the ``apply_action`` view (migration 4), whose trigger checks ``version =
+seq - 1 AND status = 'active'``, replaces the snapshot, bumps the version,
+appends the log row (and, when the game ends, stores the result and cancels
+its timers). That is a single statement, hence a single atomic transaction in
+autocommit mode: one round trip to the connection thread per submit, and a
+cancelled await can never leave a transaction open. A stale version makes the
+trigger abort the statement: nothing is written and ``Conflict`` is raised.
+The guard lives in SQL, not only in Python, so it also holds between processes;
+a PostgreSQL backend would write the same thing as
+``WITH g AS (UPDATE games … WHERE version = $n RETURNING id) INSERT INTO actions …``.
+The cache only ever holds states read from committed data or written by a
+committed statement, keyed by version, so a stale entry can cause a
+``Conflict`` but never a wrong write.
 
 Durability: WAL with ``synchronous=NORMAL``. A committed transaction survives
 the process being killed (the crash test proves it with SIGKILL); an operating
@@ -742,37 +749,28 @@ class SqliteStorage:
         cached = self._cache.get(game_id)
         if cached is not None and cached.version != version:
             raise Conflict(game_id, expected, cached.version)  # lost within this process
-        now = self._now()
-        db = self._writer
         try:
-            await db.execute("BEGIN IMMEDIATE")
-            if result_json is None:
-                cursor = await db.execute(
-                    "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?"
-                    " WHERE id = ? AND version = ? AND status = 'active'",
-                    (snapshot, now, game_id, version),
-                )
-            else:
-                cursor = await db.execute(
-                    "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?,"
-                    " status = 'finished', result = ?, finished_at = ?"
-                    " WHERE id = ? AND version = ? AND status = 'active'",
-                    (snapshot, now, result_json, now, game_id, version),
-                )
-            if cursor.rowcount != 1:
-                self._cache.pop(game_id, None)  # re-read from the database next time
-                raise Conflict(game_id, expected, None)  # another process won
-            await db.execute(
-                "INSERT INTO actions (game_id, seq, player, action, events, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, version + 1, player, action_json, events_json, now),
+            # One statement, so one atomic transaction even in autocommit mode; a
+            # cancelled await cannot leave a transaction open (migration 4).
+            await self._writer.execute(
+                "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
+                " snapshot, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    version + 1,
+                    player,
+                    action_json,
+                    events_json,
+                    self._now(),
+                    snapshot,
+                    result_json,
+                ),
             )
-            if result_json is not None:
-                await self._cancel_pending(db, game_id, now)
-            await db.execute("COMMIT")
-        except BaseException:
-            await self._rollback()
-            raise
+        except sqlite3.IntegrityError as error:
+            if "stale version" not in str(error):
+                raise
+            self._cache.pop(game_id, None)  # re-read from the database next time
+            raise Conflict(game_id, expected, None) from None  # another process won
 
     async def abandon(self, game_id: int) -> None:
         """End a lobby or active game without a result; frees the channel, cancels timers.

@@ -207,3 +207,21 @@ async def test_a_cancelled_submit_leaves_no_open_transaction(store: SqliteStorag
     assert loaded.version == len(await log_seqs(store, game.id)) >= applied
     await store.submit(game.id, TIMER, Skip(), loaded.version)  # the writer still works
     assert (await store.replay(game.id)).ok
+
+
+async def test_the_schema_refuses_an_action_row_at_a_stale_version(store: SqliteStorage) -> None:
+    # The version guard lives in SQL (the apply_action trigger), not only in Python.
+    game = await started(store, 10)
+    insert = (
+        "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
+        " snapshot, result) VALUES (?, ?, '100', '{}', '[]', 0, '{}', NULL)"
+    )
+    with sqlite3.connect(store.path) as db:
+        for seq in (2, 0):
+            with pytest.raises(sqlite3.IntegrityError, match="stale version"):
+                db.execute(insert, (game.id, seq))
+    await store.abandon(game.id)
+    with sqlite3.connect(store.path) as db, pytest.raises(sqlite3.IntegrityError):
+        db.execute(insert, (game.id, 1))  # the right version, but not an active game
+    assert await log_seqs(store, game.id) == []
+    assert (await store.info(game.id)).version == 0
