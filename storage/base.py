@@ -100,7 +100,9 @@ class Storage(Protocol):
         """Apply one action through the engine and persist it, all or nothing."""
         ...
 
-    async def abandon(self, game_id: int) -> GameInfo: ...
+    async def abandon(self, game_id: int) -> None:
+        """End a lobby or active game without a result; frees the channel."""
+        ...
 
     # ------------------------------------------------------------------ timers
     async def schedule(
