@@ -234,7 +234,13 @@ class RaceGame:
     def parse_state(self, data: str | bytes) -> RaceState:
         return RaceState.model_validate_json(data)
 
-    def describe_action(self, state: RaceState, player: PlayerId, action: Any) -> str:
+    def describe_action(
+        self,
+        state: RaceState,
+        player: PlayerId,
+        action: Any,
+        names: Mapping[PlayerId, str] | None = None,
+    ) -> str:
         if isinstance(action, Play):
             return f"Play your {action.card}"
         return "Roll the die" if isinstance(action, Roll) else "Skip the player to act"
