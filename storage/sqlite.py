@@ -33,7 +33,10 @@ seq - 1 AND status = 'active'``, replaces the snapshot, bumps the version,
 appends the log row (and, when the game ends, stores the result and cancels
 its timers). That is a single statement, hence a single atomic transaction in
 autocommit mode: one round trip to the connection thread per submit, and a
-cancelled await can never leave a transaction open. A stale version makes the
+cancelled await can never leave a transaction open. A submit holds the lock
+only until its statement is in the connection's queue, not until it returns,
+so under load submits for different games pipeline through the writer thread
+while the event loop runs the engine for the next ones. A stale version makes the
 trigger abort the statement: nothing is written and ``Conflict`` is raised.
 The guard lives in SQL, not only in Python, so it also holds between processes;
 a PostgreSQL backend would write the same thing as
@@ -729,7 +732,14 @@ class SqliteStorage:
             await self._commit(game_id, player, version, expected, row)
         else:
             async with self._lock:
-                await self._commit(game_id, player, version, expected, row)
+                pending = asyncio.ensure_future(
+                    self._commit(game_id, player, version, expected, row)
+                )
+                # One turn of the loop puts the statement in the connection's queue;
+                # the lock is released only then, so statements keep their order
+                # and never land inside another task's BEGIN … COMMIT.
+                await asyncio.sleep(0)
+            await pending
         if outcome is None:
             self._remember(game_id, version + 1, kind, new_state)
         else:
