@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, Protocol, Self
 
 from engine.core import PlayerId
+from storage.errors import UnreadableGame
 from storage.models import GameInfo, LoadedGame, LoggedAction, ReplayReport, Submitted, Timer
 
 
@@ -129,3 +130,7 @@ class Storage(Protocol):
     async def replay(self, game_id: int) -> ReplayReport: ...
 
     async def check_all(self) -> list[ReplayReport]: ...
+
+    async def unreadable_games(self) -> list[UnreadableGame]:
+        """Open games whose stored data cannot be read (cheap; no replay)."""
+        ...

@@ -977,6 +977,24 @@ class SqliteStorage:
             return bad("its stored result differs from the engine's outcome.")
         return ReplayReport(game_id, True, len(log_rows))
 
+    async def unreadable_games(self) -> list[UnreadableGame]:
+        """Lobbies and active games whose stored data cannot be read, by id.
+
+        Cheaper than ``check_all`` (no replay): the bot can call it at start-up
+        and log what it finds; the rest of the games are unaffected either way.
+        """
+        rows = await self._read(
+            f"SELECT {_INFO_COLUMNS}, g.snapshot FROM games AS g"
+            " WHERE g.status IN ('lobby', 'active') ORDER BY g.id"
+        )
+        problems = []
+        for row in rows:
+            try:
+                self._loaded_from_row(row)
+            except UnreadableGame as error:
+                problems.append(error)
+        return problems
+
     async def integrity_check(self) -> list[str]:
         """SQLite's own ``PRAGMA quick_check``: ``["ok"]`` for a sound file."""
         return [str(row[0]) for row in await self._read("PRAGMA quick_check")]

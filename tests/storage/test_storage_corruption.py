@@ -51,6 +51,8 @@ async def test_a_truncated_snapshot_is_reported_and_the_others_keep_working(
         await store.submit(good, to_act(game), Roll(), game.version)
         assert (await store.info(bad)).status == "active"  # left alone for inspection
         assert [g.id for g in await store.list_games()] == [1, 2, 3]
+        (problem,) = await store.unreadable_games()
+        assert problem.game_id == bad and "does not parse" in problem.reason
         reports = {report.game_id: report for report in await store.check_all()}
         assert not reports[bad].ok and "does not parse" in reports[bad].problem
         assert reports[good].ok and reports[3].ok
