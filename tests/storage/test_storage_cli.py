@@ -71,3 +71,6 @@ def test_check_refuses_a_database_it_cannot_open(tmp_path: Path) -> None:
     assert "schema version 99" in out.getvalue()
     out = io.StringIO()
     assert main(["check", "mysql://nope"], out=out) == 2
+    out = io.StringIO()
+    assert main(["check", f"sqlite:///{tmp_path}/missing.db"], out=out) == 2
+    assert "no database" in out.getvalue() and not (tmp_path / "missing.db").exists()
