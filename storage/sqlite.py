@@ -430,7 +430,7 @@ class SqliteStorage:
     ) -> LoadedGame:
         try:
             game = get_game(kind)
-        except KeyError:
+        except (KeyError, ImportError):  # unknown name, or its engine is not installed
             raise UnknownGame(kind, ", ".join(sorted(GAME_MODULES))) from None
         options_json = game.parse_options(options).model_dump_json()  # InvalidSetup propagates
         now = self._now()
