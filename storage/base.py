@@ -1,0 +1,136 @@
+"""The repository interface the bot programs against.
+
+SQLite (:mod:`storage.sqlite`) implements it today. The interface speaks only in
+game ids, Discord ids, engine models and the dataclasses of :mod:`storage.models`,
+so a PostgreSQL backend (asyncpg) can implement the same methods for a
+multi-process deployment: its ``submit`` would use the same
+``UPDATE … WHERE version = $expected`` guard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+from engine.core import PlayerId
+from storage.errors import UnreadableGame
+from storage.models import GameInfo, LoadedGame, LoggedAction, ReplayReport, Submitted, Timer
+
+
+class Storage(Protocol):
+    """Every game the bot runs, persisted.
+
+    Lobby: ``create_lobby`` → ``join`` / ``leave`` / ``add_ai`` → ``start``.
+    Play: ``load`` → ``submit`` (repeat); the game finishes by itself when the
+    engine reports an outcome, or ``abandon`` ends it. Each returns fresh data.
+    """
+
+    # ------------------------------------------------------------------ lifecycle
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...
+
+    # ------------------------------------------------------------------ lobby
+    async def create_lobby(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        kind: str,
+        options: Mapping[str, Any] | None,
+        host_id: int,
+        host_name: str,
+    ) -> LoadedGame:
+        """A new lobby with the host in seat 1; raises ``ChannelBusy`` naming the open game."""
+        ...
+
+    async def join(self, game_id: int, user_id: int, display_name: str) -> LoadedGame: ...
+
+    async def add_ai(self, game_id: int, display_name: str | None = None) -> LoadedGame: ...
+
+    async def leave(self, game_id: int, player: PlayerId) -> LoadedGame:
+        """Remove a human (``str(user_id)``) or AI (``ai:N``) seat from a lobby."""
+        ...
+
+    async def start(self, game_id: int, seed: int) -> LoadedGame:
+        """The engine's ``new_game`` over the seated players, in seat order."""
+        ...
+
+    async def set_thread(self, game_id: int, thread_id: int | None) -> None: ...
+
+    async def set_message(self, game_id: int, key: str, message_id: int | None) -> None:
+        """Remember (or with ``None`` forget) a message the bot edits later."""
+        ...
+
+    # ------------------------------------------------------------------ reading
+    async def load(self, game_id: int) -> LoadedGame: ...
+
+    async def info(self, game_id: int) -> GameInfo:
+        """The game's row without parsing its state (works for unreadable states)."""
+        ...
+
+    async def find_open(self, channel_id: int) -> LoadedGame | None:
+        """The lobby or active game in a channel or in its game thread, if any."""
+        ...
+
+    async def list_games(
+        self, *, guild_id: int | None = None, statuses: Sequence[str] | None = None
+    ) -> list[GameInfo]: ...
+
+    async def history(
+        self, guild_id: int, *, kind: str | None = None, limit: int = 50
+    ) -> list[GameInfo]:
+        """Finished games of a guild, newest first, with their results (for stats)."""
+        ...
+
+    async def log(self, game_id: int) -> list[LoggedAction]: ...
+
+    # ------------------------------------------------------------------ play
+    async def submit(
+        self, game_id: int, player: PlayerId, action: Any, expected_version: int | None
+    ) -> Submitted:
+        """Apply one action through the engine and persist it, all or nothing."""
+        ...
+
+    async def abandon(self, game_id: int) -> None:
+        """End a lobby or active game without a result; frees the channel."""
+        ...
+
+    # ------------------------------------------------------------------ timers
+    async def schedule(
+        self,
+        game_id: int,
+        kind: str,
+        due_at: datetime,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        replace: bool = False,
+    ) -> Timer: ...
+
+    async def cancel_timer(self, timer_id: int) -> bool: ...
+
+    async def cancel_timers(self, game_id: int, kind: str | None = None) -> int: ...
+
+    async def due_timers(self, now: datetime | None = None) -> list[Timer]: ...
+
+    async def next_due_at(self) -> datetime | None: ...
+
+    async def mark_fired(self, timer_id: int) -> bool: ...
+
+    # ------------------------------------------------------------------ audit
+    async def replay(self, game_id: int) -> ReplayReport: ...
+
+    async def check_all(self) -> list[ReplayReport]: ...
+
+    async def unreadable_games(self) -> list[UnreadableGame]:
+        """Open games whose stored data cannot be read (cheap; no replay)."""
+        ...

@@ -1,0 +1,123 @@
+"""What the repository returns: plain frozen dataclasses, independent of the backend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, NamedTuple
+
+from engine.core import PlayerId
+
+Status = Literal["lobby", "active", "finished", "abandoned"]
+OPEN_STATUSES: tuple[Status, ...] = ("lobby", "active")
+"""A channel holds at most one game in one of these statuses."""
+
+AI_PREFIX = "ai:"
+"""AI seats have player ids ``ai:1``, ``ai:2`` …; human seats the Discord user id."""
+
+
+def human_player(user_id: int) -> PlayerId:
+    """The engine's player id for a Discord user."""
+    return str(user_id)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat at the table, in seat order (W-1.2: the order of joining)."""
+
+    player: PlayerId
+    display_name: str
+    user_id: int | None
+    """The Discord user id; ``None`` for an AI seat."""
+
+    @property
+    def is_ai(self) -> bool:
+        return self.user_id is None
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's row without its engine state (cheap to list)."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    host_id: int
+    kind: str
+    options: Mapping[str, Any]
+    seed: int | None
+    status: Status
+    version: int
+    """Number of actions applied; also the ``seq`` of the last action in the log."""
+    seats: tuple[Seat, ...]
+    messages: Mapping[str, int]
+    """Message ids the bot edits later, by key (e.g. ``board``, ``lobby``, ``prompt``)."""
+    result: Mapping[str, Any] | None
+    """The engine's ``Outcome`` as JSON once the game is finished."""
+    created_at: datetime
+    updated_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def players(self) -> tuple[PlayerId, ...]:
+        return tuple(seat.player for seat in self.seats)
+
+    @property
+    def names(self) -> dict[PlayerId, str]:
+        """Display names by player id, for ``describe_event`` and ``render_text``."""
+        return {seat.player: seat.display_name for seat in self.seats}
+
+    def seat_of(self, player: PlayerId) -> Seat | None:
+        return next((seat for seat in self.seats if seat.player == player), None)
+
+
+@dataclass(frozen=True)
+class LoadedGame(GameInfo):
+    """A game with its current engine state (``None`` while it is a lobby)."""
+
+    state: Any
+
+
+class Submitted(NamedTuple):
+    """What ``submit`` returns: ``state, events, version = await store.submit(...)``."""
+
+    state: Any
+    events: Sequence[Any]
+    version: int
+
+
+@dataclass(frozen=True)
+class Timer:
+    """A scheduled wake-up for one game (turn reminder, speed-round timer …)."""
+
+    id: int
+    game_id: int
+    kind: str
+    due_at: datetime
+    payload: Mapping[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class LoggedAction:
+    """One entry of a game's append-only action log."""
+
+    seq: int
+    player: PlayerId
+    action: Mapping[str, Any]
+    events: Sequence[Mapping[str, Any]]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """The audit of one game: replaying seed + log must give the stored snapshot."""
+
+    game_id: int
+    ok: bool
+    actions: int
+    problem: str = ""
+    """Empty when ``ok``; otherwise a sentence saying what differs or what cannot be read."""
