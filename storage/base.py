@@ -49,8 +49,13 @@ class Storage(Protocol):
         options: Mapping[str, Any] | None,
         host_id: int,
         host_name: str,
+        settings: Mapping[str, Any] | None = None,
     ) -> LoadedGame:
-        """A new lobby with the host in seat 1; raises ``ChannelBusy`` naming the open game."""
+        """A new lobby with the host in seat 1; raises ``ChannelBusy`` naming the open game.
+
+        ``options`` are the engine's (validated by it); ``settings`` are the table's own
+        (reminder interval, turn limit, …), stored as given and returned with the game.
+        """
         ...
 
     async def join(self, game_id: int, user_id: int, display_name: str) -> LoadedGame: ...

@@ -167,6 +167,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        5,
+        "table settings of a game (reminder interval, turn limit, speed timer)",
+        ("ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

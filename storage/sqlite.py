@@ -167,9 +167,10 @@ _INFO_COLUMNS = """
     (SELECT json_group_array(json_array(s.position, s.player, s.user_id, s.display_name))
        FROM seats AS s WHERE s.game_id = g.id),
     (SELECT json_group_object(m.key, m.message_id)
-       FROM game_messages AS m WHERE m.game_id = g.id)
+       FROM game_messages AS m WHERE m.game_id = g.id),
+    g.settings
 """
-_SNAPSHOT = 17
+_SNAPSHOT = 18
 """Index of ``g.snapshot`` when appended after ``_INFO_COLUMNS``."""
 
 
@@ -202,6 +203,7 @@ def _info_from_row(row: Sequence[Any]) -> GameInfo:
         version=row[9],
         seats=seats,
         messages=json.loads(row[16]),
+        settings=_json_object(game_id, row[17], "settings"),
         result=None if row[10] is None else _json_object(game_id, row[10], "result"),
         created_at=_dt(row[11]),
         updated_at=_dt(row[12]),
@@ -427,19 +429,21 @@ class SqliteStorage:
         options: Mapping[str, Any] | None,
         host_id: int,
         host_name: str,
+        settings: Mapping[str, Any] | None = None,
     ) -> LoadedGame:
         try:
             game = get_game(kind)
         except (KeyError, ImportError):  # unknown name, or its engine is not installed
             raise UnknownGame(kind, ", ".join(sorted(GAME_MODULES))) from None
         options_json = game.parse_options(options).model_dump_json()  # InvalidSetup propagates
+        settings_json = json.dumps(dict(settings or {}))
         now = self._now()
         async with self._write() as db:
             try:
                 cursor = await db.execute(
-                    "INSERT INTO games (guild_id, channel_id, host_id, kind, options, status,"
-                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?)",
-                    (guild_id, channel_id, host_id, kind, options_json, now, now),
+                    "INSERT INTO games (guild_id, channel_id, host_id, kind, options, settings,"
+                    " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'lobby', ?, ?)",
+                    (guild_id, channel_id, host_id, kind, options_json, settings_json, now, now),
                 )
             except sqlite3.IntegrityError:
                 # The partial unique index refused a second open game in this channel.

@@ -42,6 +42,27 @@ async def test_a_lobby_seats_players_in_the_order_they_join(
     assert game.updated_at == clock.now
 
 
+async def test_table_settings_are_kept_apart_from_engine_options(store: SqliteStorage) -> None:
+    game = await store.create_lobby(
+        guild_id=1,
+        channel_id=11,
+        kind="race",
+        options={"target": 20},
+        host_id=7,
+        host_name="Ann",
+        settings={"reminder_hours": 6, "turn_limit_hours": None},
+    )
+    assert game.settings == {"reminder_hours": 6, "turn_limit_hours": None}
+    await store.join(game.id, 9, "Bo")
+    started_game = await store.start(game.id, seed=3)
+    assert started_game.settings == {"reminder_hours": 6, "turn_limit_hours": None}
+    assert (await store.info(game.id)).settings == game.settings
+    plain = await store.create_lobby(
+        guild_id=1, channel_id=12, kind="race", options=None, host_id=7, host_name="Ann"
+    )
+    assert plain.settings == {}
+
+
 async def test_leaving_keeps_the_order_of_the_others(store: SqliteStorage) -> None:
     game = await lobby(store, 10, players=3)
     await store.add_ai(game.id, "Robo")
