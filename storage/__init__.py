@@ -47,6 +47,11 @@ from storage.sqlite import DEFAULT_DATABASE_URL, SqliteStorage, open_storage, sq
 
 open = open_storage  # ``storage.open(url)`` reads naturally at the call site
 
+
+def _implements_the_interface(store: SqliteStorage) -> Storage:
+    return store  # mypy checks here that the SQLite backend matches ``Storage``
+
+
 __all__ = [
     "AI_PREFIX",
     "DEFAULT_DATABASE_URL",

@@ -19,11 +19,14 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from storage.errors import StorageError
-from storage.sqlite import DEFAULT_DATABASE_URL, open_storage
+from storage.sqlite import DEFAULT_DATABASE_URL, open_storage, sqlite_path
 
 
 async def check(database_url: str, out: TextIO) -> int:
     try:
+        if not sqlite_path(database_url).exists():
+            out.write(f"There is no database at {sqlite_path(database_url)}.\n")
+            return 2
         store = await open_storage(database_url)
     except StorageError as error:
         out.write(f"{error}\n")

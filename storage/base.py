@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, Protocol, Self
 
 from engine.core import PlayerId
+from storage.errors import UnreadableGame
 from storage.models import GameInfo, LoadedGame, LoggedAction, ReplayReport, Submitted, Timer
 
 
@@ -48,8 +49,13 @@ class Storage(Protocol):
         options: Mapping[str, Any] | None,
         host_id: int,
         host_name: str,
+        settings: Mapping[str, Any] | None = None,
     ) -> LoadedGame:
-        """A new lobby with the host in seat 1; raises ``ChannelBusy`` naming the open game."""
+        """A new lobby with the host in seat 1; raises ``ChannelBusy`` naming the open game.
+
+        ``options`` are the engine's (validated by it); ``settings`` are the table's own
+        (reminder interval, turn limit, …), stored as given and returned with the game.
+        """
         ...
 
     async def join(self, game_id: int, user_id: int, display_name: str) -> LoadedGame: ...
@@ -100,7 +106,9 @@ class Storage(Protocol):
         """Apply one action through the engine and persist it, all or nothing."""
         ...
 
-    async def abandon(self, game_id: int) -> GameInfo: ...
+    async def abandon(self, game_id: int) -> None:
+        """End a lobby or active game without a result; frees the channel."""
+        ...
 
     # ------------------------------------------------------------------ timers
     async def schedule(
@@ -127,3 +135,7 @@ class Storage(Protocol):
     async def replay(self, game_id: int) -> ReplayReport: ...
 
     async def check_all(self) -> list[ReplayReport]: ...
+
+    async def unreadable_games(self) -> list[UnreadableGame]:
+        """Open games whose stored data cannot be read (cheap; no replay)."""
+        ...

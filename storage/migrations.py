@@ -128,6 +128,50 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        4,
+        "apply_action: one statement that checks the version, logs and replaces the snapshot",
+        (
+            # Inserting a row here applies one action. The trigger makes it a single
+            # statement, hence atomic even in autocommit mode: the version guard, the
+            # new snapshot (and result, when the game ends), the log row and the
+            # cancelling of a finished game's timers happen together or not at all.
+            """
+            CREATE VIEW apply_action AS
+            SELECT a.game_id, a.seq, a.player, a.action, a.events, a.created_at,
+                   g.snapshot, g.result
+              FROM actions AS a JOIN games AS g ON g.id = a.game_id
+            """,
+            """
+            CREATE TRIGGER apply_action_insert INSTEAD OF INSERT ON apply_action
+            BEGIN
+                SELECT RAISE(ABORT, 'stale version')
+                 WHERE NOT EXISTS (SELECT 1 FROM games WHERE id = NEW.game_id
+                                   AND version = NEW.seq - 1 AND status = 'active');
+                UPDATE games
+                   SET snapshot = NEW.snapshot,
+                       version = NEW.seq,
+                       updated_at = NEW.created_at,
+                       result = NEW.result,
+                       status = CASE WHEN NEW.result IS NULL THEN 'active' ELSE 'finished' END,
+                       finished_at = CASE WHEN NEW.result IS NULL THEN NULL
+                                          ELSE NEW.created_at END
+                 WHERE id = NEW.game_id;
+                INSERT INTO actions (game_id, seq, player, action, events, created_at)
+                VALUES (NEW.game_id, NEW.seq, NEW.player, NEW.action, NEW.events,
+                        NEW.created_at);
+                UPDATE timers SET cancelled_at = NEW.created_at
+                 WHERE NEW.result IS NOT NULL AND game_id = NEW.game_id
+                   AND fired_at IS NULL AND cancelled_at IS NULL;
+            END
+            """,
+        ),
+    ),
+    Migration(
+        5,
+        "table settings of a game (reminder interval, turn limit, speed timer)",
+        ("ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -54,6 +54,8 @@ class GameInfo:
     seats: tuple[Seat, ...]
     messages: Mapping[str, int]
     """Message ids the bot edits later, by key (e.g. ``board``, ``lobby``, ``prompt``)."""
+    settings: Mapping[str, Any]
+    """The table's settings chosen at ``create_lobby`` (not the engine's options)."""
     result: Mapping[str, Any] | None
     """The engine's ``Outcome`` as JSON once the game is finished."""
     created_at: datetime

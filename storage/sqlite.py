@@ -12,28 +12,38 @@ tripping over each other were considered:
   up to 100 ms per retry) in its own thread: poor tail latency, one thread per
   connection, and ``SQLITE_BUSY`` surfacing under load.
 * **One writer connection guarded by an ``asyncio.Lock``** (chosen). Waiting for
-  the lock is an ordinary await in FIFO order; the lock is held only for the
-  three or four statements of a transaction, never across engine work.
+  the lock is an ordinary await in FIFO order; the lock is held only while SQL
+  runs, never across engine work. It is needed for correctness, not only speed:
+  on a shared connection, another task's statement issued between someone's
+  ``BEGIN`` and ``COMMIT`` would silently join that transaction.
 
 So this process has exactly one writer connection and takes ``self._lock``
-around every write transaction. Each transaction still starts with
-``BEGIN IMMEDIATE``: it takes SQLite's write lock up front, so another process
-on the same file (``python -m storage check``, a second bot by mistake, the crash
-test) waits for ``busy_timeout`` instead of failing half-way with an upgrade
-deadlock. A second connection serves reads; in WAL mode it sees only committed
-data and never blocks the writer.
+around every write. Multi-statement writes (lobby changes, timers) run in
+``BEGIN IMMEDIATE`` … ``COMMIT``: taking SQLite's write lock up front means that
+another process on the same file (``python -m storage check``, the crash test, a
+second bot started by mistake) makes us wait up to ``busy_timeout`` instead of
+failing half-way with an upgrade deadlock. A second connection serves reads; in
+WAL mode it sees only committed data and never blocks the writer.
 
-``submit`` is optimistic, like boardgame.io's state id: it takes the state at
-``expected_version`` (from a small in-memory cache, or the read connection),
-runs the engine *outside* the lock, and then, under the lock, writes in one
-transaction: ``UPDATE games … version = version + 1 WHERE id = ? AND version = ?
-AND status = 'active'``, then the log row with ``seq = version + 1``. If the
-update matches no row another writer won: nothing is written and ``Conflict``
-is raised. The guard is in SQL, not only in Python, so it also holds across
-processes and carries over to a PostgreSQL backend unchanged. The cache only
-ever holds states read from committed data or written by a committed
-transaction, keyed by version, so a stale entry can cause a ``Conflict`` but
-never a wrong write.
+``submit`` is optimistic, like boardgame.io's state id. It takes the state at
+``expected_version`` (from a small in-memory cache, or the read connection) and
+runs the engine *outside* the lock. Then, under the lock, it inserts one row
+into the ``apply_action`` view (migration 4), whose trigger checks ``version =
+seq - 1 AND status = 'active'``, replaces the snapshot, bumps the version,
+appends the log row (and, when the game ends, stores the result and cancels
+its timers). That is a single statement, hence a single atomic transaction in
+autocommit mode: one round trip to the connection thread per submit, and a
+cancelled await can never leave a transaction open. A submit holds the lock
+only until its statement is in the connection's queue, not until it returns,
+so under load submits for different games pipeline through the writer thread
+while the event loop runs the engine for the next ones. A stale version makes the
+trigger abort the statement: nothing is written and ``Conflict`` is raised.
+The guard lives in SQL, not only in Python, so it also holds between processes;
+a PostgreSQL backend would write the same thing as
+``WITH g AS (UPDATE games … WHERE version = $n RETURNING id) INSERT INTO actions …``.
+The cache only ever holds states read from committed data or written by a
+committed statement, keyed by version, so a stale entry can cause a
+``Conflict`` but never a wrong write.
 
 Durability: WAL with ``synchronous=NORMAL``. A committed transaction survives
 the process being killed (the crash test proves it with SIGKILL); an operating
@@ -157,9 +167,10 @@ _INFO_COLUMNS = """
     (SELECT json_group_array(json_array(s.position, s.player, s.user_id, s.display_name))
        FROM seats AS s WHERE s.game_id = g.id),
     (SELECT json_group_object(m.key, m.message_id)
-       FROM game_messages AS m WHERE m.game_id = g.id)
+       FROM game_messages AS m WHERE m.game_id = g.id),
+    g.settings
 """
-_SNAPSHOT = 17
+_SNAPSHOT = 18
 """Index of ``g.snapshot`` when appended after ``_INFO_COLUMNS``."""
 
 
@@ -192,6 +203,7 @@ def _info_from_row(row: Sequence[Any]) -> GameInfo:
         version=row[9],
         seats=seats,
         messages=json.loads(row[16]),
+        settings=_json_object(game_id, row[17], "settings"),
         result=None if row[10] is None else _json_object(game_id, row[10], "result"),
         created_at=_dt(row[11]),
         updated_at=_dt(row[12]),
@@ -233,6 +245,29 @@ async def _connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
     return db
 
 
+async def _enable_wal(db: aiosqlite.Connection, path: Path, busy_timeout_ms: int) -> None:
+    """Switch the file to WAL (a no-op once it is).
+
+    The switch needs an exclusive lock, and SQLite reports a busy file here
+    without calling the busy handler; when several processes open a new file
+    at once, wait and retry as the busy timeout would.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + busy_timeout_ms / 1000
+    pause = 0.005
+    while True:
+        try:
+            (mode,) = next(iter(await db.execute_fetchall("PRAGMA journal_mode = WAL")))
+            break
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or loop.time() + pause > deadline:
+                raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+    if str(mode).lower() != "wal":
+        raise StorageError(f"{path} cannot use write-ahead logging (journal mode {mode}).")
+
+
 async def open_storage(
     database_url: str | None = None,
     *,
@@ -247,8 +282,10 @@ async def open_storage(
     """
     path = sqlite_path(database_url or DEFAULT_DATABASE_URL)
     path.parent.mkdir(parents=True, exist_ok=True)
-    writer = await _connect(path, busy_timeout_ms)
-    reader: aiosqlite.Connection | None = None
+    try:
+        writer = await _connect(path, busy_timeout_ms)
+    except sqlite3.DatabaseError as error:
+        raise StorageError(f"{path} is not a readable SQLite database ({error}).") from None
     try:
         try:
             found = await schema_version(writer)
@@ -256,9 +293,7 @@ async def open_storage(
             raise StorageError(f"{path} is not a readable SQLite database ({error}).") from None
         if found > len(migrations):
             raise SchemaTooNew(str(path), found, len(migrations))
-        (mode,) = next(iter(await writer.execute_fetchall("PRAGMA journal_mode = WAL")))
-        if str(mode).lower() != "wal":
-            raise StorageError(f"{path} cannot use write-ahead logging (journal mode {mode}).")
+        await _enable_wal(writer, path, busy_timeout_ms)
         before, after = await migrate(writer, str(path), migrations)
         if before != after:
             log.info("Migrated %s from schema version %d to %d.", path, before, after)
@@ -321,15 +356,21 @@ class SqliteStorage:
         """One write transaction on the writer connection, under the process-wide lock."""
         async with self._lock:
             db = self._writer
-            await db.execute("BEGIN IMMEDIATE")
             try:
+                await db.execute("BEGIN IMMEDIATE")
                 yield db
                 await db.execute("COMMIT")
             except BaseException:
-                await asyncio.shield(self._rollback())
+                await self._rollback()
                 raise
 
     async def _rollback(self) -> None:
+        """Roll back after any error, cancellation included.
+
+        Awaited directly (not shielded), the ROLLBACK enters the connection's
+        queue at once, ahead of any later BEGIN; a cancelled BEGIN or COMMIT
+        still runs in the worker thread, and the ROLLBACK after it ends (or
+        finds no) transaction, so the lock is never released with one open."""
         with contextlib.suppress(sqlite3.OperationalError):  # already ended by the error
             await self._writer.execute("ROLLBACK")
 
@@ -388,19 +429,21 @@ class SqliteStorage:
         options: Mapping[str, Any] | None,
         host_id: int,
         host_name: str,
+        settings: Mapping[str, Any] | None = None,
     ) -> LoadedGame:
         try:
             game = get_game(kind)
-        except KeyError:
+        except (KeyError, ImportError):  # unknown name, or its engine is not installed
             raise UnknownGame(kind, ", ".join(sorted(GAME_MODULES))) from None
         options_json = game.parse_options(options).model_dump_json()  # InvalidSetup propagates
+        settings_json = json.dumps(dict(settings or {}))
         now = self._now()
         async with self._write() as db:
             try:
                 cursor = await db.execute(
-                    "INSERT INTO games (guild_id, channel_id, host_id, kind, options, status,"
-                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?)",
-                    (guild_id, channel_id, host_id, kind, options_json, now, now),
+                    "INSERT INTO games (guild_id, channel_id, host_id, kind, options, settings,"
+                    " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'lobby', ?, ?)",
+                    (guild_id, channel_id, host_id, kind, options_json, settings_json, now, now),
                 )
             except sqlite3.IntegrityError:
                 # The partial unique index refused a second open game in this channel.
@@ -622,21 +665,27 @@ class SqliteStorage:
 
         ``expected_version`` is the version the player saw (encode it in the
         button). A different current version, or another submit committing
-        first, raises :class:`Conflict` and writes nothing. With ``None`` the
-        action is applied to the latest state, retrying internally on a
-        concurrent winner: for simultaneous choices whose validity does not
-        depend on the others' (T-4: arrival order is commit order). A
-        ``RuleError`` from the engine propagates; nothing is written. When the
-        engine reports an outcome, the game becomes finished, which frees its
+        first, raises :class:`Conflict` and writes nothing.
+
+        With ``None`` the action is applied to the latest state: for
+        simultaneous choices whose validity does not depend on the others'
+        (T-4: arrival order is the order storage commits them). Such submits
+        run the engine while holding the write lock, so they queue instead of
+        conflicting.
+
+        A ``RuleError`` from the engine propagates; nothing is written. When the
+        engine reports an outcome the game becomes finished, which frees its
         channel, and its pending timers are cancelled.
         """
-        attempts = 1 if expected_version is not None else SUBMIT_RETRIES
-        for attempt in range(1, attempts + 1):
+        if expected_version is not None:
+            return await self._submit_once(game_id, player, action, expected_version)
+        for attempt in range(1, SUBMIT_RETRIES + 1):
             try:
-                return await self._submit_once(game_id, player, action, expected_version)
+                async with self._lock:
+                    return await self._submit_once(game_id, player, action, None, locked=True)
             except Conflict:
-                self._cache.pop(game_id, None)  # re-read from the database next time
-                if attempt == attempts:
+                # Only another process can win against a holder of our lock.
+                if attempt == SUBMIT_RETRIES:
                     raise
         raise AssertionError("unreachable")
 
@@ -663,56 +712,79 @@ class SqliteStorage:
         return version, kind, state
 
     async def _submit_once(
-        self, game_id: int, player: PlayerId, action: Any, expected: int | None
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected: int | None,
+        *,
+        locked: bool = False,
     ) -> Submitted:
         version, kind, state = await self._current(game_id, expected)
         game = self._engine(game_id, kind)
         parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
-        # The engine runs outside the lock; a RuleError leaves before anything is written.
+        # A RuleError leaves here, before anything is written.
         new_state, events = game.apply(state, player, parsed)
         outcome = game.outcome(new_state)
-        snapshot = new_state.model_dump_json()
-        action_json = parsed.model_dump_json()
-        events_json = _dump_events(events)
-        now = self._now()
-        async with self._lock:
-            cached = self._cache.get(game_id)
-            if cached is not None and cached.version != version:
-                raise Conflict(game_id, expected, cached.version)  # lost to this process
-            db = self._writer
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                if outcome is None:
-                    cursor = await db.execute(
-                        "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?"
-                        " WHERE id = ? AND version = ? AND status = 'active'",
-                        (snapshot, now, game_id, version),
-                    )
-                else:
-                    cursor = await db.execute(
-                        "UPDATE games SET snapshot = ?, version = version + 1, updated_at = ?,"
-                        " status = 'finished', result = ?, finished_at = ?"
-                        " WHERE id = ? AND version = ? AND status = 'active'",
-                        (snapshot, now, outcome.model_dump_json(), now, game_id, version),
-                    )
-                if cursor.rowcount != 1:
-                    raise Conflict(game_id, expected, None)  # another process won
-                await db.execute(
-                    "INSERT INTO actions (game_id, seq, player, action, events, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, version + 1, player, action_json, events_json, now),
+        row = (
+            new_state.model_dump_json(),
+            parsed.model_dump_json(),
+            _dump_events(events),
+            None if outcome is None else outcome.model_dump_json(),
+        )
+        if locked:
+            await self._commit(game_id, player, version, expected, row)
+        else:
+            async with self._lock:
+                pending = asyncio.ensure_future(
+                    self._commit(game_id, player, version, expected, row)
                 )
-                if outcome is not None:
-                    await self._cancel_pending(db, game_id, now)
-                await db.execute("COMMIT")
-            except BaseException:
-                await asyncio.shield(self._rollback())
-                raise
-            if outcome is None:
-                self._remember(game_id, version + 1, kind, new_state)
-            else:
-                self._cache.pop(game_id, None)
+                # One turn of the loop puts the statement in the connection's queue;
+                # the lock is released only then, so statements keep their order
+                # and never land inside another task's BEGIN … COMMIT.
+                await asyncio.sleep(0)
+            await pending
+        if outcome is None:
+            self._remember(game_id, version + 1, kind, new_state)
+        else:
+            self._cache.pop(game_id, None)
         return Submitted(new_state, tuple(events), version + 1)
+
+    async def _commit(
+        self,
+        game_id: int,
+        player: PlayerId,
+        version: int,
+        expected: int | None,
+        row: tuple[str, str, str, str | None],
+    ) -> None:
+        """Write one applied action; the caller holds ``self._lock``."""
+        snapshot, action_json, events_json, result_json = row
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.version != version:
+            raise Conflict(game_id, expected, cached.version)  # lost within this process
+        try:
+            # One statement, so one atomic transaction even in autocommit mode; a
+            # cancelled await cannot leave a transaction open (migration 4).
+            await self._writer.execute(
+                "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
+                " snapshot, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    version + 1,
+                    player,
+                    action_json,
+                    events_json,
+                    self._now(),
+                    snapshot,
+                    result_json,
+                ),
+            )
+        except sqlite3.IntegrityError as error:
+            if "stale version" not in str(error):
+                raise
+            self._cache.pop(game_id, None)  # re-read from the database next time
+            raise Conflict(game_id, expected, None) from None  # another process won
 
     async def abandon(self, game_id: int) -> None:
         """End a lobby or active game without a result; frees the channel, cancels timers.
@@ -908,6 +980,24 @@ class SqliteStorage:
         ):
             return bad("its stored result differs from the engine's outcome.")
         return ReplayReport(game_id, True, len(log_rows))
+
+    async def unreadable_games(self) -> list[UnreadableGame]:
+        """Lobbies and active games whose stored data cannot be read, by id.
+
+        Cheaper than ``check_all`` (no replay): the bot can call it at start-up
+        and log what it finds; the rest of the games are unaffected either way.
+        """
+        rows = await self._read(
+            f"SELECT {_INFO_COLUMNS}, g.snapshot FROM games AS g"
+            " WHERE g.status IN ('lobby', 'active') ORDER BY g.id"
+        )
+        problems = []
+        for row in rows:
+            try:
+                self._loaded_from_row(row)
+            except UnreadableGame as error:
+                problems.append(error)
+        return problems
 
     async def integrity_check(self) -> list[str]:
         """SQLite's own ``PRAGMA quick_check``: ``["ok"]`` for a sound file."""

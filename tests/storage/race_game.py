@@ -234,7 +234,13 @@ class RaceGame:
     def parse_state(self, data: str | bytes) -> RaceState:
         return RaceState.model_validate_json(data)
 
-    def describe_action(self, state: RaceState, player: PlayerId, action: Any) -> str:
+    def describe_action(
+        self,
+        state: RaceState,
+        player: PlayerId,
+        action: Any,
+        names: Mapping[PlayerId, str] | None = None,
+    ) -> str:
         if isinstance(action, Play):
             return f"Play your {action.card}"
         return "Roll the die" if isinstance(action, Roll) else "Skip the player to act"
@@ -251,7 +257,9 @@ class RaceGame:
         return ""
 
     def render_text(self, view: RaceView, names: Mapping[PlayerId, str]) -> str:
-        lines = [f"{names[p]}: {s}/{view.target}" for p, s in zip(view.players, view.scores)]
+        lines = [
+            f"{names[p]}: {s}/{view.target}" for p, s in zip(view.players, view.scores, strict=True)
+        ]
         return "\n".join([*lines, f"To act: {names[view.turn]}"])
 
 

@@ -1,0 +1,384 @@
+"""Storage speed: committed submits per second, latency, and opening a large database.
+
+    python benchmarks/storage_speed.py                 # the fake race game from the tests
+    python benchmarks/storage_speed.py --game workshop # a real game, once it exists
+
+Prints, in one run:
+  * committed ``submit`` calls per second on one game, and across 100 games at once;
+  * the same machine's raw baseline: aiosqlite, one INSERT + one UPDATE per
+    transaction, same pragmas, same row sizes (target: storage >= half of it);
+  * submit latency (p50/p99) with 100 games submitting concurrently: closed loop
+    (every game always has a submit waiting: the worst case) and open loop (each
+    game submits at random moments, a fixed total rate);
+  * the time to open a database holding 10,000 finished and 1,000 active games
+    and serve the first requests (target: under 1 s).
+Engine time is included in storage's figures (the baseline has none); the line
+``engine`` shows how much of each submit it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import storage  # noqa: E402
+from engine import get_game  # noqa: E402
+from engine.core import Game, Rng  # noqa: E402
+from engine.records import pick_random  # noqa: E402
+from storage import SqliteStorage  # noqa: E402
+
+
+class Table:
+    """One game kept going: a random legal action each time; a new game when it ends."""
+
+    def __init__(self, store: SqliteStorage, game: Game, channel: int, seed: int) -> None:
+        self.store, self.game, self.channel = store, game, channel
+        self.rng = Rng(seed)
+        self.game_id = 0
+        self.version = 0
+        self.state: Any = None
+
+    async def begin(self) -> None:
+        lobby = await self.store.create_lobby(
+            guild_id=1,
+            channel_id=self.channel,
+            kind=self.game.name,
+            options=OPTIONS.get(self.game.name),
+            host_id=1,
+            host_name="P1",
+        )
+        for user in range(2, self.game.min_players + 2):
+            if len(lobby.seats) < self.game.max_players:
+                lobby = await self.store.join(lobby.id, user, f"P{user}")
+        started = await self.store.start(lobby.id, self.rng.next64() >> 1)
+        self.game_id, self.version, self.state = started.id, started.version, started.state
+
+    async def step(self) -> float:
+        """One committed submit of a random legal action; returns its latency in seconds."""
+        if self.state is None:
+            await self.begin()
+        player, action = pick_random(self.game, self.state, self.rng)
+        started = time.perf_counter()
+        state, _events, version = await self.store.submit(
+            self.game_id, player, action, self.version
+        )
+        latency = time.perf_counter() - started
+        self.version, self.state = version, state
+        if self.game.outcome(state) is not None:
+            self.state = None
+        return latency
+
+
+OPTIONS: dict[str, dict[str, Any]] = {"race": {"target": 200}}
+
+
+async def submits_per_second(url: str, game: Game, tables: int, seconds: float) -> dict[str, Any]:
+    async with await storage.open(url) as store:
+        group = [Table(store, game, 1000 + n, n) for n in range(tables)]
+        for table in group:
+            await table.begin()
+        latencies: list[float] = []
+        deadline = time.perf_counter() + seconds
+
+        async def run(table: Table) -> None:
+            while time.perf_counter() < deadline:
+                latencies.append(await table.step())
+
+        started = time.perf_counter()
+        await asyncio.gather(*(run(table) for table in group))
+        elapsed = time.perf_counter() - started
+    return {"rate": len(latencies) / elapsed, "latencies": latencies, "elapsed": elapsed}
+
+
+async def open_loop(url: str, game: Game, tables: int, rate: float, seconds: float) -> list[float]:
+    """Each game submits at random moments (Poisson), ``rate`` submits/s in total."""
+    async with await storage.open(url) as store:
+        group = [Table(store, game, 5000 + n, n) for n in range(tables)]
+        for table in group:
+            await table.begin()
+        latencies: list[float] = []
+        deadline = time.perf_counter() + seconds
+        rng = random.Random(1)
+
+        async def run(table: Table) -> None:
+            while True:
+                await asyncio.sleep(rng.expovariate(rate / tables))
+                if time.perf_counter() >= deadline:
+                    return
+                latencies.append(await table.step())
+
+        await asyncio.gather(*(run(table) for table in group))
+    return latencies
+
+
+async def engine_cost(game: Game, count: int) -> float:
+    """Seconds per apply + model_dump_json (the part of a submit that is not SQL)."""
+    table_rng = Rng(5)
+    state = game.new_game(
+        [str(n) for n in range(1, game.min_players + 2)][: game.max_players],
+        1,
+        game.parse_options(OPTIONS.get(game.name)),
+    )
+    start = state
+    spent = 0.0
+    for _ in range(count):
+        if game.outcome(state) is not None:
+            state = start
+        player, action = pick_random(game, state, table_rng)
+        t0 = time.perf_counter()
+        state, events = game.apply(state, player, action)
+        state.model_dump_json()
+        action.model_dump_json()
+        [event.model_dump_json() for event in events]
+        spent += time.perf_counter() - t0
+    return spent / count
+
+
+async def raw_baseline(path: Path, snapshot: str, seconds: float, explicit: bool) -> float:
+    """aiosqlite alone, one INSERT + one UPDATE per transaction, same pragmas.
+
+    ``explicit=False`` is the plain aiosqlite idiom (the sqlite3 module opens the
+    transaction implicitly; three awaits); ``explicit=True`` adds
+    ``BEGIN IMMEDIATE`` in autocommit mode (four awaits).
+    """
+    db = await aiosqlite.connect(path, isolation_level=None if explicit else "DEFERRED")
+    for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"):
+        await db.execute(f"PRAGMA {pragma}")
+    await db.execute("PRAGMA busy_timeout = 5000")
+    await db.execute("CREATE TABLE g (id INTEGER PRIMARY KEY, snapshot TEXT, version INTEGER)")
+    await db.execute(
+        "CREATE TABLE a (game_id INTEGER REFERENCES g (id), seq INTEGER, player TEXT,"
+        " action TEXT, events TEXT, created_at REAL, PRIMARY KEY (game_id, seq))"
+    )
+    await db.execute("INSERT INTO g VALUES (1, ?, 0)", (snapshot,))
+    await db.commit()
+    action, events = '{"kind":"roll"}', '[{"kind":"rolled","player":"1","value":2}]'
+    count = 0
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    while time.perf_counter() < deadline:
+        count += 1
+        if explicit:
+            await db.execute("BEGIN IMMEDIATE")
+        await db.execute(
+            "INSERT INTO a VALUES (1, ?, '1', ?, ?, ?)", (count, action, events, time.time())
+        )
+        await db.execute(
+            "UPDATE g SET snapshot = ?, version = version + 1 WHERE id = 1 AND version = ?",
+            (snapshot, count - 1),
+        )
+        if explicit:
+            await db.execute("COMMIT")
+        else:
+            await db.commit()
+    elapsed = time.perf_counter() - started
+    await db.close()
+    return count / elapsed
+
+
+def build_big_database(path: Path, game: Game, finished: int, active: int) -> None:
+    """Fill a database through plain SQL, fast: games replayed from a few real templates."""
+    asyncio.run(_create_empty(path))
+    templates_finished, templates_active = [], []
+    for n in range(20):
+        players = [str(p) for p in range(1, game.min_players + 1)]
+        state = game.new_game(players, n, game.parse_options(OPTIONS.get(game.name)))
+        rng = Rng(n)
+        log: list[tuple[str, str, str]] = []
+        while game.outcome(state) is None:
+            player, action = pick_random(game, state, rng)
+            state, events = game.apply(state, player, action)
+            log.append((player, action.model_dump_json(), _events(events)))
+            if n % 2 and len(log) == 10:
+                templates_active.append((n, players, state.model_dump_json(), list(log), None))
+                break
+        if game.outcome(state) is not None:
+            outcome = game.outcome(state)
+            assert outcome is not None
+            templates_finished.append(
+                (n, players, state.model_dump_json(), log, outcome.model_dump_json())
+            )
+    options = game.parse_options(OPTIONS.get(game.name)).model_dump_json()
+    with sqlite3.connect(path) as db:
+        games, seats, actions = [], [], []
+        for game_id in range(1, finished + active + 1):
+            is_active = game_id > finished
+            pool = templates_active if is_active else templates_finished
+            seed, players, snapshot, log, result = pool[game_id % len(pool)]
+            now = 1_700_000_000.0 + game_id
+            games.append(
+                (
+                    game_id,
+                    game_id % 50,
+                    100_000 + game_id,
+                    1,
+                    game.name,
+                    options,
+                    seed,
+                    "active" if is_active else "finished",
+                    snapshot,
+                    len(log),
+                    result,
+                    now,
+                    now,
+                    now,
+                    None if is_active else now,
+                )
+            )
+            seats.extend((game_id, i, p, int(p), f"P{p}") for i, p in enumerate(players))
+            actions.extend(
+                (game_id, seq, player, action, events, now)
+                for seq, (player, action, events) in enumerate(log, 1)
+            )
+        db.executemany(
+            "INSERT INTO games (id, guild_id, channel_id, host_id, kind, options, seed, status,"
+            " snapshot, version, result, created_at, updated_at, started_at, finished_at)"
+            f" VALUES ({', '.join('?' * 15)})",
+            games,
+        )
+        db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?)", seats)
+        db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?)", actions)
+
+
+def _events(events: Any) -> str:
+    return "[" + ",".join(event.model_dump_json() for event in events) + "]"
+
+
+async def _create_empty(path: Path) -> None:
+    async with await storage.open(f"sqlite:///{path}"):
+        pass
+
+
+async def open_and_serve(path: Path, finished: int, active: int) -> dict[str, float]:
+    t0 = time.perf_counter()
+    store = await storage.open(f"sqlite:///{path}")
+    t1 = time.perf_counter()
+    # What the bot does first: timers due, then a click in some channel.
+    await store.due_timers()
+    await store.next_due_at()
+    channel = 100_000 + finished + active // 2
+    game = await store.find_open(channel)
+    assert game is not None and game.status == "active"
+    await store.history(7, limit=20)
+    t2 = time.perf_counter()
+    await store.close()
+    return {"open": t1 - t0, "open+first requests": t2 - t0}
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+async def timed(label: str, work: Callable[[], Awaitable[Any]]) -> Any:
+    print(f"... {label}", file=sys.stderr, flush=True)
+    return await work()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="race", help="race (the tests' fake game) or a real one")
+    parser.add_argument("--seconds", type=float, default=4.0, help="length of each rate run")
+    parser.add_argument("--open-rate", type=float, default=500.0, help="open-loop submits/s")
+    args = parser.parse_args()
+    if args.game == "race":
+        import tests.storage.race_game  # noqa: F401 - registers the fake game
+    game = get_game(args.game)
+
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        one = asyncio.run(
+            timed(
+                "one game",
+                lambda: submits_per_second(f"sqlite:///{base}/one.db", game, 1, args.seconds),
+            )
+        )
+        many = asyncio.run(
+            timed(
+                "100 games",
+                lambda: submits_per_second(f"sqlite:///{base}/many.db", game, 100, args.seconds),
+            )
+        )
+        snapshot = game.new_game(
+            [str(p) for p in range(1, game.min_players + 1)],
+            1,
+            game.parse_options(OPTIONS.get(game.name)),
+        ).model_dump_json()
+        raw = asyncio.run(
+            timed("raw", lambda: raw_baseline(base / "raw.db", snapshot, args.seconds, False))
+        )
+        raw_explicit = asyncio.run(
+            timed("raw+", lambda: raw_baseline(base / "raw2.db", snapshot, args.seconds, True))
+        )
+        engine = asyncio.run(engine_cost(game, 2000))
+        paced = asyncio.run(
+            timed(
+                "open loop",
+                lambda: open_loop(
+                    f"sqlite:///{base}/paced.db", game, 100, args.open_rate, args.seconds
+                ),
+            )
+        )
+        print("... building 10,000 finished + 1,000 active games", file=sys.stderr, flush=True)
+        build_started = time.perf_counter()
+        build_big_database(base / "big.db", game, 10_000, 1_000)
+        built = time.perf_counter() - build_started
+        big_size = (base / "big.db").stat().st_size
+        opened = asyncio.run(open_and_serve(base / "big.db", 10_000, 1_000))
+
+    closed = many["latencies"]
+    figures = {
+        "game": game.name,
+        "snapshot bytes": len(snapshot),
+        "submits/s, one game": round(one["rate"]),
+        "submits/s, one game, time inside submit only": round(
+            len(one["latencies"]) / sum(one["latencies"])
+        ),
+        "submits/s, 100 games at once": round(many["rate"]),
+        "raw aiosqlite baseline (INSERT + UPDATE per transaction)/s": round(raw),
+        "raw baseline with explicit BEGIN IMMEDIATE/s": round(raw_explicit),
+        "storage / baseline, one game": round(one["rate"] / raw, 2),
+        "storage / baseline, 100 games": round(many["rate"] / raw, 2),
+        "engine (apply + JSON) per submit": ms(engine),
+        "driver (random legal action) per submit, one game": ms(
+            one["elapsed"] / len(one["latencies"]) - statistics.fmean(one["latencies"])
+        ),
+        "latency, one game p50 / p99": f"{ms(percentile(one['latencies'], 0.5))} / "
+        f"{ms(percentile(one['latencies'], 0.99))}",
+        "latency, 100 games closed loop p50 / p99": f"{ms(percentile(closed, 0.5))} / "
+        f"{ms(percentile(closed, 0.99))}",
+        f"latency, 100 games open loop at {args.open_rate:g}/s p50 / p99": (
+            f"{ms(percentile(paced, 0.5))} / {ms(percentile(paced, 0.99))} "
+            f"({len(paced)} submits, mean {ms(statistics.fmean(paced))})"
+        ),
+        "big database: games / size": f"11,000 / {big_size / 1e6:.1f} MB (built in {built:.1f} s)",
+        "open 10,000 finished + 1,000 active": ms(opened["open"]),
+        "open + first requests (timers, find_open, history)": ms(opened["open+first requests"]),
+    }
+    width = max(len(key) for key in figures)
+    for key, value in figures.items():
+        print(f"{key:<{width}}  {value}")
+    print(json.dumps({k: v for k, v in figures.items()}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

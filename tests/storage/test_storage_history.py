@@ -1,0 +1,44 @@
+"""Per-guild history of finished games, for stats."""
+
+from __future__ import annotations
+
+from storage import SqliteStorage
+from tests.storage.conftest import FakeClock, started, to_act
+from tests.storage.race_game import GAME, Roll
+
+
+async def finish(store: SqliteStorage, channel: int, guild: int, seed: int) -> int:
+    game = await started(store, channel, guild=guild, players=2, seed=seed, options={"target": 5})
+    while game.status == "active":
+        await store.submit(game.id, to_act(game), Roll(), game.version)
+        game = await store.load(game.id)
+    return game.id
+
+
+async def test_history_lists_a_guilds_finished_games_newest_first(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    first = await finish(store, 10, guild=1, seed=1)
+    clock.advance(hours=1)
+    second = await finish(store, 10, guild=1, seed=2)
+    clock.advance(hours=1)
+    await finish(store, 20, guild=2, seed=3)
+    clock.advance(hours=1)
+    running = await started(store, 10, guild=1)
+    abandoned = await started(store, 11, guild=1)
+    await store.abandon(abandoned.id)
+
+    history = await store.history(1)
+    assert [game.id for game in history] == [second, first]
+    assert running.id not in {game.id for game in history}
+    for game in history:
+        loaded = await store.load(game.id)
+        outcome = GAME.outcome(loaded.state)
+        assert outcome is not None
+        assert game.result == outcome.model_dump(mode="json")
+        assert set(game.result["scores"]) == set(game.players)
+        assert game.names == {"100": "Host", "101": "Player 1"}
+    assert [game.id for game in await store.history(1, limit=1)] == [second]
+    assert await store.history(1, kind="workshop") == []
+    assert len(await store.history(2)) == 1
+    assert await store.history(3) == []

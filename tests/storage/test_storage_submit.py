@@ -1,0 +1,227 @@
+"""submit: one transaction per action; conflicts and rule errors write nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+
+import pytest
+
+import storage
+from engine.core import TIMER, IllegalAction, NotInGame, NotYourTurn
+from storage import Conflict, GameNotFound, SqliteStorage, WrongStatus
+from tests.storage.conftest import FakeClock, lobby, started, to_act
+from tests.storage.race_game import GAME, Play, Roll, Skip
+
+
+async def snapshot_row(store: SqliteStorage, game_id: int) -> tuple[object, ...]:
+    rows = await store._read("SELECT version, snapshot, status FROM games WHERE id = ?", (game_id,))
+    return tuple(rows[0])
+
+
+async def log_seqs(store: SqliteStorage, game_id: int) -> list[int]:
+    return [entry.seq for entry in await store.log(game_id)]
+
+
+async def test_submit_appends_to_the_log_and_replaces_the_snapshot(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game = await started(store, 10)
+    player = to_act(game)
+    card = game.state.hands[game.state.turn][0]
+    clock.advance(minutes=3)
+    state, events, version = await store.submit(game.id, player, Play(card=card), 0)
+    expected_state, expected_events = GAME.apply(game.state, player, Play(card=card))
+    assert (state, tuple(events), version) == (expected_state, expected_events, 1)
+    (entry,) = await store.log(game.id)
+    assert (entry.seq, entry.player, entry.action) == (1, player, {"kind": "play", "card": card})
+    assert entry.events == [event.model_dump(mode="json") for event in expected_events]
+    assert entry.created_at == clock.now
+    loaded = await store.load(game.id)
+    assert (loaded.version, loaded.state, loaded.updated_at) == (1, expected_state, clock.now)
+    # An action may also arrive as the JSON dict a button carried.
+    state, _events, version = await store.submit(game.id, to_act(loaded), {"kind": "roll"}, 1)
+    assert version == 2 and await log_seqs(store, game.id) == [1, 2]
+
+
+async def test_a_stale_version_is_a_conflict_and_writes_nothing(store: SqliteStorage) -> None:
+    game = await started(store, 10)
+    await store.submit(game.id, to_act(game), Roll(), 0)
+    before = await snapshot_row(store, game.id)
+    loaded = await store.load(game.id)
+    for stale in (0, 5):
+        with pytest.raises(Conflict) as caught:
+            await store.submit(game.id, to_act(loaded), Roll(), stale)
+        assert caught.value.current == 1 and "has changed" in str(caught.value)
+    assert await snapshot_row(store, game.id) == before
+    assert await log_seqs(store, game.id) == [1]
+
+
+@pytest.mark.parametrize(
+    ("who", "action", "error"),
+    [
+        ("not-seated", Roll(), NotInGame),
+        ("waiting", Roll(), NotYourTurn),
+        ("acting", Play(card=99), IllegalAction),
+        ("acting", {"kind": "fly"}, IllegalAction),
+        (TIMER, Roll(), IllegalAction),
+    ],
+)
+async def test_rule_errors_propagate_and_write_nothing(
+    store: SqliteStorage, who: str, action: object, error: type[Exception]
+) -> None:
+    game = await started(store, 10)
+    acting = to_act(game)
+    player = {
+        "not-seated": "31337",
+        "waiting": next(p for p in game.players if p != acting),
+        "acting": acting,
+    }.get(who, who)
+    before = await snapshot_row(store, game.id)
+    with pytest.raises(error):
+        await store.submit(game.id, player, action, 0)
+    assert await snapshot_row(store, game.id) == before
+    assert await log_seqs(store, game.id) == []
+    await store.submit(game.id, acting, Roll(), 0)  # and the game goes on
+
+
+async def test_only_active_games_take_actions(store: SqliteStorage) -> None:
+    game = await lobby(store, 10)
+    with pytest.raises(WrongStatus, match="lobby"):
+        await store.submit(game.id, "100", Roll(), 0)
+    with pytest.raises(GameNotFound):
+        await store.submit(999, "100", Roll(), 0)
+    game = await store.start(game.id, 1)
+    await store.abandon(game.id)
+    with pytest.raises(WrongStatus, match="abandoned"):
+        await store.submit(game.id, to_act(game), Roll(), 0)
+
+
+async def test_the_outcome_finishes_the_game_and_records_the_result(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game = await started(store, 10, players=2, options={"target": 6})
+    timer = await store.schedule(game.id, "reminder", clock.advance(hours=1))
+    state = game.state
+    while GAME.outcome(state) is None:
+        (player,) = GAME.to_act(state)
+        state, events, version = await store.submit(game.id, player, Roll(), game.version)
+        game = await store.load(game.id)
+        assert game.version == version
+    assert events[-1].kind == "ended"
+    outcome = GAME.outcome(state)
+    assert outcome is not None
+    assert game.status == "finished" and game.finished_at == clock.now
+    assert game.result == json.loads(outcome.model_dump_json())
+    assert game.state == state  # the final board stays readable
+    assert await store.find_open(10) is None
+    assert await store.due_timers(clock.advance(days=1)) == []  # its timers were cancelled
+    assert not await store.mark_fired(timer.id)
+    with pytest.raises(WrongStatus, match="finished"):
+        await store.submit(game.id, player, Roll(), version)
+    assert (await store.replay(game.id)).ok
+
+
+async def test_twenty_racing_submits_at_one_version_apply_exactly_once(
+    store: SqliteStorage,
+) -> None:
+    game = await started(store, 10)
+    await store.submit(game.id, to_act(game), Roll(), 0)
+    game = await store.load(game.id)
+    player = to_act(game)
+
+    async def attempt() -> str:
+        try:
+            await store.submit(game.id, player, Roll(), 1)
+        except Conflict:
+            return "conflict"
+        return "applied"
+
+    results = await asyncio.gather(*(attempt() for _ in range(20)))
+    assert sorted(results).count("applied") == 1 and results.count("conflict") == 19
+    assert await log_seqs(store, game.id) == [1, 2]
+    assert (await store.load(game.id)).version == 2
+    assert (await store.replay(game.id)).ok
+
+
+async def test_racing_submits_from_two_connections_apply_exactly_once(db_url: str) -> None:
+    # Like two bot processes on one file: the SQL version guard decides.
+    first, second = await storage.open(db_url), await storage.open(db_url)
+    try:
+        game = await started(first, 10)
+        player = to_act(game)
+        await second.load(game.id)  # warm the second one's state cache at version 0
+
+        async def attempt(store: SqliteStorage) -> bool:
+            try:
+                await store.submit(game.id, player, Roll(), 0)
+            except Conflict:
+                return False
+            return True
+
+        results = await asyncio.gather(*(attempt(s) for s in (first, second) * 10))
+        assert results.count(True) == 1
+        assert await log_seqs(first, game.id) == [1]
+        # The loser's cache never serves a stale state: it moves on with the winner.
+        moved = await second.load(game.id)
+        assert moved.version == 1
+        await second.submit(game.id, to_act(moved), Roll(), 1)
+        assert (await first.replay(game.id)).ok
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_without_an_expected_version_racing_actions_all_apply_in_commit_order(
+    store: SqliteStorage,
+) -> None:
+    # T-4: simultaneous choices are applied in the order storage commits them.
+    game = await started(store, 10, options={"target": 50})
+    results = await asyncio.gather(*(store.submit(game.id, TIMER, Skip(), None) for _ in range(20)))
+    assert sorted(result.version for result in results) == list(range(1, 21))
+    assert await log_seqs(store, game.id) == list(range(1, 21))
+    assert (await store.load(game.id)).state.turn == (game.state.turn + 20) % 3
+    assert (await store.replay(game.id)).ok
+
+
+async def test_the_action_log_is_append_only(store: SqliteStorage) -> None:
+    game = await started(store, 10)
+    await store.submit(game.id, to_act(game), Roll(), 0)
+    with sqlite3.connect(store.path) as db:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("UPDATE actions SET player = 'x'")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("DELETE FROM actions")
+
+
+async def test_a_cancelled_submit_leaves_no_open_transaction(store: SqliteStorage) -> None:
+    game = await started(store, 10, options={"target": 100})
+    tasks = [asyncio.create_task(store.submit(game.id, TIMER, Skip(), None)) for _ in range(10)]
+    await asyncio.sleep(0)
+    for task in tasks[::2]:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    applied = sum(1 for t in tasks if not t.cancelled() and t.exception() is None)
+    loaded = await store.load(game.id)
+    assert loaded.version == len(await log_seqs(store, game.id)) >= applied
+    await store.submit(game.id, TIMER, Skip(), loaded.version)  # the writer still works
+    assert (await store.replay(game.id)).ok
+
+
+async def test_the_schema_refuses_an_action_row_at_a_stale_version(store: SqliteStorage) -> None:
+    # The version guard lives in SQL (the apply_action trigger), not only in Python.
+    game = await started(store, 10)
+    insert = (
+        "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
+        " snapshot, result) VALUES (?, ?, '100', '{}', '[]', 0, '{}', NULL)"
+    )
+    with sqlite3.connect(store.path) as db:
+        for seq in (2, 0):
+            with pytest.raises(sqlite3.IntegrityError, match="stale version"):
+                db.execute(insert, (game.id, seq))
+    await store.abandon(game.id)
+    with sqlite3.connect(store.path) as db, pytest.raises(sqlite3.IntegrityError):
+        db.execute(insert, (game.id, 1))  # the right version, but not an active game
+    assert await log_seqs(store, game.id) == []
+    assert (await store.info(game.id)).version == 0
