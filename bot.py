@@ -68,16 +68,23 @@ class WorkshopBot(commands.Bot):
     tables: Tables
 
     def __init__(
-        self, settings: Settings, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        new_seed: Callable[[], int] | None = None,
     ) -> None:
         # Default intents only: no privileged Message Content intent is needed.
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
         self.settings = settings
         self.clock = clock
+        self.new_seed = new_seed
 
     async def setup_hook(self) -> None:
         self.store = await storage.open(self.settings.database_url)
         self.tables = Tables(self.store, clock=self.clock)
+        if self.new_seed is not None:
+            self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self.settings.guild_id:

@@ -10,7 +10,7 @@ seats until a human must act.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -79,18 +79,9 @@ def choices_for(game: LoadedGame, player: PlayerId) -> list[Choice]:
     names = game.names
     out = []
     for index, action in enumerate(rules.legal_actions(game.state, player)):
-        label = _describe(rules, game.state, player, action, names)
+        label = rules.describe_action(game.state, player, action, names)
         out.append(Choice(index, label, action))
     return out
-
-
-def _describe(
-    rules: Game, state: Any, player: PlayerId, action: Any, names: Mapping[PlayerId, str]
-) -> str:
-    try:  # the workshop engine takes display names for its labels
-        return str(rules.describe_action(state, player, action, names))  # type: ignore[call-arg]
-    except TypeError:
-        return rules.describe_action(state, player, action)
 
 
 def ai_choice(game: LoadedGame, player: PlayerId) -> Any:
