@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot.table")
 
+MAX_CONTENT = 2000
+PROMPT_ROOM = 400
+"""Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
 MAX_BUTTON_CHOICES = 20
 BUTTON_LABEL = 80
 OPTION_LABEL = 100
@@ -271,19 +274,24 @@ class Table(commands.Cog):
         """Show what happened in the thread: log lines, the board, and whose turn it is."""
         game = played.game
         channel = self._channel(game)
-        for text in chunk_lines(event_lines(game, played.events)):
+        acting: set[PlayerId] = set()
+        if game.status == "active":
+            humans = {s.player for s in game.seats if not s.is_ai}
+            acting = set(engine_of(game).to_act(game.state)) & humans
+            if acting == set(played.acting_before) & humans:
+                acting = set()  # the same players go on deciding: no new prompt
+        chunks = chunk_lines(event_lines(game, played.events), MAX_CONTENT - PROMPT_ROOM)
+        # The last log lines ride on the turn prompt: one message fewer per turn.
+        log_on_prompt = chunks.pop() if acting and chunks else ""
+        for text in chunks:
             await channel.send(text, allowed_mentions=NO_MENTIONS)
         await self.update_board(game)
-        if game.status != "active":
+        if acting:
+            await self.prompt(game, acting, log=log_on_prompt)
+        elif game.status != "active":
             if game.status == "finished":
                 await channel.send(embed=final_embed(game))
             await self.bot.store.cancel_timers(game.id)
-            return
-        rules = engine_of(game)
-        humans = {s.player for s in game.seats if not s.is_ai}
-        acting = set(rules.to_act(game.state)) & humans
-        if acting and acting != set(played.acting_before) & humans:
-            await self.prompt(game, acting)
 
     async def announce(self, game: GameInfo, text: str) -> None:
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
@@ -302,19 +310,27 @@ class Table(commands.Cog):
         message = await channel.send(embed=embed)
         await self.bot.store.set_message(game.id, "board", message.id)
 
-    async def prompt(self, game: LoadedGame, acting: set[PlayerId], reminder: bool = False) -> None:
-        """Mention who must act, with the button that opens their panel; set their timers."""
+    async def prompt(
+        self, game: LoadedGame, acting: set[PlayerId], *, reminder: bool = False, log: str = ""
+    ) -> None:
+        """Mention who must act, with the button that opens their panel; set their timers.
+
+        ``log`` (the last lines of what just happened) goes above the mention.
+        """
         channel = self._channel(game)
         who = ", ".join(mention(game, p) for p in sorted(acting, key=game.players.index))
         text = f"{who}: it's your turn." if not reminder else f"Reminder: {who}, it's your turn."
+        if log:
+            text = f"{log}\n{text}"
         view = discord.ui.View(timeout=None)
         view.add_item(TurnButton(game.id))
         await channel.send(
             text, view=view, allowed_mentions=discord.AllowedMentions(users=True, roles=False)
         )
-        await self.schedule_timers(game)
+        # a reminder sets the next reminder only: the turn limit runs from the turn's start
+        await self.schedule_timers(game, turn_limit=not reminder)
 
-    async def schedule_timers(self, game: LoadedGame) -> None:
+    async def schedule_timers(self, game: LoadedGame, *, turn_limit: bool = True) -> None:
         now = self.bot.clock()
         settings = game.settings
         payload = {"version": game.version}
@@ -322,7 +338,7 @@ class Table(commands.Cog):
         await self.bot.store.schedule(
             game.id, "remind", now + timedelta(hours=hours), payload, replace=True
         )
-        if settings.get("turn_limit_hours"):
+        if turn_limit and settings.get("turn_limit_hours"):
             due = now + timedelta(hours=settings["turn_limit_hours"])
             await self.bot.store.schedule(game.id, "turn_limit", due, payload, replace=True)
 

@@ -41,7 +41,11 @@ def make_bot(
 
 
 async def open_table(
-    fake: FakeDiscord, host: FakeUser, others: list[FakeUser], game: str = "workshop", **options: Any
+    fake: FakeDiscord,
+    host: FakeUser,
+    others: list[FakeUser],
+    game: str = "workshop",
+    **options: Any,
 ) -> tuple[FakeMessage, FakeMessage]:
     """/newgame, everyone joins, the host starts: returns (lobby message, thread's board)."""
     result = await fake.slash(host, fake.channel, "newgame", game=game, **options)

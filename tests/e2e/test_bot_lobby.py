@@ -54,7 +54,9 @@ async def test_a_second_newgame_names_the_running_game(fake: FakeDiscord, bot: W
     assert "already has a workshop game" in again.content
 
 
-async def test_newgame_in_a_dm_explains_it_needs_a_server(fake: FakeDiscord, bot: WorkshopBot) -> None:
+async def test_newgame_in_a_dm_explains_it_needs_a_server(
+    fake: FakeDiscord, bot: WorkshopBot
+) -> None:
     alice = fake.add_user("alice")
     result = await fake.slash(alice, fake.open_dm(alice), "newgame", game="workshop")
     assert result.ephemeral and "server" in result.content
