@@ -77,7 +77,7 @@ async def test_a_stale_panel_says_the_board_changed_and_shows_the_current_one(
 async def test_forged_custom_ids_are_refused(
     fake: FakeDiscord, bot: WorkshopBot, custom_id: str
 ) -> None:
-    alice, bob, _eve = await started(fake)
+    alice, _bob, _eve = await started(fake)
     (thread,) = fake.threads(fake.channel)
     before = await version_of(bot, fake)
     result = await fake.forge_click(alice, turn_prompts(fake, thread)[-1], custom_id)
