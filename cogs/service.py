@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from engine import get_game
 from engine.core import Game, NotInGame, PlayerId, Rng, RuleError, check_can_act, derive_seed
-from storage import Conflict, LoadedGame, Storage, human_player
+from storage import Conflict, LoadedGame, Storage, Submitted, human_player
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
@@ -156,7 +156,13 @@ class Tables:
             raise StaleBoard(await self.store.load(game.id)) from None
         acting = engine_of(game).to_act(game.state)
         played = Played(game, [Step(player, action, submitted.events)], acting)
-        return await self._run_ai(await self.store.load(game.id), played)
+        return await self._run_ai(await self._after(game, submitted), played)
+
+    async def _after(self, game: LoadedGame, submitted: Submitted) -> LoadedGame:
+        """The game after a submit, without reading it back unless it just ended."""
+        if engine_of(game).outcome(submitted.state) is not None:
+            return await self.store.load(game.id)  # finished: status and result changed
+        return replace(game, state=submitted.state, version=submitted.version)
 
     async def _run_ai(self, game: LoadedGame, played: Played) -> Played:
         rules = engine_of(game)
@@ -171,6 +177,6 @@ class Tables:
             action = ai_choice(game, player)
             submitted = await self.store.submit(game.id, player, action, game.version)
             played.steps.append(Step(player, action, submitted.events))
-            game = await self.store.load(game.id)
+            game = await self._after(game, submitted)
         played.game = game
         return played

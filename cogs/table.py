@@ -187,10 +187,10 @@ def claimed_by_component(interaction: discord.Interaction) -> bool:
         return False
     if not any(cls.__discord_ui_compiled_template__.fullmatch(custom_id) for cls in COMPONENTS):
         return False
-    view = discord.ui.View.from_message(interaction.message, timeout=None)
     return any(
-        getattr(item, "custom_id", None) == custom_id and item.type.value == kind
-        for item in view.walk_children()
+        getattr(child, "custom_id", None) == custom_id and child.type.value == kind
+        for row in interaction.message.components
+        for child in getattr(row, "children", (row,))
     )
 
 
