@@ -243,7 +243,7 @@ class Table(commands.Cog):
         thread_id = await self._open_thread(interaction, played.game)
         await self.bot.store.set_thread(game_id, thread_id)
         played.game = await self.bot.store.load(game_id)
-        await self.publish(played)
+        await self.publish_or_warn(interaction, played)
 
     async def _open_thread(self, interaction: discord.Interaction, game: GameInfo) -> int:
         message = interaction.message
@@ -292,6 +292,23 @@ class Table(commands.Cog):
             if game.status == "finished":
                 await channel.send(embed=final_embed(game))
             await self.bot.store.cancel_timers(game.id)
+
+    async def publish_or_warn(self, interaction: discord.Interaction, played: Played) -> None:
+        """Publish; if Discord refuses (missing permissions), tell the user who acted.
+
+        The move itself is already saved, so the game goes on once the permission is
+        given back (the board message is re-posted when it cannot be edited)."""
+        try:
+            await self.publish(played)
+        except discord.Forbidden:
+            where = f"<#{played.game.thread_id or played.game.channel_id}>"
+            log.warning("game %s: cannot post in %s", played.game.id, where)
+            await interaction.followup.send(
+                f"Your move is saved, but I am not allowed to post in {where}, so the "
+                "others cannot see the board. A server admin can give me the Send Messages "
+                "(and Send Messages in Threads) permission there.",
+                ephemeral=True,
+            )
 
     async def announce(self, game: GameInfo, text: str) -> None:
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
@@ -365,7 +382,7 @@ class Table(commands.Cog):
             await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
             return
         await self._respond_panel(interaction, played.game, player)
-        await self.publish(played)
+        await self.publish_or_warn(interaction, played)
 
     async def _respond_panel(
         self, interaction: discord.Interaction, game: LoadedGame, player: PlayerId, note: str = ""

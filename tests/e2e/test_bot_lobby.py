@@ -74,3 +74,31 @@ async def test_only_the_host_starts_and_too_few_players_cannot(
     not_host = await fake.click(bob, lobby, "Start")
     assert not_host.ephemeral and "Only the host" in not_host.content
     assert fake.threads(fake.channel) == []
+
+
+async def test_without_thread_permission_the_game_is_played_in_the_channel(
+    fake: FakeDiscord, bot: WorkshopBot
+) -> None:
+    fake.deny_bot(fake.channel, "create_public_threads")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    result = await fake.slash(alice, fake.channel, "newgame", game="workshop")
+    assert result.message is not None
+    await fake.click(bob, result.message, "Join")
+    started = await fake.click(alice, result.message, "Start")
+    assert fake.threads(fake.channel) == []
+    told = [m.content for m in started.followups]
+    assert any("could not create a thread" in text for text in told)
+    assert "it's your turn" in fake.last_message(fake.channel).content
+
+
+async def test_without_send_permission_the_host_is_told(
+    fake: FakeDiscord, bot: WorkshopBot
+) -> None:
+    fake.deny_bot(fake.channel, "create_public_threads", "send_messages")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    result = await fake.slash(alice, fake.channel, "newgame", game="workshop")
+    assert result.message is not None
+    await fake.click(bob, result.message, "Join")
+    started = await fake.click(alice, result.message, "Start")
+    told = " ".join(m.content for m in started.followups)
+    assert "not allowed to post" in told and "Send Messages" in told

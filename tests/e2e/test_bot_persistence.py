@@ -119,3 +119,26 @@ async def test_two_games_in_two_channels_interleaved(fake: FakeDiscord, tmp_path
     assert all(g is not None and g.version >= 12 for g in games)
     assert games[0].id != games[1].id  # type: ignore[union-attr]
     assert {s.player for s in games[1].seats} == set(tables[1])  # type: ignore[union-attr]
+
+
+async def test_a_new_bot_process_continues_the_game_and_ctrl_c_stops_it_cleanly(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path}/bot.db", "DISCORD_GUILD_ID": ""}
+    first = await fake.start_bot_process("bot.py", env=env)
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    prompt = turn_prompts(fake, thread)[-1]
+    acting = alice if str(alice.id) in prompt.content else bob
+    panel = (await open_panel(fake, acting, thread)).message
+    assert panel is not None
+    assert await fake.stop_bot_process(first) == 0  # Ctrl-C: a clean exit
+
+    second = await fake.start_bot_process("bot.py", env=env)
+    result = await fake.click(acting, panel, act_buttons(panel)[0])  # sent by the first process
+    assert result.callback_type == 7
+    assert act_buttons(result.message) or "Waiting" in result.message.content  # type: ignore[union-attr]
+    board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
+    assert "Move 1" in board.text()  # edited in place by the new process
+    assert await fake.stop_bot_process(second) == 0
