@@ -1,11 +1,28 @@
-"""Entry point: settings, then the bot (the Discord side is being built; see README)."""
+"""Entry point: settings, logging, storage, cogs, command sync, run.
+
+    python bot.py          (or ./dev run)
+
+Reads DISCORD_TOKEN, DATABASE_URL and DISCORD_GUILD_ID from the environment or .env.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
+import discord
+from discord.ext import commands
 from dotenv import load_dotenv
+
+import storage
+from cogs import EXTENSIONS
+from cogs.service import Tables
+
+log = logging.getLogger("bot")
 
 NO_TOKEN_HELP = """\
 No DISCORD_TOKEN is set.
@@ -24,18 +41,83 @@ To try the games offline, in this terminal, with no token:
 """
 
 
+@dataclass(frozen=True)
+class Settings:
+    token: str
+    database_url: str = storage.DEFAULT_DATABASE_URL
+    guild_id: int | None = None
+    timer_poll_seconds: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        guild = env.get("DISCORD_GUILD_ID", "").strip()
+        if guild and not guild.isdigit():
+            raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {guild!r}.")
+        return cls(
+            token=env.get("DISCORD_TOKEN", "").strip(),
+            database_url=env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL,
+            guild_id=int(guild) if guild else None,
+            timer_poll_seconds=float(env.get("TIMER_POLL_SECONDS", "") or 30.0),
+        )
+
+
+class WorkshopBot(commands.Bot):
+    """The bot: storage and the game service are opened in ``setup_hook``."""
+
+    store: storage.Storage
+    tables: Tables
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        new_seed: Callable[[], int] | None = None,
+    ) -> None:
+        # Default intents only: no privileged Message Content intent is needed.
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+        self.settings = settings
+        self.clock = clock
+        self.new_seed = new_seed
+
+    async def setup_hook(self) -> None:
+        self.store = await storage.open(self.settings.database_url)
+        self.tables = Tables(self.store, clock=self.clock)
+        if self.new_seed is not None:
+            self.tables.new_seed = self.new_seed
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        if self.settings.guild_id:
+            guild = discord.Object(id=self.settings.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info("synced %d commands", len(synced))
+
+    async def on_ready(self) -> None:
+        log.info("ready as %s in %d servers", self.user, len(self.guilds))
+
+    async def close(self) -> None:
+        await super().close()
+        if hasattr(self, "store"):
+            await self.store.close()
+
+
 def main() -> int:
     load_dotenv()
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
+    settings = Settings.from_env(os.environ)
+    if not settings.token:
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
-    print(
-        "The Discord side of the bot is not built yet; try the games offline with "
-        "`./dev play workshop 3`.",
-        file=sys.stderr,
-    )
-    return 2
+    discord.utils.setup_logging(level=logging.INFO)
+    bot = WorkshopBot(settings)
+    try:
+        bot.run(settings.token, log_handler=None)
+    except discord.LoginFailure:
+        print("Discord refused the token: check DISCORD_TOKEN in .env.", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -2108,6 +2108,15 @@ class FakeDiscord:
         data = {"custom_id": target["custom_id"], "component_type": 2}
         return await self._run(self._component_payload(user, msg, data))
 
+    async def forge_click(
+        self, user: FakeUser, message: FakeMessage | int, custom_id: str
+    ) -> InteractionResult:
+        """A button interaction carrying any ``custom_id`` on a message the user can see,
+        as a tampered client could send; the bot must refuse it with a sentence."""
+        msg = self._message_for(user, message)
+        data = {"custom_id": custom_id, "component_type": 2}
+        return await self._run(self._component_payload(user, msg, data))
+
     async def select(
         self, user: FakeUser, message: FakeMessage | int, select: str, values: list[str]
     ) -> InteractionResult:

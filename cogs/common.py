@@ -1,0 +1,93 @@
+"""What every cog shares: the bot's typed handles, ephemeral replies and error handling."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from engine.core import RuleError
+from storage import ChannelBusy, Conflict, GameNotFound, StorageError, WrongStatus
+
+if TYPE_CHECKING:
+    from bot import WorkshopBot
+
+log = logging.getLogger("bot")
+
+NO_MENTIONS = discord.AllowedMentions.none()
+ERROR_SENTENCE = {
+    GameNotFound: "That game does not exist any more.",
+    WrongStatus: "That game is not at that stage any more.",
+}
+
+
+def bot_of(interaction: discord.Interaction) -> WorkshopBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+async def reply(
+    interaction: discord.Interaction,
+    content: str | None = None,
+    *,
+    embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
+    """An ephemeral answer, whether or not the interaction was answered already."""
+    kwargs: dict[str, Any] = {"content": content, "ephemeral": True}
+    if embed is not None:
+        kwargs["embed"] = embed
+    if view is not None:
+        kwargs["view"] = view
+    if interaction.response.is_done():
+        await interaction.followup.send(**kwargs)
+    else:
+        await interaction.response.send_message(**kwargs)
+
+
+def sentence_for(error: Exception) -> str | None:
+    """The sentence to show for an expected error, or ``None`` for a bug."""
+    if isinstance(error, RuleError | ChannelBusy | Conflict):
+        return str(error)
+    for kind, sentence in ERROR_SENTENCE.items():
+        if isinstance(error, kind):
+            return sentence
+    if isinstance(error, StorageError):
+        return str(error)
+    return None
+
+
+async def guarded(
+    interaction: discord.Interaction,
+    work: Callable[[], Awaitable[None]],
+    *,
+    game_id: int | None = None,
+) -> None:
+    """Run ``work``; turn an expected error into its sentence and a bug into an apology.
+
+    Either way the game is unchanged: every write happens in one storage call that
+    either commits or raises.
+    """
+    try:
+        await work()
+    except Exception as error:
+        sentence = sentence_for(error)
+        if sentence is None:
+            error_id = secrets.token_hex(4)
+            log.exception(
+                "error %s in interaction %s (game %s, user %s)",
+                error_id,
+                interaction.id,
+                game_id,
+                interaction.user.id,
+            )
+            sentence = (
+                f"Sorry, something went wrong on my side (error id `{error_id}`). "
+                "The game is unchanged; please try again."
+            )
+        try:
+            await reply(interaction, sentence)
+        except discord.HTTPException:
+            log.warning("could not tell user %s: %s", interaction.user.id, sentence)

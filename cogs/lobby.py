@@ -1,0 +1,196 @@
+"""``/newgame`` and the lobby message: Join, Leave, Add computer, Start, Cancel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.common import bot_of, guarded, reply
+from cogs.render import lobby_embed
+from engine import get_game
+from engine.core import RuleError
+from storage import GameInfo, human_player
+
+if TYPE_CHECKING:
+    from bot import WorkshopBot
+
+GAME_CHOICES = [
+    app_commands.Choice(name="Santa's Workshop", value="workshop"),
+    app_commands.Choice(name="Workshop Tonttu", value="tonttu"),
+]
+LOBBY_VERBS = {
+    "join": ("Join", discord.ButtonStyle.success),
+    "leave": ("Leave", discord.ButtonStyle.secondary),
+    "ai": ("Add computer player", discord.ButtonStyle.secondary),
+    "start": ("Start", discord.ButtonStyle.primary),
+    "cancel": ("Cancel", discord.ButtonStyle.danger),
+}
+
+
+class LobbyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"lobby:(?P<gid>[0-9]{1,18}):(?P<verb>join|leave|ai|start|cancel)",
+):
+    def __init__(self, game_id: int, verb: str) -> None:
+        label, style = LOBBY_VERBS[verb]
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"lobby:{game_id}:{verb}")
+        )
+        self.game_id = game_id
+        self.verb = verb
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> LobbyButton:
+        return cls(int(match["gid"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog = bot_of(interaction).get_cog("Lobby")
+        assert isinstance(cog, Lobby)
+        await guarded(
+            interaction,
+            lambda: cog.on_button(interaction, self.game_id, self.verb),
+            game_id=self.game_id,
+        )
+
+
+def lobby_view(info: GameInfo) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if info.status == "lobby":
+        for verb in LOBBY_VERBS:
+            view.add_item(LobbyButton(info.id, verb))
+    return view
+
+
+def may_manage(interaction: discord.Interaction, info: GameInfo) -> bool:
+    """The host, or a member who may manage the channel."""
+    if interaction.user.id == info.host_id:
+        return True
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and perms.manage_channels)
+
+
+class Lobby(commands.Cog):
+    def __init__(self, bot: WorkshopBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="newgame", description="Open a lobby for a new game in this channel."
+    )
+    @app_commands.describe(
+        game="Which game to play",
+        mode="Workshop Tonttu only: tactical (default) or speed",
+        reminder_hours="Remind a player who has not acted after this many hours (default 12)",
+        turn_limit_hours="After this many hours a computer move is made for an absent player "
+        "(default: off)",
+        speed_seconds="Workshop Tonttu speed mode: seconds for each pointing race (default 60)",
+    )
+    @app_commands.choices(game=GAME_CHOICES)
+    async def newgame(
+        self,
+        interaction: discord.Interaction,
+        game: app_commands.Choice[str],
+        mode: Literal["tactical", "speed"] | None = None,
+        reminder_hours: app_commands.Range[int, 1, 168] = 12,
+        turn_limit_hours: app_commands.Range[int, 1, 336] | None = None,
+        speed_seconds: app_commands.Range[int, 15, 600] = 60,
+    ) -> None:
+        await guarded(
+            interaction,
+            lambda: self._newgame(
+                interaction, game.value, mode, reminder_hours, turn_limit_hours, speed_seconds
+            ),
+        )
+
+    async def _newgame(
+        self,
+        interaction: discord.Interaction,
+        kind: str,
+        mode: str | None,
+        reminder_hours: int,
+        turn_limit_hours: int | None,
+        speed_seconds: int,
+    ) -> None:
+        if interaction.guild is None or interaction.channel is None:
+            await reply(
+                interaction,
+                "Games are played in server channels: use /newgame in a text channel of a "
+                "server where I am, and the game will get its own thread there.",
+            )
+            return
+        if isinstance(interaction.channel, discord.Thread):
+            await reply(interaction, "Start games in a text channel, not in a thread.")
+            return
+        if mode is not None and kind != "tonttu":
+            raise RuleError("The mode option is for Workshop Tonttu only.")
+        options: dict[str, Any] = {"mode": mode or "tactical"} if kind == "tonttu" else {}
+        settings = {
+            "reminder_hours": reminder_hours,
+            "turn_limit_hours": turn_limit_hours,
+            "speed_seconds": speed_seconds,
+        }
+        info = await self.bot.store.create_lobby(
+            guild_id=interaction.guild.id,
+            channel_id=interaction.channel.id,
+            kind=kind,
+            options=options,
+            settings=settings,
+            host_id=interaction.user.id,
+            host_name=interaction.user.display_name,
+        )
+        await interaction.response.send_message(embed=lobby_embed(info), view=lobby_view(info))
+        message = await interaction.original_response()
+        await self.bot.store.set_message(info.id, "lobby", message.id)
+
+    async def on_button(self, interaction: discord.Interaction, game_id: int, verb: str) -> None:
+        store = self.bot.store
+        info = await store.info(game_id)
+        if info.status != "lobby":
+            await reply(interaction, "This lobby is closed: the game has started or was cancelled.")
+            return
+        user = interaction.user
+        if verb == "join":
+            info = await store.join(game_id, user.id, user.display_name)
+        elif verb == "leave":
+            if user.id == info.host_id:
+                await reply(interaction, "You are the host: press Cancel to close the lobby.")
+                return
+            info = await store.leave(game_id, human_player(user.id))
+        elif verb == "ai":
+            if not may_manage(interaction, info):
+                await reply(interaction, "Only the host can add computer players.")
+                return
+            info = await store.add_ai(game_id)
+        elif verb == "cancel":
+            if not may_manage(interaction, info):
+                await reply(
+                    interaction, "Only the host or a member who can manage this channel can cancel."
+                )
+                return
+            await store.abandon(game_id)
+            info = await store.info(game_id)
+        elif verb == "start":
+            if user.id != info.host_id:
+                await reply(interaction, "Only the host can start the game.")
+                return
+            rules = get_game(info.kind)
+            if len(info.seats) < rules.min_players:
+                await reply(
+                    interaction,
+                    f"{rules.title} needs at least {rules.min_players} players; "
+                    f"{len(info.seats)} seated. Invite others or add computer players.",
+                )
+                return
+            table = self.bot.get_cog("Table")
+            await table.start_game(interaction, game_id)  # type: ignore[union-attr]
+            return
+        await interaction.response.edit_message(embed=lobby_embed(info), view=lobby_view(info))
+
+
+async def setup(bot: WorkshopBot) -> None:
+    await bot.add_cog(Lobby(bot))
+    bot.add_dynamic_items(LobbyButton)

@@ -1,0 +1,157 @@
+"""Discord formatting of what the engine and storage return: embeds and text.
+
+Public things (board, log, final scores) are built from ``view(state, None)``
+and public events only; a player's private panel from ``view(state, player)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import discord
+
+from cogs.service import engine_of
+from engine.core import PlayerId
+from storage import GameInfo, LoadedGame
+
+MAX_DESCRIPTION = 4096
+MAX_CONTENT = 2000
+COLOUR = {"workshop": discord.Colour.dark_red(), "tonttu": discord.Colour.dark_green()}
+REASON_LABELS = {
+    "toy": "toys",
+    "cooperation": "cooperation",
+    "donation": "donations",
+    "ornament": "ornaments",
+    "tree": "tree spaces",
+    "inspection": "inspections",
+    "unfinished": "unfinished tokens",
+    "reindeer": "reindeer",
+}
+
+
+def title_of(info: GameInfo) -> str:
+    return f"{engine_of_kind(info.kind).title} · game #{info.id}"
+
+
+def engine_of_kind(kind: str) -> Any:
+    from engine import get_game
+
+    return get_game(kind)
+
+
+def code_block(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """Text in a code block, cut (with a note) to fit ``limit`` characters."""
+    room = limit - 8
+    if len(text) > room:
+        text = text[: room - 2] + "\n…"
+    return f"```\n{text}\n```"
+
+
+def mention(info: GameInfo, player: PlayerId) -> str:
+    seat = info.seat_of(player)
+    if seat is None:
+        return player
+    return f"<@{seat.user_id}>" if seat.user_id is not None else f"**{seat.display_name}**"
+
+
+def board_embed(game: LoadedGame, viewer: PlayerId | None = None) -> discord.Embed:
+    """The table as the viewer may see it (``None``: everyone)."""
+    rules = engine_of(game)
+    text = rules.render_text(rules.view(game.state, viewer), game.names)
+    embed = discord.Embed(
+        title=title_of(game), description=code_block(text), colour=COLOUR.get(game.kind)
+    )
+    embed.set_footer(text=f"Move {game.version}" + (" · your private view" if viewer else ""))
+    return embed
+
+
+def lobby_embed(info: GameInfo) -> discord.Embed:
+    rules = engine_of_kind(info.kind)
+    seats = "\n".join(
+        f"{n}. {seat.display_name}" + (" (computer)" if seat.is_ai else "")
+        for n, seat in enumerate(info.seats, 1)
+    )
+    options = ", ".join(f"{k}: {v}" for k, v in info.options.items())
+    embed = discord.Embed(
+        title=f"{rules.title}: lobby (game #{info.id})",
+        description=(
+            f"Host: <@{info.host_id}>\n{rules.min_players}–{rules.max_players} players."
+            + (f"\nOptions: {options}" if options else "")
+        ),
+        colour=COLOUR.get(info.kind),
+    )
+    embed.add_field(name=f"Seats ({len(info.seats)}/{rules.max_players})", value=seats or "—")
+    status = {
+        "lobby": "Press Join to take a seat. The host starts the game.",
+        "active": "The game has started.",
+        "finished": "This game has finished.",
+        "abandoned": "This game was cancelled.",
+    }[info.status]
+    embed.set_footer(text=status)
+    return embed
+
+
+def event_lines(game: GameInfo, events: Iterable[Any]) -> list[str]:
+    rules = engine_of_kind(game.kind)
+    lines = []
+    for event in events:
+        text = rules.describe_event(event, game.names)
+        if text:
+            lines.append(text)
+    return lines
+
+
+def chunk_lines(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
+    """Join lines into messages of at most ``limit`` characters."""
+    chunks: list[str] = []
+    current = ""
+    for line in lines:
+        line = line if len(line) <= limit else line[: limit - 1] + "…"
+        if current and len(current) + 1 + len(line) > limit:
+            chunks.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def final_embed(info: GameInfo) -> discord.Embed:
+    """Final scores with the breakdown by reason and the winners (W-6.2, T-5.3)."""
+    result = info.result or {}
+    scores: dict[str, int] = result.get("scores", {})
+    winners: list[str] = result.get("winners", [])
+    names = info.names
+    embed = discord.Embed(
+        title=f"{title_of(info)}: final scores",
+        description="Winner"
+        + ("s: " if len(winners) > 1 else ": ")
+        + ", ".join(f"**{names.get(w, w)}**" for w in winners),
+        colour=discord.Colour.gold(),
+    )
+    ranked = sorted(scores, key=lambda p: -scores[p])
+    for player in ranked[:25]:
+        detail = result.get("players", {}).get(player, {})
+        embed.add_field(
+            name=f"{names.get(player, player)}: {scores[player]} points",
+            value=_breakdown(detail)[:1024] or "—",
+            inline=False,
+        )
+    return embed
+
+
+def _breakdown(detail: dict[str, Any]) -> str:
+    parts = []
+    for reason, points in detail.get("breakdown", {}).items():
+        if points:
+            parts.append(f"{REASON_LABELS.get(reason, reason)} {points}")
+    if "gifts" in detail:
+        gifts = ", ".join(f"{g['name']} ({g['category']})" for g in detail["gifts"])
+        parts.append(f"gifts: {gifts or 'none'}")
+        parts.append(f"gift points {detail.get('gift_points', 0)}")
+        parts.append(f"set bonus {detail.get('set_points', 0)}")
+    if detail.get("reindeer"):
+        parts.append("reindeer: " + ", ".join(detail["reindeer"]))
+    return " · ".join(parts)

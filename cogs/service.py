@@ -1,0 +1,182 @@
+"""The one place the bot turns a user's choice into a stored game action.
+
+No Discord here: cogs read the interaction, call a function of :class:`Tables`
+and render what it returns. ``Tables`` checks who may act, maps a numbered choice
+(as carried by a button's ``custom_id``) back to the engine's legal action at the
+version the user saw, submits it through storage, and then plays the computer
+seats until a human must act.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import get_game
+from engine.core import Game, NotInGame, PlayerId, Rng, RuleError, check_can_act, derive_seed
+from storage import Conflict, LoadedGame, Storage, Submitted, human_player
+
+MAX_AI_STEPS = 10_000
+"""A guard: computer seats never make more moves than this in one go."""
+
+
+class StaleBoard(RuleError):
+    """The user acted on a panel drawn at an older version of the game."""
+
+    def __init__(self, game: LoadedGame) -> None:
+        super().__init__("The board has changed since this was shown; here is the current one.")
+        self.game = game
+
+
+class BadChoice(RuleError):
+    """A choice number that is not on the list (forged or garbled custom_id)."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One legal action as offered to a player: its number, label and the action."""
+
+    index: int
+    label: str
+    action: Any
+
+
+@dataclass(frozen=True)
+class Step:
+    """One applied action and what it caused."""
+
+    player: PlayerId
+    action: Any
+    events: Sequence[Any]
+
+
+@dataclass
+class Played:
+    """The result of a choice: the steps applied (the user's, then computer seats')."""
+
+    game: LoadedGame
+    steps: list[Step] = field(default_factory=list)
+    acting_before: frozenset[PlayerId] = frozenset()
+    """Who had to act before these steps (to tell whether the turn passed)."""
+
+    @property
+    def events(self) -> list[Any]:
+        return [event for step in self.steps for event in step.events]
+
+
+def engine_of(game: LoadedGame) -> Game:
+    return get_game(game.kind)
+
+
+def choices_for(game: LoadedGame, player: PlayerId) -> list[Choice]:
+    """The numbered legal actions of ``player`` at the game's current version."""
+    rules = engine_of(game)
+    if game.state is None or rules.outcome(game.state) is not None:
+        return []
+    names = game.names
+    out = []
+    for index, action in enumerate(rules.legal_actions(game.state, player)):
+        label = rules.describe_action(game.state, player, action, names)
+        out.append(Choice(index, label, action))
+    return out
+
+
+def ai_choice(game: LoadedGame, player: PlayerId) -> Any:
+    """A computer seat's move: uniformly random among the legal ones, seeded by the
+    game's seed and version so that a replayed game makes the same moves."""
+    rules = engine_of(game)
+    legal = rules.legal_actions(game.state, player)
+    rng = Rng(derive_seed(game.seed or 0, game.version, player))
+    return legal[rng.below(len(legal))]
+
+
+class Tables:
+    """Game-level operations the cogs call; every method returns fresh stored data."""
+
+    def __init__(
+        self,
+        store: Storage,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.new_seed = new_seed
+
+    async def start(self, game_id: int) -> Played:
+        """Start a lobby's game and let computer seats play up to the first human turn."""
+        game = await self.store.start(game_id, self.new_seed())
+        return await self._run_ai(game, Played(game))
+
+    async def choose(self, game_id: int, user_id: int, version: int, index: int) -> Played:
+        """Apply choice number ``index`` of the list the user saw at ``version``.
+
+        Raises :class:`StaleBoard` if the game moved on, :class:`BadChoice` for a
+        number not on the list, and the engine's ``RuleError`` (not your turn, not in
+        the game) unchanged; nothing is written in any of those cases.
+        """
+        player = human_player(user_id)
+        game = await self.store.load(game_id)
+        if game.seat_of(player) is None:
+            raise NotInGame("You are not playing in this game.")
+        if game.version != version:
+            raise StaleBoard(game)
+        rules = engine_of(game)
+        check_can_act(rules, game.state, player)  # game over / not your turn, as a sentence
+        legal = rules.legal_actions(game.state, player)
+        if not 0 <= index < len(legal):
+            raise BadChoice("That choice is not on the list; open the panel again.")
+        return await self._submit(game, player, legal[index])
+
+    async def submit_action(self, game_id: int, user_id: int, action: Any) -> Played:
+        """Apply an action given as data (slash commands), at the latest version."""
+        player = human_player(user_id)
+        game = await self.store.load(game_id)
+        if game.seat_of(player) is None:
+            raise NotInGame("You are not playing in this game.")
+        return await self._submit(game, player, action)
+
+    async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
+        """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""
+        game = await self.store.load(game_id)
+        if game.version != version or game.status != "active":
+            return None
+        if player not in engine_of(game).to_act(game.state):
+            return None
+        return await self._submit(game, player, ai_choice(game, player))
+
+    async def _submit(self, game: LoadedGame, player: PlayerId, action: Any) -> Played:
+        try:
+            submitted = await self.store.submit(game.id, player, action, game.version)
+        except Conflict:
+            raise StaleBoard(await self.store.load(game.id)) from None
+        acting = engine_of(game).to_act(game.state)
+        played = Played(game, [Step(player, action, submitted.events)], acting)
+        return await self._run_ai(await self._after(game, submitted), played)
+
+    async def _after(self, game: LoadedGame, submitted: Submitted) -> LoadedGame:
+        """The game after a submit, without reading it back unless it just ended."""
+        if engine_of(game).outcome(submitted.state) is not None:
+            return await self.store.load(game.id)  # finished: status and result changed
+        return replace(game, state=submitted.state, version=submitted.version)
+
+    async def _run_ai(self, game: LoadedGame, played: Played) -> Played:
+        rules = engine_of(game)
+        for _ in range(MAX_AI_STEPS):
+            if game.status != "active" or rules.outcome(game.state) is not None:
+                break
+            acting = rules.to_act(game.state)
+            ai_seats = [s.player for s in game.seats if s.is_ai and s.player in acting]
+            if not ai_seats:
+                break
+            player = ai_seats[0]
+            action = ai_choice(game, player)
+            submitted = await self.store.submit(game.id, player, action, game.version)
+            played.steps.append(Step(player, action, submitted.events))
+            game = await self._after(game, submitted)
+        played.game = game
+        return played

@@ -1,0 +1,576 @@
+"""The game in its thread: board, log, turn prompts, the private turn panel, and the
+commands players use during a game (/play, /me, /board, /history, /abandon, /rules)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.common import NO_MENTIONS, bot_of, guarded, reply
+from cogs.lobby import LobbyButton, may_manage
+from cogs.render import (
+    board_embed,
+    chunk_lines,
+    event_lines,
+    final_embed,
+    lobby_embed,
+    mention,
+    title_of,
+)
+from cogs.rules_text import RULE_TOPICS, rules_summary
+from cogs.service import Played, StaleBoard, choices_for, engine_of
+from engine.core import PlayerId
+from storage import GameInfo, LoadedGame, human_player
+
+if TYPE_CHECKING:
+    from bot import WorkshopBot
+
+log = logging.getLogger("bot.table")
+
+MAX_CONTENT = 2000
+PROMPT_ROOM = 400
+"""Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
+MAX_BUTTON_CHOICES = 20
+BUTTON_LABEL = 80
+OPTION_LABEL = 100
+
+
+# --------------------------------------------------------------------------- components
+
+
+class TurnButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"turn:(?P<gid>[0-9]{1,18})"
+):
+    """On the turn prompt: opens the private panel of whoever clicks."""
+
+    def __init__(self, game_id: int, label: str = "Take your turn") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.primary, custom_id=f"turn:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> TurnButton:
+        return cls(int(match["gid"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        table = table_of(interaction)
+        await guarded(
+            interaction, lambda: table.open_panel(interaction, self.game_id), game_id=self.game_id
+        )
+
+
+class ActButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"act:(?P<gid>[0-9]{1,18}):(?P<ver>[0-9]{1,9}):(?P<idx>[0-9]{1,4})",
+):
+    """One choice of the private panel, valid only at the version it was drawn at."""
+
+    def __init__(self, game_id: int, version: int, index: int, label: str = "?") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=_cut(label, BUTTON_LABEL),
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"act:{game_id}:{version}:{index}",
+            )
+        )
+        self.game_id, self.version, self.index = game_id, version, index
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> ActButton:
+        return cls(int(match["gid"]), int(match["ver"]), int(match["idx"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        table = table_of(interaction)
+        await guarded(
+            interaction,
+            lambda: table.choose(interaction, self.game_id, self.version, self.index),
+            game_id=self.game_id,
+        )
+
+
+class ActSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"acts:(?P<gid>[0-9]{1,18}):(?P<ver>[0-9]{1,9})",
+):
+    """The panel's choices as a menu, when there are too many for buttons."""
+
+    def __init__(
+        self, game_id: int, version: int, options: list[discord.SelectOption] | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"acts:{game_id}:{version}",
+                placeholder="Choose…",
+                options=options or [discord.SelectOption(label="?", value="0")],
+            )
+        )
+        self.game_id, self.version = game_id, version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> ActSelect:
+        return cls(int(match["gid"]), int(match["ver"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        table = table_of(interaction)
+        data: Any = interaction.data or {}
+        values = data.get("values") or [""]
+        raw = str(values[0])
+        index = int(raw) if raw.isdigit() and len(raw) <= 4 else -1
+        await guarded(
+            interaction,
+            lambda: table.choose(interaction, self.game_id, self.version, index),
+            game_id=self.game_id,
+        )
+
+
+class AbandonButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"abandon:(?P<gid>[0-9]{1,18})"
+):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Yes, end this game",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"abandon:{game_id}",
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> AbandonButton:
+        return cls(int(match["gid"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        table = table_of(interaction)
+        await guarded(
+            interaction, lambda: table.abandon(interaction, self.game_id), game_id=self.game_id
+        )
+
+
+def table_of(interaction: discord.Interaction) -> Table:
+    cog = bot_of(interaction).get_cog("Table")
+    assert isinstance(cog, Table)
+    return cog
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def claimed_by_component(interaction: discord.Interaction) -> bool:
+    """Whether one of our DynamicItems will answer this component interaction.
+
+    discord.py answers only when a registered template matches the custom_id *and*
+    the component is on the message; everything else (a forged custom_id, a button
+    of an old version of the bot) would get no answer at all, so the listener
+    below answers it instead.
+    """
+    data: Any = interaction.data or {}
+    custom_id, kind = data.get("custom_id", ""), data.get("component_type")
+    if interaction.message is None:
+        return False
+    if not any(cls.__discord_ui_compiled_template__.fullmatch(custom_id) for cls in COMPONENTS):
+        return False
+    return any(
+        getattr(child, "custom_id", None) == custom_id and child.type.value == kind
+        for row in interaction.message.components
+        for child in getattr(row, "children", (row,))
+    )
+
+
+# --------------------------------------------------------------------------- panel
+
+
+def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
+    """The private panel of ``player``: their view of the board and their choices."""
+    rules = engine_of(game)
+    embed = board_embed(game, viewer=player)
+    view = discord.ui.View(timeout=None)
+    if game.status != "active":
+        return {"content": note + "This game is over.", "embed": embed, "view": view}
+    choices = choices_for(game, player)
+    if not choices:
+        waiting = ", ".join(mention(game, p) for p in sorted(rules.to_act(game.state)))
+        content = f"{note}Waiting for {waiting}."
+        return {"content": content, "embed": embed, "view": view}
+    if len(choices) <= MAX_BUTTON_CHOICES:
+        for choice in choices:
+            view.add_item(ActButton(game.id, game.version, choice.index, choice.label))
+    else:
+        options = [
+            discord.SelectOption(label=_cut(c.label, OPTION_LABEL), value=str(c.index))
+            for c in choices[:25]
+        ]
+        view.add_item(ActSelect(game.id, game.version, options))
+    return {
+        "content": f"{note}Your move in {title_of(game)}: choose one.",
+        "embed": embed,
+        "view": view,
+    }
+
+
+# --------------------------------------------------------------------------- cog
+
+
+class Table(commands.Cog):
+    def __init__(self, bot: WorkshopBot) -> None:
+        self.bot = bot
+
+    # ------------------------------------------------------------ starting
+
+    async def start_game(self, interaction: discord.Interaction, game_id: int) -> None:
+        """The host pressed Start: start, close the lobby, open the thread, post the table."""
+        played = await self.bot.tables.start(game_id)
+        await interaction.response.edit_message(
+            embed=lobby_embed(played.game), view=discord.ui.View(timeout=None)
+        )
+        thread_id = await self._open_thread(interaction, played.game)
+        await self.bot.store.set_thread(game_id, thread_id)
+        played.game = await self.bot.store.load(game_id)
+        await self.publish_or_warn(interaction, played)
+
+    async def _open_thread(self, interaction: discord.Interaction, game: GameInfo) -> int:
+        message = interaction.message
+        assert message is not None  # a lobby button always comes with its message
+        try:
+            thread = await message.create_thread(
+                name=_cut(title_of(game), 100), auto_archive_duration=10080
+            )
+            return thread.id
+        except discord.HTTPException as error:
+            log.warning(
+                "game %s: cannot create a thread (%s); playing in the channel", game.id, error
+            )
+            await interaction.followup.send(
+                "I could not create a thread here (I need the Create Public Threads and "
+                "Send Messages in Threads permissions), so the game is played in this "
+                "channel instead.",
+                ephemeral=True,
+            )
+            return game.channel_id
+
+    # ------------------------------------------------------------ publishing
+
+    def _channel(self, game: GameInfo) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(game.thread_id or game.channel_id)
+
+    async def publish(self, played: Played) -> None:
+        """Show what happened in the thread: log lines, the board, and whose turn it is."""
+        game = played.game
+        channel = self._channel(game)
+        acting: set[PlayerId] = set()
+        if game.status == "active":
+            humans = {s.player for s in game.seats if not s.is_ai}
+            acting = set(engine_of(game).to_act(game.state)) & humans
+            if acting == set(played.acting_before) & humans:
+                acting = set()  # the same players go on deciding: no new prompt
+        chunks = chunk_lines(event_lines(game, played.events), MAX_CONTENT - PROMPT_ROOM)
+        # The last log lines ride on the turn prompt: one message fewer per turn.
+        log_on_prompt = chunks.pop() if acting and chunks else ""
+        for text in chunks:
+            await channel.send(text, allowed_mentions=NO_MENTIONS)
+        await self.update_board(game)
+        if acting:
+            await self.prompt(game, acting, log=log_on_prompt)
+        elif game.status != "active":
+            if game.status == "finished":
+                await channel.send(embed=final_embed(game))
+            await self.bot.store.cancel_timers(game.id)
+
+    async def publish_or_warn(self, interaction: discord.Interaction, played: Played) -> None:
+        """Publish; if Discord refuses (missing permissions), tell the user who acted.
+
+        The move itself is already saved, so the game goes on once the permission is
+        given back (the board message is re-posted when it cannot be edited)."""
+        try:
+            await self.publish(played)
+        except discord.Forbidden:
+            where = f"<#{played.game.thread_id or played.game.channel_id}>"
+            log.warning("game %s: cannot post in %s", played.game.id, where)
+            await interaction.followup.send(
+                f"Your move is saved, but I am not allowed to post in {where}, so the "
+                "others cannot see the board. A server admin can give me the Send Messages "
+                "(and Send Messages in Threads) permission there.",
+                ephemeral=True,
+            )
+
+    async def announce(self, game: GameInfo, text: str) -> None:
+        await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
+
+    async def update_board(self, game: LoadedGame) -> None:
+        """Edit the board message in place (post it if it is missing)."""
+        embed = board_embed(game)
+        board_id = game.messages.get("board")
+        channel = self._channel(game)
+        if board_id is not None:
+            try:
+                await channel.get_partial_message(board_id).edit(embed=embed)
+                return
+            except discord.NotFound:
+                pass
+        message = await channel.send(embed=embed)
+        await self.bot.store.set_message(game.id, "board", message.id)
+
+    async def prompt(
+        self, game: LoadedGame, acting: set[PlayerId], *, reminder: bool = False, log: str = ""
+    ) -> None:
+        """Mention who must act, with the button that opens their panel; set their timers.
+
+        ``log`` (the last lines of what just happened) goes above the mention.
+        """
+        channel = self._channel(game)
+        who = ", ".join(mention(game, p) for p in sorted(acting, key=game.players.index))
+        text = f"{who}: it's your turn." if not reminder else f"Reminder: {who}, it's your turn."
+        if log:
+            text = f"{log}\n{text}"
+        view = discord.ui.View(timeout=None)
+        view.add_item(TurnButton(game.id))
+        await channel.send(
+            text, view=view, allowed_mentions=discord.AllowedMentions(users=True, roles=False)
+        )
+        # a reminder sets the next reminder only: the turn limit runs from the turn's start
+        await self.schedule_timers(game, turn_limit=not reminder)
+
+    async def schedule_timers(self, game: LoadedGame, *, turn_limit: bool = True) -> None:
+        now = self.bot.clock()
+        settings = game.settings
+        payload = {"version": game.version}
+        hours = settings.get("reminder_hours") or 12
+        await self.bot.store.schedule(
+            game.id, "remind", now + timedelta(hours=hours), payload, replace=True
+        )
+        if turn_limit and settings.get("turn_limit_hours"):
+            due = now + timedelta(hours=settings["turn_limit_hours"])
+            await self.bot.store.schedule(game.id, "turn_limit", due, payload, replace=True)
+
+    # ------------------------------------------------------------ acting
+
+    async def open_panel(self, interaction: discord.Interaction, game_id: int) -> None:
+        game = await self.bot.store.load(game_id)
+        player = human_player(interaction.user.id)
+        if game.seat_of(player) is None:
+            await reply(
+                interaction,
+                "You are not playing in this game; you can watch the board in this thread.",
+            )
+            return
+        await interaction.response.send_message(ephemeral=True, **panel(game, player))
+
+    async def choose(
+        self, interaction: discord.Interaction, game_id: int, version: int, index: int
+    ) -> None:
+        player = human_player(interaction.user.id)
+        try:
+            played = await self.bot.tables.choose(game_id, interaction.user.id, version, index)
+        except StaleBoard as stale:
+            await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
+            return
+        await self._respond_panel(interaction, played.game, player)
+        await self.publish_or_warn(interaction, played)
+
+    async def _respond_panel(
+        self, interaction: discord.Interaction, game: LoadedGame, player: PlayerId, note: str = ""
+    ) -> None:
+        content = panel(game, player, note)
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:
+            await interaction.response.edit_message(**content)
+        else:
+            await interaction.response.send_message(ephemeral=True, **content)
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        if interaction.type is not discord.InteractionType.component:
+            return
+        if not claimed_by_component(interaction):
+            await reply(
+                interaction,
+                "I don't recognise that button. Use /board in the game's thread for the "
+                "current table.",
+            )
+
+    # ------------------------------------------------------------ commands
+
+    async def _game_here(self, interaction: discord.Interaction) -> LoadedGame | None:
+        if interaction.channel_id is None or interaction.guild is None:
+            await reply(interaction, "Use this in the game's thread or channel on the server.")
+            return None
+        game = await self.bot.store.find_open(interaction.channel_id)
+        if game is None or game.status != "active":
+            await reply(interaction, "There is no game running here. Start one with /newgame.")
+            return None
+        return game
+
+    @app_commands.command(
+        name="play", description="Make your move by typing (same choices as the panel)."
+    )
+    @app_commands.describe(choice="Start typing to see your legal moves")
+    async def play(self, interaction: discord.Interaction, choice: str) -> None:
+        async def work() -> None:
+            game = await self._game_here(interaction)
+            if game is None:
+                return
+            version, _, index = choice.partition(":")
+            if not (version.isdigit() and index.isdigit()):
+                await reply(
+                    interaction, "Pick one of the suggested moves from the list as you type."
+                )
+                return
+            await self.choose(interaction, game.id, int(version), int(index))
+
+        await guarded(interaction, work)
+
+    @play.autocomplete("choice")
+    async def play_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.channel_id is None:
+            return []
+        game = await self.bot.store.find_open(interaction.channel_id)
+        if game is None or game.status != "active":
+            return []
+        needle = current.lower()
+        choices = choices_for(game, human_player(interaction.user.id))
+        return [
+            app_commands.Choice(name=_cut(c.label, 100), value=f"{game.version}:{c.index}")
+            for c in choices
+            if needle in c.label.lower()
+        ][:25]
+
+    @app_commands.command(
+        name="me", description="Your private view: your hand, toys, reindeer, score."
+    )
+    async def me(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            game = await self._game_here(interaction)
+            if game is None:
+                return
+            player = human_player(interaction.user.id)
+            if game.seat_of(player) is None:
+                await reply(interaction, "You are not playing in this game.")
+                return
+            await reply(interaction, embed=board_embed(game, viewer=player))
+
+        await guarded(interaction, work)
+
+    @app_commands.command(name="board", description="The current table of the game here.")
+    async def board(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            game = await self._game_here(interaction)
+            if game is not None:
+                await reply(interaction, embed=board_embed(game))
+
+        await guarded(interaction, work)
+
+    @app_commands.command(name="history", description="Finished games on this server.")
+    async def history(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            if interaction.guild is None:
+                await reply(interaction, "Use this on a server.")
+                return
+            games = await self.bot.store.history(interaction.guild.id, limit=10)
+            if not games:
+                await reply(interaction, "No finished games on this server yet.")
+                return
+            lines = []
+            for info in games:
+                result = info.result or {}
+                names = info.names
+                winners = ", ".join(names.get(w, w) for w in result.get("winners", []))
+                when = info.finished_at.strftime("%Y-%m-%d") if info.finished_at else "?"
+                lines.append(f"{when} · {title_of(info)} · winner: {winners or '—'}")
+            await reply(interaction, "\n".join(lines))
+
+        await guarded(interaction, work)
+
+    @app_commands.command(
+        name="abandon", description="End the game running here (asks to confirm)."
+    )
+    async def abandon_command(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            if interaction.channel_id is None:
+                return
+            game = await self.bot.store.find_open(interaction.channel_id)
+            if game is None:
+                await reply(interaction, "There is no game running here.")
+                return
+            if not may_manage(interaction, game):
+                await reply(
+                    interaction,
+                    "Only the host or a member who can manage this channel can end the game.",
+                )
+                return
+            view = discord.ui.View(timeout=None)
+            view.add_item(AbandonButton(game.id))
+            await reply(
+                interaction,
+                f"End {title_of(game)} for everyone? This cannot be undone.",
+                view=view,
+            )
+
+        await guarded(interaction, work)
+
+    async def abandon(self, interaction: discord.Interaction, game_id: int) -> None:
+        info = await self.bot.store.info(game_id)
+        if not may_manage(interaction, info):
+            await reply(
+                interaction,
+                "Only the host or a member who can manage this channel can end the game.",
+            )
+            return
+        if info.status not in ("lobby", "active"):
+            await reply(interaction, "That game has already ended.")
+            return
+        await self.bot.store.abandon(game_id)
+        info = await self.bot.store.info(game_id)
+        await interaction.response.edit_message(
+            content=f"{title_of(info)} was ended.", view=discord.ui.View(timeout=None)
+        )
+        await self._channel(info).send(
+            f"{title_of(info)} was ended by {interaction.user.mention}. "
+            "The channel is free for a new game.",
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    @app_commands.command(name="rules", description="Short rules summaries.")
+    @app_commands.describe(topic="Which part of the rules")
+    @app_commands.choices(
+        topic=[app_commands.Choice(name=label, value=key) for key, label in RULE_TOPICS.items()]
+    )
+    async def rules(
+        self, interaction: discord.Interaction, topic: app_commands.Choice[str] | None = None
+    ) -> None:
+        await guarded(
+            interaction, lambda: reply(interaction, rules_summary(topic.value if topic else None))
+        )
+
+
+COMPONENTS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    LobbyButton,
+    TurnButton,
+    ActButton,
+    ActSelect,
+    AbandonButton,
+)
+"""Every DynamicItem the bot registers (the lobby's are registered by its cog)."""
+
+
+async def setup(bot: WorkshopBot) -> None:
+    await bot.add_cog(Table(bot))
+    bot.add_dynamic_items(TurnButton, ActButton, ActSelect, AbandonButton)

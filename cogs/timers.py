@@ -1,0 +1,90 @@
+"""Stored timers: turn reminders and turn limits, fired even if they fell due while
+the bot was down (they are read from storage at start and then polled)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from discord.ext import commands
+
+from cogs.service import engine_of
+from storage import Timer
+
+if TYPE_CHECKING:
+    from bot import WorkshopBot
+
+log = logging.getLogger("bot.timers")
+
+MAX_STAND_IN_MOVES = 50
+"""Decisions the computer makes for an absent player in one turn, at most."""
+
+
+class Timers(commands.Cog):
+    def __init__(self, bot: WorkshopBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        self._task = asyncio.create_task(self._loop(), name="timers")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            try:
+                await self.run_due()
+            except Exception:
+                log.exception("timer loop failed; retrying")
+            await asyncio.sleep(self.bot.settings.timer_poll_seconds)
+
+    async def run_due(self) -> int:
+        """Fire every timer that is due now; returns how many fired."""
+        fired = 0
+        for timer in await self.bot.store.due_timers(self.bot.clock()):
+            if not await self.bot.store.mark_fired(timer.id):
+                continue  # fired elsewhere already
+            try:
+                await self.fire(timer)
+                fired += 1
+            except Exception:
+                log.exception("timer %s of game %s failed", timer.id, timer.game_id)
+        return fired
+
+    async def fire(self, timer: Timer) -> None:
+        game = await self.bot.store.load(timer.game_id)
+        if game.status != "active":
+            return
+        table = self.bot.get_cog("Table")
+        humans = {s.player for s in game.seats if not s.is_ai}
+        acting = set(engine_of(game).to_act(game.state)) & humans
+        if not acting:
+            return
+        if timer.kind == "remind":
+            # at most one reminder per interval: the prompt schedules the next one
+            await table.prompt(game, acting, reminder=True)  # type: ignore[union-attr]
+        elif timer.kind == "turn_limit":
+            names = ", ".join(game.names[p] for p in sorted(acting, key=game.players.index))
+            hours = game.settings.get("turn_limit_hours")
+            await table.announce(  # type: ignore[union-attr]
+                game, f"{names} did not move within {hours} hours: the computer moves for them."
+            )
+            # one computer move per decision until those players are done for this turn
+            for _ in range(MAX_STAND_IN_MOVES):
+                waiting = set(engine_of(game).to_act(game.state)) & acting
+                if not waiting:
+                    break
+                player = min(waiting, key=game.players.index)
+                played = await self.bot.tables.play_for(game.id, player, game.version)
+                if played is None:
+                    break
+                await table.publish(played)  # type: ignore[union-attr]
+                game = played.game
+
+
+async def setup(bot: WorkshopBot) -> None:
+    await bot.add_cog(Timers(bot))

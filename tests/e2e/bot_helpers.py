@@ -1,0 +1,68 @@
+"""Starting the real bot against the fake Discord, and acting through it as players."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot import Settings, WorkshopBot
+
+from .fake_discord import FakeDiscord, FakeMessage, FakeUser
+from .fake_discord.model import InteractionResult
+
+
+class Clock:
+    """A clock the test moves by hand (reminders, turn limits)."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def make_bot(
+    fake: FakeDiscord,
+    database_url: str,
+    *,
+    clock: Callable[[], datetime] | None = None,
+    seed: int | None = None,
+) -> WorkshopBot:
+    settings = Settings(token=fake.token, database_url=database_url, timer_poll_seconds=3600)
+    return WorkshopBot(
+        settings,
+        clock=clock or Clock(),
+        new_seed=None if seed is None else (lambda: seed),
+    )
+
+
+async def open_table(
+    fake: FakeDiscord,
+    host: FakeUser,
+    others: list[FakeUser],
+    game: str = "workshop",
+    **options: Any,
+) -> tuple[FakeMessage, FakeMessage]:
+    """/newgame, everyone joins, the host starts: returns (lobby message, thread's board)."""
+    result = await fake.slash(host, fake.channel, "newgame", game=game, **options)
+    lobby = result.message
+    assert lobby is not None
+    for user in others:
+        await fake.click(user, lobby, "Join")
+    await fake.click(host, lobby, "Start")
+    (thread,) = fake.threads(fake.channel)
+    board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
+    return lobby, board
+
+
+def turn_prompts(fake: FakeDiscord, channel: Any) -> list[FakeMessage]:
+    return [m for m in fake.messages(channel) if "Take your turn" in m.button_labels()]
+
+
+async def open_panel(fake: FakeDiscord, user: FakeUser, channel: Any) -> InteractionResult:
+    """The user clicks "Take your turn" on the latest prompt."""
+    return await fake.click(user, turn_prompts(fake, channel)[-1], "Take your turn")

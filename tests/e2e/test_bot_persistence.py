@@ -1,0 +1,144 @@
+"""Games outlive the bot process: restarts, reminders, turn limits, two tables at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.core import Rng
+
+from .bot_helpers import Clock, make_bot, open_panel, open_table, turn_prompts
+from .fake_discord import FakeDiscord, FakeMessage
+
+
+def act_buttons(message: FakeMessage) -> list[str]:
+    return [b["custom_id"] for b in message.buttons() if b["custom_id"].startswith("act:")]
+
+
+async def test_buttons_sent_before_a_restart_work_after_it_and_missed_reminders_fire(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path}/bot.db"
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=3))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    prompt = turn_prompts(fake, thread)[-1]
+    acting = alice if str(alice.id) in prompt.content else bob
+    panel = (await open_panel(fake, acting, thread)).message
+    assert panel is not None
+    await fake.stop_bot(bot)
+
+    clock.advance(hours=13)  # the 12-hour reminder falls due while the bot is down
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=3))
+    await fake.wait_for(
+        lambda: "Reminder" in fake.last_message(thread).content, timeout=5, what="the reminder"
+    )
+    reminder = fake.last_message(thread)
+    assert f"<@{acting.id}>" in reminder.content
+
+    # the ephemeral panel sent before the restart still works
+    result = await fake.click(acting, panel, act_buttons(panel)[0])
+    assert result.callback_type == 7 and "board has changed" not in result.message.content  # type: ignore[union-attr]
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.version == 1
+    # and so does the turn prompt sent before the restart
+    again = await fake.click(acting, prompt, "Take your turn")
+    assert again.ephemeral and act_buttons(again.message)  # type: ignore[arg-type]
+    await fake.stop_bot(bot)
+
+
+async def test_a_reminder_comes_at_most_once_per_interval(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], reminder_hours=2)
+    (thread,) = fake.threads(fake.channel)
+    timers = bot.get_cog("Timers")
+    clock.advance(hours=1)
+    assert await timers.run_due() == 0  # type: ignore[union-attr]
+    clock.advance(hours=1, minutes=1)
+    assert await timers.run_due() == 1  # type: ignore[union-attr]
+    assert await timers.run_due() == 0  # type: ignore[union-attr]
+    reminders = [m for m in fake.messages(thread) if m.content.startswith("Reminder")]
+    assert len(reminders) == 1
+
+
+async def test_a_turn_limit_hands_the_turn_to_a_computer_move(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    (thread,) = fake.threads(fake.channel)
+    first = turn_prompts(fake, thread)[-1]
+    absent, other = (alice, bob) if str(alice.id) in first.content else (bob, alice)
+    clock.advance(hours=25)
+    timers = bot.get_cog("Timers")
+    await timers.run_due()  # type: ignore[union-attr]
+    texts = [m.content for m in fake.messages(thread)]
+    assert any("the computer moves for them" in t for t in texts)
+    assert f"<@{other.id}>: it's your turn" in turn_prompts(fake, thread)[-1].content
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.version >= 2
+    del absent
+
+
+async def test_two_games_in_two_channels_interleaved(fake: FakeDiscord, tmp_path: Path) -> None:
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=5))
+    second_channel = fake.add_channel("workshop-2")
+    alice, bob, carol, dave = (fake.add_user(n) for n in ("alice", "bob", "carol", "dave"))
+    await open_table(fake, alice, [bob])
+    result = await fake.slash(carol, second_channel, "newgame", game="workshop")
+    assert result.message is not None
+    await fake.click(dave, result.message, "Join")
+    await fake.click(carol, result.message, "Start")
+    threads = [fake.threads(fake.channel)[0], fake.threads(second_channel)[0]]
+    tables = [{str(alice.id): alice, str(bob.id): bob}, {str(carol.id): carol, str(dave.id): dave}]
+    rng = Rng(4)
+    for _ in range(12):  # alternate between the tables, one decision each
+        for thread, seated in zip(threads, tables, strict=True):
+            prompt = turn_prompts(fake, thread)[-1]
+            (player,) = [p for p in seated if f"<@{p}>" in prompt.content.splitlines()[-1]]
+            panel = (await open_panel(fake, seated[player], thread)).message
+            assert panel is not None
+            choices = act_buttons(panel)
+            while choices:  # the whole turn
+                panel = (
+                    await fake.click(seated[player], panel, choices[rng.below(len(choices))])
+                ).message
+                assert panel is not None
+                choices = act_buttons(panel)
+    games = [
+        await bot.store.find_open(fake.channel.id),
+        await bot.store.find_open(second_channel.id),
+    ]
+    assert all(g is not None and g.version >= 12 for g in games)
+    assert games[0].id != games[1].id  # type: ignore[union-attr]
+    assert {s.player for s in games[1].seats} == set(tables[1])  # type: ignore[union-attr]
+
+
+async def test_a_new_bot_process_continues_the_game_and_ctrl_c_stops_it_cleanly(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path}/bot.db", "DISCORD_GUILD_ID": ""}
+    first = await fake.start_bot_process("bot.py", env=env)
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    prompt = turn_prompts(fake, thread)[-1]
+    acting = alice if str(alice.id) in prompt.content else bob
+    panel = (await open_panel(fake, acting, thread)).message
+    assert panel is not None
+    assert await fake.stop_bot_process(first) == 0  # Ctrl-C: a clean exit
+
+    second = await fake.start_bot_process("bot.py", env=env)
+    result = await fake.click(acting, panel, act_buttons(panel)[0])  # sent by the first process
+    assert result.callback_type == 7
+    assert act_buttons(result.message) or "Waiting" in result.message.content  # type: ignore[union-attr]
+    board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
+    assert "Move 1" in board.text()  # edited in place by the new process
+    assert await fake.stop_bot_process(second) == 0

@@ -1,0 +1,103 @@
+"""A whole game of Santa's Workshop played only through what users can do, and checked
+against the engine playing the same choices on its own (W-1 … W-6 end to end)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.core import Rng
+from engine.workshop import COMPONENTS, GAME
+
+from .bot_helpers import make_bot, open_panel, open_table
+from .fake_discord import FakeDiscord, FakeMessage, FakeUser
+
+SEED = 20261201
+
+
+def panel_choices(message: FakeMessage) -> list[str]:
+    """The custom_ids of a private panel's choices, in the order the bot listed them."""
+    buttons = [b["custom_id"] for b in message.buttons() if b["custom_id"].startswith("act:")]
+    if buttons:
+        return buttons
+    return [
+        f"{select['custom_id']}={option['value']}"
+        for select in message.selects()
+        for option in select["options"]
+    ]
+
+
+async def choose(fake: FakeDiscord, user: FakeUser, panel: FakeMessage, choice: str) -> FakeMessage:
+    if "=" in choice:
+        custom_id, value = choice.split("=")
+        result = await fake.select(user, panel, custom_id, [value])
+    else:
+        result = await fake.click(user, panel, choice)
+    assert result.callback_type == 7 and result.ephemeral, result.text
+    assert result.message is not None
+    return result.message
+
+
+def assert_reindeer_names_stay_private(
+    fake: FakeDiscord, by_player: dict[str, FakeUser], results: dict[str, Any]
+) -> None:
+    """W-7.2: until the final scores, no public text names a held reindeer. The stalls
+    are public (W-7.1), so the board's Stables line is the one place names may appear."""
+    names = set(COMPONENTS.reindeer_names)
+    for text in fake.public_texts():
+        if "final scores" in text:
+            continue
+        public = "\n".join(line for line in text.splitlines() if not line.startswith("Stables:"))
+        leaked = {name for name in names if name in public}
+        assert not leaked, f"reindeer names {leaked} in a public message: {public[:300]}"
+    # while each owner was shown their own (in their private panel)
+    for player, user in by_player.items():
+        held = results[player]["reindeer"]
+        if held:
+            seen = "\n".join(fake.texts_seen_by(user))
+            assert all(name in seen for name in held)
+
+
+async def test_a_three_player_game_from_newgame_to_final_scores(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
+    by_player = {str(user.id): user for user in users}
+    await open_table(fake, users[0], users[1:])
+    (thread,) = fake.threads(fake.channel)
+
+    # The engine, on its own, follows the same choices.
+    state = GAME.new_game(list(by_player), SEED, GAME.parse_options({}))
+    rng = Rng(99)
+    panels: dict[str, FakeMessage] = {}
+    moves = 0
+    while GAME.outcome(state) is None:
+        (player,) = GAME.to_act(state)
+        user = by_player[player]
+        panel = panels.get(player)
+        if panel is None or not panel_choices(panel):
+            opened = await open_panel(fake, user, thread)
+            assert opened.ephemeral
+            panel = opened.message
+            assert panel is not None
+        choices = panel_choices(panel)
+        legal = GAME.legal_actions(state, player)
+        assert len(choices) == len(legal), panel.text()
+        index = rng.below(len(legal))
+        panels[player] = await choose(fake, user, panel, choices[index])
+        state, _events = GAME.apply(state, player, legal[index])
+        moves += 1
+
+    outcome = GAME.outcome(state)
+    assert outcome is not None and moves > 100
+    assert_reindeer_names_stay_private(fake, by_player, outcome.model_dump()["players"])
+    final = next(m for m in fake.messages(thread) if "final scores" in m.text())
+    shown = {name: int(points) for name, points in re.findall(r"(\w+): (\d+) points", final.text())}
+    assert shown == {by_player[p].name: score for p, score in outcome.scores.items()}
+    winners = ", ".join(f"**{by_player[p].name}**" for p in outcome.winners)
+    assert winners in final.text()
+    # the channel is free again
+    again = await fake.slash(users[1], fake.channel, "newgame", game="workshop")
+    assert not again.ephemeral
