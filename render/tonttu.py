@@ -84,7 +84,25 @@ def draw_board(view: TonttuView, names: Mapping[PlayerId, str]) -> Canvas:
         x = MARGIN + (i % 2) * (col + GAP)
         top = y + GAP + (i // 2) * (SEAT_HEIGHT + GAP)
         _seat_panel(c, view, seat, i, names, x, top, col)
+    if len(view.seats) % 2:
+        _legend(c, MARGIN + col + GAP, y + GAP + (rows - 1) * (SEAT_HEIGHT + GAP), col)
     return c
+
+
+def _legend(c: Canvas, x: float, y: float, w: float) -> None:
+    """How to read and score the table, in the free place beside an odd seat."""
+    c.box((x, y, x + w, y + SEAT_HEIGHT), fill=PAPER, outline=LINE, radius=14)
+    c.text(x + 16, y + 14, "How to read the table", 22, bold=True)
+    lines = [
+        "Workbench: face-up cards by type, ×count,",
+        "and the face-down card as a back.",
+        "A gift needs the cards on its card.",
+        "Your k-th gift scores k points;",
+        "each Toys + Clothing + Decorations set",
+        "scores 3 more.",
+    ]
+    for k, line in enumerate(lines):
+        c.text(x + 16, y + 60 + k * 34, line, 20, fill=MUTED, max_width=int(w - 32))
 
 
 def _header(c: Canvas, view: TonttuView, names: Mapping[PlayerId, str]) -> int:

@@ -95,7 +95,29 @@ def draw_board(view: WorkshopView, names: Mapping[PlayerId, str]) -> Canvas:
         x = MARGIN + (i % 2) * (col + GAP)
         top = y + GAP + (i // 2) * (PLAYER_PANEL_HEIGHT + GAP)
         _player_panel(c, view, player, names, x, top, col)
+    if len(view.players) % 2:
+        _legend(c, MARGIN + col + GAP, y + GAP + (rows - 1) * (PLAYER_PANEL_HEIGHT + GAP), col)
     return c
+
+
+def _legend(c: Canvas, x: float, y: float, w: float) -> None:
+    """How to read the board, in the free place beside an odd player's area."""
+    c.box((x, y, x + w, y + PLAYER_PANEL_HEIGHT), fill=PAPER, outline=LINE, radius=14)
+    c.text(x + 16, y + 14, "How to read the board", 22, bold=True)
+    row = y + 60
+    colour = MATERIAL_COLOURS["wood"]
+    c.chip(x + 16, row - 13, "W", colour, height=26)
+    c.pips(x + 56, row, 1, 2, colour)
+    c.text(x + 110, row, "1 Wood placed, 1 still needed", 20, anchor="lm")
+    lines = [
+        "W Wood · M Metal · F Fabric · A Assembly",
+        "+2 … +5: what a shop space gives",
+        "Tree spaces: ★3 and +2 points, or 1 token",
+        "Cheer: your count at each Inspection",
+        "Toy points in green; frame = to act",
+    ]
+    for k, line in enumerate(lines):
+        c.text(x + 16, row + 26 + k * 34, line, 20, fill=MUTED, max_width=int(w - 32))
 
 
 def _name(names: Mapping[PlayerId, str], player: PlayerId | None) -> str:
