@@ -6,11 +6,14 @@ and public events only; a player's private panel from ``view(state, player)``.
 
 from __future__ import annotations
 
+import asyncio
+import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import discord
 
+import render
 from cogs.service import engine_of
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame
@@ -64,6 +67,53 @@ def board_embed(game: LoadedGame, viewer: PlayerId | None = None) -> discord.Emb
     )
     embed.set_footer(text=f"Move {game.version}" + (" · your private view" if viewer else ""))
     return embed
+
+
+BOARD_FILE = "board.png"
+PRIVATE_FILE = "me.png"
+SUMMARY_LINES = 2
+"""The board's picture carries the first lines of the text board as its caption and
+alt text; the whole text stays available with ``/board text:true``."""
+
+
+def board_summary(game: LoadedGame) -> str:
+    """The first lines of the public text board: what day or round it is, who acts."""
+    rules = engine_of(game)
+    text = rules.render_text(rules.view(game.state, None), game.names)
+    lines = [line.strip("= ") for line in text.splitlines()[:SUMMARY_LINES]]
+    return "\n".join(line for line in lines if not line.endswith(":"))  # not a heading
+
+
+def board_png(game: LoadedGame) -> bytes:
+    """The public picture, drawn from ``view(state, None)`` only (never the state)."""
+    return render.render_board(engine_of(game).view(game.state, None), game.names)
+
+
+def private_png(game: LoadedGame, player: PlayerId) -> bytes:
+    """``player``'s own area with their secrets: for an ephemeral answer only."""
+    return render.render_private(engine_of(game).view(game.state, player), game.names)
+
+
+async def render_board_png(game: LoadedGame) -> bytes:
+    """Draw the public picture in a worker thread, so the event loop keeps answering."""
+    return await asyncio.to_thread(board_png, game)
+
+
+def board_picture(game: LoadedGame, png: bytes) -> tuple[discord.Embed, discord.File]:
+    """The thread's board: a short summary, the picture, and the move number."""
+    summary = board_summary(game)
+    embed = discord.Embed(title=title_of(game), description=summary, colour=COLOUR.get(game.kind))
+    embed.set_image(url=f"attachment://{BOARD_FILE}")
+    embed.set_footer(text=f"Move {game.version} · /board text:true shows the board as text")
+    return embed, discord.File(io.BytesIO(png), BOARD_FILE, description=summary[:1024])
+
+
+async def private_picture(game: LoadedGame, player: PlayerId) -> tuple[discord.Embed, discord.File]:
+    """The private text view with the player's own picture under it (ephemeral only)."""
+    png = await asyncio.to_thread(private_png, game, player)
+    embed = board_embed(game, viewer=player)
+    embed.set_image(url=f"attachment://{PRIVATE_FILE}")
+    return embed, discord.File(io.BytesIO(png), PRIVATE_FILE, description="Your own area")
 
 
 def lobby_embed(info: GameInfo) -> discord.Embed:

@@ -4,6 +4,7 @@ commands players use during a game (/play, /me, /board, /history, /abandon, /rul
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -15,11 +16,14 @@ from cogs.common import NO_MENTIONS, bot_of, guarded, reply
 from cogs.lobby import LobbyButton, may_manage
 from cogs.render import (
     board_embed,
+    board_picture,
     chunk_lines,
     event_lines,
     final_embed,
     lobby_embed,
     mention,
+    private_picture,
+    render_board_png,
     title_of,
 )
 from cogs.rules_text import RULE_TOPICS, rules_summary
@@ -38,6 +42,7 @@ PROMPT_ROOM = 400
 MAX_BUTTON_CHOICES = 20
 BUTTON_LABEL = 80
 OPTION_LABEL = 100
+RECENT_PICTURES = 64
 
 
 # --------------------------------------------------------------------------- components
@@ -169,6 +174,16 @@ def table_of(interaction: discord.Interaction) -> Table:
     return cog
 
 
+async def _send_picture(
+    interaction: discord.Interaction, embed: discord.Embed, picture: discord.File
+) -> None:
+    """An ephemeral answer with a picture attached."""
+    if interaction.response.is_done():
+        await interaction.followup.send(embed=embed, file=picture, ephemeral=True)
+    else:
+        await interaction.response.send_message(embed=embed, file=picture, ephemeral=True)
+
+
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -231,12 +246,26 @@ def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
 class Table(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
+        self._pictures: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        """Recent board pictures by (game id, version): drawn once per move, then reused
+        by the board edit, the final scores and /board."""
+
+    async def board_png(self, game: LoadedGame) -> bytes:
+        key = (game.id, game.version)
+        png = self._pictures.get(key)
+        if png is None:
+            png = await render_board_png(game)
+            self._pictures[key] = png
+            while len(self._pictures) > RECENT_PICTURES:
+                self._pictures.popitem(last=False)
+        return png
 
     # ------------------------------------------------------------ starting
 
     async def start_game(self, interaction: discord.Interaction, game_id: int) -> None:
         """The host pressed Start: start, close the lobby, open the thread, post the table."""
         played = await self.bot.tables.start(game_id)
+        await self.board_png(played.game)  # drawn before answering: no pause mid-publish
         await interaction.response.edit_message(
             embed=lobby_embed(played.game), view=discord.ui.View(timeout=None)
         )
@@ -290,7 +319,10 @@ class Table(commands.Cog):
             await self.prompt(game, acting, log=log_on_prompt)
         elif game.status != "active":
             if game.status == "finished":
-                await channel.send(embed=final_embed(game))
+                # the final board stays with the final scores (issue 8)
+                _, picture = board_picture(game, await self.board_png(game))
+                final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
+                await channel.send(embed=final, file=picture)
             await self.bot.store.cancel_timers(game.id)
 
     async def publish_or_warn(self, interaction: discord.Interaction, played: Played) -> None:
@@ -314,17 +346,18 @@ class Table(commands.Cog):
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
 
     async def update_board(self, game: LoadedGame) -> None:
-        """Edit the board message in place (post it if it is missing)."""
-        embed = board_embed(game)
+        """Edit the board message in place, picture included (post it if it is missing)."""
+        embed, picture = board_picture(game, await self.board_png(game))
         board_id = game.messages.get("board")
         channel = self._channel(game)
         if board_id is not None:
             try:
-                await channel.get_partial_message(board_id).edit(embed=embed)
+                # one edit: the new picture replaces the old attachment
+                await channel.get_partial_message(board_id).edit(embed=embed, attachments=[picture])
                 return
             except discord.NotFound:
-                pass
-        message = await channel.send(embed=embed)
+                embed, picture = board_picture(game, await self.board_png(game))  # a fresh file
+        message = await channel.send(embed=embed, file=picture)
         await self.bot.store.set_message(game.id, "board", message.id)
 
     async def prompt(
@@ -381,6 +414,7 @@ class Table(commands.Cog):
         except StaleBoard as stale:
             await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
             return
+        await self.board_png(played.game)  # drawn before answering: no pause mid-publish
         await self._respond_panel(interaction, played.game, player)
         await self.publish_or_warn(interaction, played)
 
@@ -465,16 +499,22 @@ class Table(commands.Cog):
             if game.seat_of(player) is None:
                 await reply(interaction, "You are not playing in this game.")
                 return
-            await reply(interaction, embed=board_embed(game, viewer=player))
+            embed, picture = await private_picture(game, player)
+            await _send_picture(interaction, embed, picture)  # ephemeral: it shows secrets
 
         await guarded(interaction, work)
 
     @app_commands.command(name="board", description="The current table of the game here.")
-    async def board(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(text="Show the board as text instead of a picture")
+    async def board(self, interaction: discord.Interaction, text: bool = False) -> None:
         async def work() -> None:
             game = await self._game_here(interaction)
-            if game is not None:
+            if game is None:
+                return
+            if text:
                 await reply(interaction, embed=board_embed(game))
+            else:
+                await _send_picture(interaction, *board_picture(game, await self.board_png(game)))
 
         await guarded(interaction, work)
 

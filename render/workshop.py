@@ -1,0 +1,491 @@
+"""Santa's Workshop as a picture, drawn from a :class:`WorkshopView` only.
+
+The view is already stripped for its viewer (W-7), so nothing secret can reach a
+picture: the public board is drawn from ``view(state, None)``; a player's private
+picture from their own view, which adds their reindeer names (W-7.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.core import PlayerId
+from engine.workshop.models import PlayerView, StationView, ToyView, WorkshopView
+from render.canvas import (
+    CARD,
+    GOLD,
+    GREEN,
+    HIGHLIGHT,
+    INK,
+    LINE,
+    MUTED,
+    PAPER,
+    PLAYER_COLOURS,
+    RED,
+    RGB,
+    WHITE,
+    Canvas,
+    ink_on,
+    mix,
+)
+
+WIDTH = 1200
+MARGIN = 20
+GAP = 12
+
+MATERIAL_COLOURS: dict[str, RGB] = {
+    "wood": (150, 98, 44),
+    "metal": (112, 124, 138),
+    "fabric": (176, 48, 112),
+    "assembly": (236, 190, 40),
+}
+LETTERS = {"wood": "W", "metal": "M", "fabric": "F", "assembly": "A"}
+ORNAMENT_COLOURS: dict[str, RGB] = {
+    "red": (200, 40, 40),
+    "gold": (232, 180, 30),
+    "silver": (190, 196, 204),
+    "blue": (40, 90, 200),
+    "green": (40, 150, 70),
+}
+SPACE_LABELS = {
+    "star": "★3",
+    "points2": "+2",
+    "wood": "W",
+    "metal": "M",
+    "fabric": "F",
+    "assembly": "A",
+}
+DECISIONS = {
+    "station": "to place an Elf",
+    "mail": "to take toy cards",
+    "reindeer": "to choose a reindeer",
+    "choose_material": "to choose a Material",
+    "place_tokens": "to place or donate tokens",
+    "ornament": "to choose an ornament",
+    "tree_space": "to choose a tree space",
+    "donation": "to take donated tokens",
+}
+PLAYER_PANEL_HEIGHT = 372
+
+
+def render_board(view: WorkshopView, names: Mapping[PlayerId, str]) -> bytes:
+    """The whole table (PNG bytes): shared board and every player's area."""
+    return draw_board(view, names).png()
+
+
+def render_private(view: WorkshopView, names: Mapping[PlayerId, str]) -> bytes:
+    """The viewer's own area with their secrets (reindeer names), as PNG bytes."""
+    return draw_private(view, names).png()
+
+
+# --------------------------------------------------------------------------- whole board
+
+
+def draw_board(view: WorkshopView, names: Mapping[PlayerId, str]) -> Canvas:
+    rows = (len(view.players) + 1) // 2
+    height = 790 + rows * (PLAYER_PANEL_HEIGHT + GAP) + MARGIN
+    c = Canvas(WIDTH, height)
+    seat_of = {p.player: p.seat for p in view.players}
+    y = _header(c, view, names, seat_of)
+    y = _calendar(c, view, y + 12)
+    y = _shops(c, view, y + GAP, seat_of)
+    y = _middle(c, view, y + GAP, seat_of)
+    col = (WIDTH - 2 * MARGIN - GAP) // 2
+    for i, player in enumerate(view.players):
+        x = MARGIN + (i % 2) * (col + GAP)
+        top = y + GAP + (i // 2) * (PLAYER_PANEL_HEIGHT + GAP)
+        _player_panel(c, view, player, names, x, top, col)
+    if len(view.players) % 2:
+        _legend(c, MARGIN + col + GAP, y + GAP + (rows - 1) * (PLAYER_PANEL_HEIGHT + GAP), col)
+    return c
+
+
+def _legend(c: Canvas, x: float, y: float, w: float) -> None:
+    """How to read the board, in the free place beside an odd player's area."""
+    c.box((x, y, x + w, y + PLAYER_PANEL_HEIGHT), fill=PAPER, outline=LINE, radius=14)
+    c.text(x + 16, y + 14, "How to read the board", 22, bold=True)
+    row = y + 60
+    colour = MATERIAL_COLOURS["wood"]
+    c.chip(x + 16, row - 13, "W", colour, height=26)
+    c.pips(x + 56, row, 1, 2, colour)
+    c.text(x + 110, row, "1 Wood placed, 1 still needed", 20, anchor="lm")
+    lines = [
+        "W Wood · M Metal · F Fabric · A Assembly",
+        "+2 … +5: what a shop space gives",
+        "Tree spaces: ★3 and +2 points, or 1 token",
+        "Cheer: your count at each Inspection",
+        "Toy points in green; frame = to act",
+    ]
+    for k, line in enumerate(lines):
+        c.text(x + 16, row + 26 + k * 34, line, 20, fill=MUTED, max_width=int(w - 32))
+
+
+def _name(names: Mapping[PlayerId, str], player: PlayerId | None) -> str:
+    if player is None:
+        return "nobody"
+    return names.get(player, player)
+
+
+def _header(
+    c: Canvas, view: WorkshopView, names: Mapping[PlayerId, str], seat_of: dict[PlayerId, int]
+) -> int:
+    c.draw.rectangle((0, 0, WIDTH, 64), fill=RED)
+    c.text(MARGIN, 32, "Santa's Workshop", 30, bold=True, fill=WHITE, anchor="lm")
+    right = "Game over" if view.over else f"Day {view.day} of 6 · {view.date}"
+    c.text(WIDTH - MARGIN, 32, right, 26, bold=True, fill=WHITE, anchor="rm")
+    c.draw.rectangle((0, 64, WIDTH, 112), fill=GREEN)
+    if view.over:
+        ranked = sorted(view.players, key=lambda p: -p.score)
+        best = ranked[0].score
+        leaders = ", ".join(_name(names, p.player) for p in ranked if p.score == best)
+        c.text(
+            MARGIN,
+            88,
+            f"Final scores · top score {best}: {leaders}",
+            22,
+            bold=True,
+            fill=WHITE,
+            anchor="lm",
+            max_width=WIDTH - 2 * MARGIN,
+        )
+        return 112
+    pending = view.pending
+    x = MARGIN
+    if pending.player is not None:
+        c.text(x, 88, "To act:", 22, fill=WHITE, anchor="lm")
+        x += c.text_width("To act:", 22) + 24
+        c.token(x, 88, seat_of[pending.player], r=16)
+        x += 26
+        x += c.text(
+            x,
+            88,
+            _name(names, pending.player),
+            22,
+            bold=True,
+            fill=WHITE,
+            anchor="lm",
+            max_width=300,
+        )
+        doing = DECISIONS.get(pending.decision, pending.decision)
+        extra = ""
+        if pending.tokens:
+            extra = " · in hand: " + " ".join(
+                f"{n} {m.capitalize()}" for m, n in pending.tokens.items()
+            )
+        if pending.ornament is not None:
+            extra = f" · {pending.ornament.colour} ornament: {pending.ornament.reward}"
+        c.text(
+            x + 10,
+            88,
+            doing + extra,
+            22,
+            fill=WHITE,
+            anchor="lm",
+            max_width=WIDTH - MARGIN - x - 10,
+        )
+    return 112
+
+
+def _calendar(c: Canvas, view: WorkshopView, y: int) -> int:
+    width = (WIDTH - 2 * MARGIN - 5 * 8) / 6
+    for d in range(1, 7):
+        x = MARGIN + (d - 1) * (width + 8)
+        current = d == view.day and not view.over
+        past = d < view.day or view.over
+        fill = RED if current else (mix(PAPER, LINE, 0.5) if past else CARD)
+        ink = WHITE if current else (MUTED if past else INK)
+        c.box((x, y, x + width, y + 64), fill=fill, outline=RED if current else LINE, radius=10)
+        c.text(x + 12, y + 18, f"Day {d} · Dec {18 + d}", 20, bold=True, fill=ink, anchor="lm")
+        if d in (3, 6):  # W-5: Santa's Inspection after Day 3 and Day 6
+            c.star(x + 22, y + 46, 11, GOLD, mix(GOLD, INK, 0.5))
+            c.text(x + 38, y + 46, "Inspection", 20, fill=ink, anchor="lm")
+        if current:
+            _santa_hat(c, x + width - 22, y + 46)
+    return y + 64
+
+
+def _santa_hat(c: Canvas, x: float, y: float) -> None:
+    """Santa's marker on the calendar."""
+    c.draw.polygon([(x - 13, y + 7), (x + 13, y + 7), (x + 5, y - 13)], fill=WHITE)
+    c.draw.polygon([(x - 10, y + 6), (x + 10, y + 6), (x + 4, y - 10)], fill=(220, 40, 40))
+    c.draw.ellipse((x + 1, y - 17, x + 9, y - 9), fill=WHITE)
+    c.draw.rounded_rectangle((x - 14, y + 4, x + 14, y + 12), radius=4, fill=WHITE)
+
+
+def _station(view: WorkshopView, key: str) -> StationView:
+    return next(s for s in view.stations if s.station == key)
+
+
+def _title(c: Canvas, x: float, y: float, text: str, colour: RGB = INK) -> None:
+    c.text(x, y, text, 22, bold=True, fill=colour)
+
+
+def _spaces(
+    c: Canvas,
+    x: float,
+    y: float,
+    labels: list[str],
+    occupants: list[PlayerId],
+    seat_of: dict[PlayerId, int],
+    size: int = 52,
+) -> float:
+    """Elf spaces in order; an occupied one shows the Elf's owner token."""
+    for k, label in enumerate(labels):
+        bx = x + k * (size + 10)
+        taken = k < len(occupants)
+        c.box(
+            (bx, y, bx + size, y + size),
+            fill=CARD if taken else PAPER,
+            outline=INK if taken else LINE,
+            radius=8,
+        )
+        if taken:
+            c.token(bx + size / 2, y + size / 2, seat_of[occupants[k]], r=18)
+        else:
+            c.text(bx + size / 2, y + size / 2, label, 20, fill=MUTED, anchor="mm")
+    return x + len(labels) * (size + 10)
+
+
+def _shops(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int]) -> int:
+    width = (WIDTH - 2 * MARGIN - 3 * GAP) / 4
+    for i, key in enumerate(("wood", "metal", "fabric", "assembly")):
+        x = MARGIN + i * (width + GAP)
+        station = _station(view, key)
+        c.box((x, y, x + width, y + 122))
+        colour = MATERIAL_COLOURS[key]
+        c.chip(x + 12, y + 10, LETTERS[key], colour)
+        c.text(x + 56, y + 24, station.name, 22, bold=True, anchor="lm")
+        _spaces(c, x + 12, y + 56, ["+2", "+3", "+4", "+5"], station.occupants, seat_of)
+    return y + 122
+
+
+def _requirement(c: Canvas, x: float, y: float, toy: ToyView, progress: bool) -> float:
+    """Material letter chips with one dot per token: solid when placed, hollow when needed."""
+    for m, need in toy.requires.items():
+        if not need:
+            continue
+        colour = MATERIAL_COLOURS[m]
+        x += c.chip(x, y - 13, LETTERS[m], colour, height=26) + 4
+        have = toy.placed.get(m, 0) if progress else need
+        x += c.pips(x, y, have, need, colour) + 12
+    return x
+
+
+def _toy_card(c: Canvas, toy: ToyView | None, x: float, y: float, w: float, h: float) -> None:
+    if toy is None:
+        c.box((x, y, x + w, y + h), fill=PAPER, outline=LINE)
+        c.text(x + w / 2, y + h / 2, "empty", 20, fill=MUTED, anchor="mm")
+        return
+    c.box((x, y, x + w, y + h))
+    c.text(x + 12, y + 8, toy.name, 20, bold=True, max_width=int(w - 90))
+    _points_badge(c, x + w - 12, y + 19, toy.points)
+    _requirement(c, x + 12, y + h - 22, toy, progress=False)
+
+
+def _points_badge(c: Canvas, right: float, cy: float, points: int) -> None:
+    label = f"{points} pts"
+    width = c.text_width(label, 20, True) + 14
+    c.draw.rounded_rectangle((right - width, cy - 13, right, cy + 13), radius=8, fill=GREEN)
+    c.text(right - width / 2, cy, label, 20, bold=True, fill=WHITE, anchor="mm")
+
+
+def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int]) -> int:
+    """Mail Room on the left; Stables, Donation Center and Christmas Tree on the right."""
+    height = 420
+    left_w = 700
+    x = MARGIN
+    c.box((x, y, x + left_w, y + height))
+    _title(c, x + 14, y + 12, "Mail Room")
+    sx: float = x + 150
+    for key, label in (("mail3", "take ≤3"), ("mail2", "take ≤2")):
+        station = _station(view, key)
+        c.text(sx, y + 38, label, 20, fill=MUTED, anchor="lm")
+        sx += c.text_width(label) + 8
+        sx = _spaces(c, sx, y + 12, ["Elf"], station.occupants, seat_of) + 14
+    c.text(
+        x + left_w - 14,
+        y + 38,
+        f"deck {view.deck_size} · sleigh {view.sleigh_size}",
+        20,
+        fill=MUTED,
+        anchor="rm",
+    )
+    card_w = (left_w - 28 - 10) / 2
+    for k, toy in enumerate(view.mail_slots[:6]):
+        cx = x + 14 + (k % 2) * (card_w + 10)
+        cy = y + 76 + (k // 2) * 104
+        _toy_card(c, toy, cx, cy, card_w, 94)
+
+    # right column
+    rx = x + left_w + GAP
+    rw = WIDTH - MARGIN - rx
+    stables = _station(view, "stables")
+    c.box((rx, y, rx + rw, y + 148))
+    _title(c, rx + 14, y + 12, "Reindeer Stables")
+    c.text(rx + rw - 14, y + 24, f"deck {view.reindeer_deck_size}", 20, fill=MUTED, anchor="rm")
+    _spaces(c, rx + 14, y + 46, ["+1", "+2", "+3"], stables.occupants, seat_of, size=44)
+    for k, name in enumerate(view.stalls[:3]):
+        c.text(
+            rx + 190,
+            y + 52 + k * 30,
+            f"{k + 1}. {name or '(empty)'}",
+            20,
+            fill=INK if name else MUTED,
+            max_width=int(rw - 200),
+        )
+
+    dy = y + 148 + 10
+    donation = _station(view, "donation")
+    c.box((dx0 := rx, dy, rx + rw, dy + 112))
+    _title(c, dx0 + 14, dy + 10, "Donation Center")
+    tx = dx0 + 14
+    for m, n in view.donation.items():
+        tx += c.chip(tx, dy + 44, f"{LETTERS[m]} {n}", MATERIAL_COLOURS[m]) + 8
+    for k, player in enumerate(donation.occupants[:8]):
+        c.token(dx0 + 26 + k * 40, dy + 92, seat_of[player], r=14)
+    if not donation.occupants:
+        c.text(dx0 + 14, dy + 92, "no Elves", 20, fill=MUTED, anchor="lm")
+    supply = " ".join(f"{LETTERS[m]}{n}" for m, n in view.supply.items())
+    c.text(rx + rw - 14, dy + 92, f"supply {supply}", 20, fill=MUTED, anchor="rm")
+
+    ty = dy + 112 + 10
+    c.box((rx, ty, rx + rw, y + height))
+    _title(c, rx + 14, ty + 10, "Christmas Tree")
+    sx = rx + rw - 14 - 2 * 54
+    for key in ("tree1", "tree2"):
+        sx = _spaces(c, sx, ty + 8, ["Elf"], _station(view, key).occupants, seat_of, size=44)
+    c.text(rx + 14, ty + 40, "ornaments left", 20, fill=MUTED)
+    for k, (colour, left) in enumerate(view.ornaments_left.items()):
+        fill = ORNAMENT_COLOURS.get(colour, LINE)
+        ox = rx + 14 + (k % 3) * 140
+        oy = ty + 70 + (k // 3) * 32
+        c.draw.ellipse((ox, oy, ox + 24, oy + 24), fill=fill, outline=mix(fill, INK, 0.5), width=2)
+        c.text(ox + 30, oy + 12, f"{colour} {left}", 20, anchor="lm")
+    return y + height
+
+
+# --------------------------------------------------------------------------- player area
+
+
+def _player_panel(
+    c: Canvas,
+    view: WorkshopView,
+    player: PlayerView,
+    names: Mapping[PlayerId, str],
+    x: float,
+    y: float,
+    w: float,
+    h: float = PLAYER_PANEL_HEIGHT,
+) -> None:
+    colour = PLAYER_COLOURS[player.seat % len(PLAYER_COLOURS)]
+    acting = not view.over and view.pending.player == player.player
+    c.box(
+        (x, y, x + w, y + h),
+        fill=mix(CARD, HIGHLIGHT, 0.6) if acting else CARD,
+        outline=colour,
+        width=6 if acting else 3,
+        radius=14,
+    )
+    c.draw.rounded_rectangle((x, y, x + w, y + 52), radius=14, fill=mix(colour, WHITE, 0.55))
+    c.draw.rectangle((x + 3, y + 40, x + w - 3, y + 52), fill=mix(colour, WHITE, 0.55))
+    c.token(x + 30, y + 26, player.seat, r=18)
+    badges = []
+    if player.player == view.first_player and not view.over:
+        badges.append(("1st player", INK))
+    if acting:
+        badges.append(("to act", RED))
+    score = f"{player.score} pt{'s' if player.score != 1 else ''}"
+    score_w = c.text_width(score, 26, True)
+    badge_w = sum(c.text_width(b, 20, True) + 22 for b, _ in badges)
+    c.text(
+        x + 58,
+        y + 26,
+        _name(names, player.player),
+        24,
+        bold=True,
+        anchor="lm",
+        max_width=int(w - 58 - score_w - badge_w - 30),
+    )
+    bx = x + w - 16 - score_w - 12
+    for label, fill in reversed(badges):
+        bw = c.text_width(label, 20, True) + 14
+        bx -= bw
+        c.chip(bx, y + 12, label, fill)
+        bx -= 8
+    c.text(x + w - 16, y + 26, score, 26, bold=True, anchor="rm")
+
+    # counts line
+    info = [f"Elves left {player.elves_left}", f"Reindeer {player.reindeer_count}"]
+    if player.cheer:
+        info.append("Cheer " + ", ".join(str(n) for n in player.cheer))
+    c.text(x + 16, y + 64, " · ".join(info), 20, fill=MUTED, max_width=int(w - 32))
+
+    # unfinished toys
+    ty = y + 96
+    if not player.unfinished:
+        c.text(x + 16, ty + 4, "No toys in progress", 20, fill=MUTED)
+    for k, toy in enumerate(player.unfinished[:5]):
+        row = ty + k * 34
+        c.text(x + 16, row + 4, toy.name, 20, max_width=190)
+        _requirement(c, x + 214, row + 17, toy, progress=True)
+        c.text(x + w - 16, row + 17, f"{toy.points}", 20, bold=True, fill=GREEN, anchor="rm")
+
+    # completed toys awaiting inspection
+    cy = ty + 5 * 34 + 4
+    done = ", ".join(t.name for t in player.completed)
+    c.text(
+        x + 16,
+        cy,
+        "✓ " + (done or "no completed toys awaiting inspection"),
+        20,
+        fill=GREEN if done else MUTED,
+        max_width=int(w - 32),
+    )
+
+    # tree
+    tree_y = y + h - 64
+    c.text(x + 16, tree_y + 26, f"Tree {player.ornaments}/6", 20, bold=True, anchor="lm")
+    sx = x + 140
+    slot = (w - 140 - 16 - 5 * 6) / 6
+    for k, space in enumerate(player.tree):
+        bx = sx + k * (slot + 6)
+        c.box((bx, tree_y, bx + slot, tree_y + 52), fill=PAPER, outline=LINE, radius=8)
+        label = SPACE_LABELS.get(space.space, space.label)
+        if space.ornament is not None:
+            fill = ORNAMENT_COLOURS.get(space.ornament.colour, LINE)
+            c.draw.ellipse(
+                (bx + slot / 2 - 20, tree_y + 6, bx + slot / 2 + 20, tree_y + 46),
+                fill=fill,
+                outline=mix(fill, INK, 0.5),
+                width=2,
+            )
+            c.text(bx + slot / 2, tree_y + 26, label, 20, bold=True, fill=ink_on(fill), anchor="mm")
+        else:
+            c.text(bx + slot / 2, tree_y + 26, label, 20, fill=MUTED, anchor="mm")
+
+
+# --------------------------------------------------------------------------- private
+
+
+def draw_private(view: WorkshopView, names: Mapping[PlayerId, str]) -> Canvas:
+    """The viewer's own area: their mat as on the board, plus their reindeer names."""
+    me = next((p for p in view.players if p.player == view.viewer), None)
+    if me is None:
+        raise ValueError("A private picture needs a player's own view, not a spectator's.")
+    width = 620
+    reindeer = me.reindeer or []
+    lines = max(1, (len(reindeer) + 1) // 2)
+    height = 64 + MARGIN + PLAYER_PANEL_HEIGHT + GAP + 56 + lines * 30 + MARGIN
+    c = Canvas(width, height)
+    c.draw.rectangle((0, 0, width, 64), fill=RED)
+    c.text(MARGIN, 32, "Your area (private)", 26, bold=True, fill=WHITE, anchor="lm")
+    c.text(width - MARGIN, 32, f"Day {view.day} of 6", 22, fill=WHITE, anchor="rm")
+    _player_panel(c, view, me, names, MARGIN, 64 + MARGIN, width - 2 * MARGIN)
+    y = 64 + MARGIN + PLAYER_PANEL_HEIGHT + GAP
+    c.box((MARGIN, y, width - MARGIN, height - MARGIN))
+    c.text(MARGIN + 14, y + 12, f"Your reindeer ({len(reindeer)})", 22, bold=True)
+    if not reindeer:
+        c.text(MARGIN + 14, y + 46, "none yet", 20, fill=MUTED)
+    for k, name in enumerate(sorted(reindeer)):
+        c.text(MARGIN + 14 + (k % 2) * 280, y + 46 + (k // 2) * 30, f"• {name}", 20)
+    return c
