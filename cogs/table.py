@@ -414,8 +414,7 @@ class Table(commands.Cog):
         except StaleBoard as stale:
             await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
             return
-        await self.board_png(played.game)  # drawn before answering: no pause mid-publish
-        await self._respond_panel(interaction, played.game, player)
+        await self._respond_panel(interaction, played.game, player)  # answer first, then draw
         await self.publish_or_warn(interaction, played)
 
     async def _respond_panel(

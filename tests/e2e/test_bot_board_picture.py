@@ -47,6 +47,8 @@ async def test_the_board_message_carries_a_picture_edited_in_place_after_an_acti
     choice = next(b["custom_id"] for b in panel.buttons() if b["custom_id"].startswith("act:"))
     edits_before = len(board.history)
     await fake.click(acting, panel, choice)
+    # the panel is answered first; the picture is drawn in a thread, then the board edited
+    await fake.wait_for(lambda: "Move 1" in board.text(), timeout=10, what="the board edit")
 
     assert [m.id for m in board_messages(fake, thread)] == [board.id]  # no new board message
     assert len(board.history) == edits_before + 1  # exactly one edit for the action

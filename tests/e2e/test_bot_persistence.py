@@ -140,5 +140,6 @@ async def test_a_new_bot_process_continues_the_game_and_ctrl_c_stops_it_cleanly(
     assert result.callback_type == 7
     assert act_buttons(result.message) or "Waiting" in result.message.content  # type: ignore[union-attr]
     board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
-    assert "Move 1" in board.text()  # edited in place by the new process
+    # the board is redrawn after the answer, then edited in place by the new process
+    await fake.wait_for(lambda: "Move 1" in board.text(), timeout=10, what="the board edit")
     assert await fake.stop_bot_process(second) == 0

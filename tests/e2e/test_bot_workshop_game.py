@@ -93,6 +93,11 @@ async def test_a_three_player_game_from_newgame_to_final_scores(
     outcome = GAME.outcome(state)
     assert outcome is not None and moves > 100
     assert_reindeer_names_stay_private(fake, by_player, outcome.model_dump()["players"])
+    await fake.wait_for(
+        lambda: any("final scores" in m.text() for m in fake.messages(thread)),
+        timeout=10,
+        what="the final scores",
+    )
     final = next(m for m in fake.messages(thread) if "final scores" in m.text())
     shown = {name: int(points) for name, points in re.findall(r"(\w+): (\d+) points", final.text())}
     assert shown == {by_player[p].name: score for p, score in outcome.scores.items()}
