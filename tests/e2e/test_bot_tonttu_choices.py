@@ -16,7 +16,9 @@ from .tonttu_helpers import choose_by_dm, dm_panel, open_tonttu, select_in, stat
 SEED = 77
 
 
-async def table(fake: FakeDiscord, bot: WorkshopBot, **options: object) -> tuple[list[FakeUser], object, object]:
+async def table(
+    fake: FakeDiscord, bot: WorkshopBot, **options: object
+) -> tuple[list[FakeUser], object, object]:
     users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
     thread = await open_tonttu(fake, users[0], users[1:], **options)
     game = await bot.store.find_open(fake.channel.id)

@@ -70,7 +70,7 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
             confirmation = confirmation_of(state, player, action)
             assert result.callback_type == 7 and confirmation in result.content, result.content
             secrets.setdefault(player, set()).add(confirmation)
-            state, events = GAME.apply(state, player, action)
+            state, _events = GAME.apply(state, player, action)
             choices += 1
             if not last:
                 # the thread says who has chosen, never what
@@ -88,10 +88,13 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
     final = next(m for m in fake.messages(thread) if "final scores" in m.text())
     shown = {name: int(points) for name, points in re.findall(r"(\w+): (\d+) points", final.text())}
     assert shown == {by_player[p].name: score for p, score in outcome.scores.items()}
+    fields = {f["name"].split(":")[0]: f["value"] for f in final.embeds[0]["fields"]}
     for player, result in outcome.players.items():  # gifts in completion order, set bonus
         gifts = ", ".join(f"{g.name} ({g.category})" for g in result.gifts) or "none"
-        assert f"gifts: {gifts}" in final.text()
-        assert f"set bonus {result.set_points}" in final.text()
+        field = fields[by_player[player].name]
+        assert f"gifts: {gifts}" in field
+        assert f"gift points {result.gift_points}" in field
+        assert f"set bonus {result.set_points}" in field
     winners = ", ".join(f"**{by_player[p].name}**" for p in outcome.winners)
     assert winners in final.text()
     # dave played every phase through the ephemeral fallback: no DM ever reached him

@@ -22,15 +22,14 @@ FACE_DOWN_SHOWN = re.compile(r"\[(" + "|".join(MATERIAL_NAMES) + r")\]")
 async def open_tonttu(
     fake: FakeDiscord, host: FakeUser, others: list[FakeUser], **options: Any
 ) -> Any:
-    """/newgame game:tonttu, everyone joins, the host starts; returns the thread."""
+    """/newgame game:tonttu, everyone joins, the host starts; returns the new thread."""
     result = await fake.slash(host, fake.channel, "newgame", game="tonttu", **options)
     lobby = result.message
     assert lobby is not None
     for user in others:
         await fake.click(user, lobby, "Join")
     await fake.click(host, lobby, "Start")
-    (thread,) = fake.threads(fake.channel)
-    return thread
+    return fake.threads(fake.channel)[-1]
 
 
 def status_message(fake: FakeDiscord, thread: Any) -> FakeMessage:
