@@ -248,6 +248,11 @@ class Tonttu(commands.Cog):
         """Per game: players whose DMs were refused at the latest phase start."""
         self._wakeups: set[asyncio.Task[None]] = set()
         self._locks: dict[int, asyncio.Lock] = {}
+        self._dirty: set[int] = set()
+        self._shown: dict[int, tuple[int, int, str]] = {}
+        """Per game: the status message posted last and the (round, phase) it is for.
+        (Empty after a restart; then the stored status message is taken as current.)"""
+        """Games whose status message must be drawn again when the running publish ends."""
 
     async def cog_load(self) -> None:
         self.table.presenters["tonttu"] = self
@@ -425,11 +430,22 @@ class Tonttu(commands.Cog):
         """Choices only: update who has chosen. A phase change: reveal, then the next phase.
 
         One game's publishes run one at a time, so a slower one never overwrites the
-        status of a later phase.
+        status of a later phase. A bare choice that arrives while another publish runs
+        only marks the status for one more edit at its end: simultaneous choices share
+        one edit, and a reveal never waits behind a queue of status edits.
         """
-        lock = self._locks.setdefault(played.game.id, asyncio.Lock())
+        game_id = played.game.id
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        if lock.locked() and all(e.kind == "chose" for e in played.events):
+            self._dirty.add(game_id)
+            return
         async with lock:
             await self._publish(played)
+            while game_id in self._dirty:
+                self._dirty.discard(game_id)
+                game = await self.bot.store.load(game_id)
+                if game.status == "active":
+                    await self._edit_status(game)
 
     async def _publish(self, played: Played) -> None:
         game = played.game
@@ -454,7 +470,6 @@ class Tonttu(commands.Cog):
                 await channel.send(embed=final_embed(game))
             await self.bot.store.cancel_timers(game.id)
             self._no_dm.pop(game.id, None)
-            self._locks.pop(game.id, None)
             return
         await self.start_phase(game)
 
@@ -470,6 +485,7 @@ class Tonttu(commands.Cog):
         content, view = self._status(game)
         message = await self._channel(game).send(content, view=view, allowed_mentions=ALLOWED_PINGS)
         await self.bot.store.set_message(game.id, "phase", message.id)
+        self._shown[game.id] = (message.id, state.round, state.phase)
         await self.table.schedule_timers(game)
         if state.phase == "point" and state.mode == "speed":
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
@@ -554,6 +570,9 @@ class Tonttu(commands.Cog):
         message_id = game.messages.get("phase")
         if message_id is None:
             return
+        shown = self._shown.get(game.id)
+        if shown is not None and shown != (message_id, game.state.round, game.state.phase):
+            return  # a newer phase whose publish is still queued: it posts its own status
         content, view = self._status(game)
         with contextlib.suppress(discord.NotFound):
             await (
