@@ -11,7 +11,14 @@ from engine.tonttu.data import MATERIAL_NAMES
 
 from .bot_helpers import Clock, make_bot
 from .fake_discord import FakeDiscord, FakeUser
-from .tonttu_helpers import choose_by_dm, dm_panel, open_tonttu, select_in, status_message
+from .tonttu_helpers import (
+    FACE_DOWN_SHOWN,
+    choose_by_dm,
+    dm_panel,
+    open_tonttu,
+    select_in,
+    status_message,
+)
 
 SEED = 77
 
@@ -40,6 +47,15 @@ async def test_a_changed_pick_replaces_the_first_and_refused_picks_change_nothin
     eve = fake.add_user("eve")  # not playing
     state = game.state  # type: ignore[attr-defined]
     a, b, c = (str(u.id) for u in (alice, bob, carol))
+
+    # /me: your hand and your face-down card; /board: neither (T-6)
+    mine = GAME.view(state, a)
+    me = await fake.slash(alice, thread, "me")
+    assert me.ephemeral and f"Your hand: {', '.join(mine.hand)}" in me.text
+    assert f"[{mine.seats[0].face_down}]" in me.text
+    board = await fake.slash(eve, thread, "board")
+    assert "[face down]" in board.text and not FACE_DOWN_SHOWN.search(board.text)
+    assert "Your hand" not in board.text
 
     # T-2.1: alice picks, then changes her pick before the reveal
     first, second = GAME.legal_actions(state, a)[:2]

@@ -11,7 +11,7 @@ from engine.core import Rng
 from engine.tonttu import GAME
 
 from .bot_helpers import make_bot
-from .fake_discord import FakeDiscord
+from .fake_discord import FakeDiscord, FakeMessage
 from .tonttu_helpers import (
     SecrecyScan,
     choose_by_dm,
@@ -22,6 +22,10 @@ from .tonttu_helpers import (
 )
 
 SEED = 20261224
+
+
+def chosen_line(status: FakeMessage) -> str:
+    return status.content.split("Chosen: ")[1].splitlines()[0]
 
 
 async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
@@ -38,12 +42,17 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
     rng = Rng(5)
     scan = SecrecyScan(fake, by_player)
     changes = reveals = choices = 0
+    # Helpers return at the bot's answer; the test waits for what it checks (faster).
+    fake.settle_after_interaction = False
     while GAME.outcome(state) is None:
         scan.mark()
         phase_round = (state.round, state.phase)
         status = status_message(fake, thread)
         assert "Chosen: nobody yet" in status.content
-        secrets: dict[str, set[str]] = {}
+        # each player's private view (hand, pending choice) is a secret too
+        secrets: dict[str, set[str]] = {
+            p: {f"Your hand: {', '.join(GAME.view(state, p).hand)}\n"} for p in by_player
+        }
         acting = sorted(GAME.to_act(state), key=state.players.index)
         for n, player in enumerate(acting):
             user = by_player[player]
@@ -51,6 +60,7 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
             action = legal[rng.below(len(legal))]
             last = n == len(acting) - 1
             if last:
+                await fake.settle()
                 scan.check(secrets, state.round)  # nothing revealed before the last choice
             if not last and len(legal) > 1 and rng.below(4) == 0:
                 # T-2.1 / T-2.2: a first choice, replaced before the reveal
@@ -74,9 +84,12 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
             choices += 1
             if not last:
                 # the thread says who has chosen, never what
-                status = status_message(fake, thread)
-                assert user.name in status.content.split("Chosen: ")[1].splitlines()[0]
+                await fake.wait_for(
+                    lambda name=user.name: name in chosen_line(status_message(fake, thread)),
+                    what=f"{user.name} in the status",
+                )
                 assert "You can change it until everyone has chosen." in result.content
+        await fake.settle()  # the reveal and the next phase
         reveals += 1
         round_, phase = phase_round
         kind = "picks" if phase == "pick" else "points"
