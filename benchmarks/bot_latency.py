@@ -13,11 +13,11 @@ calls the bot makes per player action (callback, board edit, log/prompt):
   (the worst case: the last of 50 simultaneous clicks waits for the other 49).
 The fake Discord shares the event loop, so its own work is inside the figures.
 
-Tonttu runs: --tonttu-games games of 6 human seats play at once; in every phase all six
-players of a table choose by DM select in the same instant, and the figure is the time
-from the dispatch of the last of those choices to the reveal posted in the thread
-(T-2.1, T-2.2). paced: each table waits its own think time before a phase; burst: every
-table's six players choose at the same instant as every other table's.
+Tonttu runs: --tonttu-games games of 6 human seats play at once, every choice by DM
+select; the figure is the time from the dispatch of a phase's last choice to the reveal
+posted in the thread (T-2.1, T-2.2). paced: each player chooses after their own think
+time (0.2 s to 2 × --think); burst: all six players of every table choose in the same
+instant, phase after phase (the worst case).
 """
 
 from __future__ import annotations
@@ -158,9 +158,12 @@ async def run_tonttu(games: int, phases: int, think: float) -> None:
         rng = Rng(3)
 
         async def play(channel: Any, thread: Any, seated: dict[str, FakeUser], pace: bool) -> None:
-            for _ in range(phases):
-                if pace:  # each table at its own pace; its six players choose at once
+            async def choose(user: FakeUser, state: Any, action: Any) -> Any:
+                if pace:  # each player after their own think time
                     await asyncio.sleep(0.2 + rng.below(int(think * 2000)) / 1000)
+                return await choose_by_dm(fake, user, state, action)
+
+            for _ in range(phases):
                 game = await bot.store.find_open(channel.id)
                 assert game is not None
                 state = game.state
@@ -170,9 +173,7 @@ async def run_tonttu(games: int, phases: int, think: float) -> None:
                 marker = len(fake.requests)
                 results = await asyncio.gather(
                     *(
-                        choose_by_dm(
-                            fake, seated[p], state, rng.choice(GAME.legal_actions(state, p))
-                        )
+                        choose(seated[p], state, rng.choice(GAME.legal_actions(state, p)))
                         for p in acting
                     )
                 )

@@ -35,6 +35,7 @@ from cogs.render import board_embed, chunk_lines, event_lines, final_embed, ment
 from cogs.service import Played, choices_for, engine_of
 from cogs.table import register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
+from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
 from storage import LoadedGame, Timer, human_player
 
@@ -376,8 +377,7 @@ class Tonttu(commands.Cog):
 
     async def _too_late(self, game_id: int, round_: int, action: Any) -> str:
         """Who got the card first (from the public log of this round)."""
-        game = await self.bot.store.load(game_id)
-        names = game.names
+        names = (await self.bot.store.info(game_id)).names
         for logged in reversed(await self.bot.store.log(game_id)):
             for event in logged.events:
                 if event.get("kind") != "speed_point" or event.get("round") != round_:
@@ -387,9 +387,8 @@ class Tonttu(commands.Cog):
                     action.kind == "point_gift"
                     and gift
                     and gift.get("result") == "won"
-                    and gift.get("slot") is not None
-                    and game.state is not None
-                    and action.gift not in game.state.middle_gifts
+                    and 0 <= action.gift < len(GIFT_NAMES)
+                    and gift.get("gift") == GIFT_NAMES[action.gift]
                 ):
                     winner = gift.get("winner")
                     return f"Too late: {names.get(winner, winner)} already won {gift['gift']}."
