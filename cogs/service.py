@@ -31,9 +31,6 @@ from storage import Conflict, LoadedGame, Storage, Submitted, human_player
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
 
-CHECKED_SUBMIT_RETRIES = 50
-"""``submit_checked`` re-checks and retries this often when others commit first."""
-
 
 class StaleBoard(RuleError):
     """The user acted on a panel drawn at an older version of the game."""
@@ -157,31 +154,24 @@ class Tables:
         game_id: int,
         player: PlayerId,
         action: Any,
-        still_open: Callable[[LoadedGame], None],
+        still_open: Callable[[Any], None],
     ) -> Played:
         """Apply ``action`` for a simultaneous decision, judged by ``still_open``, not by
         the version the user saw.
 
-        ``still_open(game)`` raises (a ``RuleError``) when the decision the user answered
-        is over (e.g. another round or phase, T-2.1). The check and the commit are one
-        step: the submit names the version that was checked, and if another choice
-        commits first the game is reloaded, checked again and the submit retried, so
-        choices count in the order storage commits them (T-4) and none lands in a
-        later phase than the one it was made for.
+        ``still_open(state)`` raises (a ``RuleError``) when the decision the user
+        answered is over (e.g. another round or phase, T-2.1). Storage runs it on the
+        latest state inside the submit, so the check and the commit are one step:
+        choices count in the order storage commits them (T-4), none conflicts with
+        another player's, and none lands in a later phase than the one it was made for.
         """
-        for _ in range(CHECKED_SUBMIT_RETRIES):
-            game = await self.store.load(game_id)
-            if player != TIMER and game.seat_of(player) is None:
-                raise NotInGame("You are not playing in this game.")
-            still_open(game)
-            try:
-                submitted = await self.store.submit(game.id, player, action, game.version)
-            except Conflict:
-                continue
-            acting = engine_of(game).to_act(game.state)
-            played = Played(game, [Step(player, action, submitted.events)], acting)
-            return await self._run_ai(await self._after(game, submitted), played)
-        raise StaleBoard(await self.store.load(game_id))
+        game = await self.store.load(game_id)
+        if player != TIMER and game.seat_of(player) is None:
+            raise NotInGame("You are not playing in this game.")
+        submitted = await self.store.submit(game.id, player, action, None, precondition=still_open)
+        acting = engine_of(game).to_act(game.state)
+        played = Played(game, [Step(player, action, submitted.events)], acting)
+        return await self._run_ai(await self._after(game, submitted), played)
 
     async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
         """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""

@@ -223,11 +223,13 @@ def tonttu_of(interaction: discord.Interaction) -> Tonttu:
 
 
 def still_open(round_: int, phase: str) -> Any:
-    """The staleness check of a choice: its round and phase must still be open."""
+    """The staleness check of a choice: its round and phase must still be open.
 
-    def check(game: LoadedGame) -> None:
-        state = game.state
-        if game.status != "active" or state is None or state.phase == "over":
+    Storage runs it on the state the choice is applied to (``submit(precondition=…)``).
+    """
+
+    def check(state: Any) -> None:
+        if state.phase == "over":
             raise GameOver("The game is over; no more moves can be made.")
         if state.round != round_ or state.phase != phase:
             what = "picks" if phase == "pick" else "points"
