@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -460,6 +461,9 @@ class Tonttu(commands.Cog):
                 await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
             await self._edit_status(game)
             return
+        # The status message of the phase that just ended, as stored now (the chooser's
+        # game may have been read before that phase's start was published).
+        game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
         shown = [e for e in events if e.kind != "chose"]
         channel = self._channel(game)
         for text in chunk_lines(event_lines(game, shown), MAX_CONTENT):
