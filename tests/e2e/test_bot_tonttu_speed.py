@@ -1,11 +1,14 @@
-"""T-4 on Discord: the speed race. Four players click the same middle card at the same
-instant, 20 times over: one wins each time, in storage commit order, the others are told
-who won; the stored phase timer closes the race through the engine's TIMER action."""
+"""T-4 on Discord: the speed race. Four players click the same middle card (a face-down
+material, or a gift someone can pay) at the same instant, 20 times over: one wins each
+time, in storage commit order, the others are told who won (or that their point at an
+unaffordable gift was wasted); the stored phase timer closes the race through the
+engine's TIMER action."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,19 @@ def materials_in_play(state: Any) -> int:
     return len(cards)
 
 
+def payable_gift(state: Any) -> Any:
+    """A middle gift at least one player's workbench can pay (T-3.2), if any."""
+    for gift in GAME.view(state, None).middle_gifts:
+        if gift is None:
+            continue
+        for player in state.players:
+            seat = GAME.view(state, player).seats[state.players.index(player)]
+            bench = Counter([*seat.face_up, *([seat.face_down] if seat.face_down else [])])
+            if Counter(gift.needs) <= bench:
+                return gift
+    return None
+
+
 async def at_once(fake: FakeDiscord, clicks: list[Any]) -> list[InteractionResult]:
     """Dispatch several interactions in the same instant, then let the bot finish."""
     fake.settle_after_interaction = False
@@ -54,7 +70,7 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
     users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
     by_player = {str(u.id): u for u in users}
     names = {str(u.id): u.name for u in users}
-    races = closed_by_timer = games = 0
+    races = closed_by_timer = games = gift_races = 0
     thread: Any = None
     while races < RACES:
         game = await bot.store.find_open(fake.channel.id)
@@ -77,7 +93,29 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
         race = status_message(fake, thread)
         assert "the first valid point wins it" in race.content
         buttons = [b["custom_id"] for b in race.buttons() if re.search(r":m:\d+$", b["custom_id"])]
-        if buttons:
+        gift = payable_gift(state) if races % 2 else None
+        if gift is not None:  # a gift someone can pay: the first payer to commit gets it
+            target = next(
+                b["custom_id"] for b in race.buttons() if b["custom_id"].endswith(f":g:{gift.id}")
+            )
+            results = await at_once(fake, [fake.click(u, race, target) for u in users])
+            after = (await bot.store.find_open(fake.channel.id)).state  # type: ignore[union-attr]
+            (winner,) = [
+                p for p, won in zip(after.players, after.won, strict=True) if gift.id in won
+            ]
+            got = [r for r in results if f"{names[winner]} gets it" in r.content]
+            wasted = [r for r in results if "the point is wasted" in r.content]
+            late = [r for r in results if r.content.startswith("Too late:")]
+            assert len(got) == 1 and len(got) + len(wasted) + len(late) == 4
+            for result in late:
+                assert f"{names[winner]} already won {gift.name}" in result.content
+            assert gift.id not in after.middle_gifts
+            assert sum(gift.id in won for won in after.won) == 1  # won once, paid once
+            assert materials_in_play(after) == N_MATERIALS
+            races += 1
+            gift_races += 1
+            buttons = [target]
+        elif buttons:
             target = buttons[0]
             slot = int(target.rsplit(":", 1)[1])
             results = await at_once(fake, [fake.click(u, race, target) for u in users])
@@ -96,6 +134,8 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
             assert target not in [b["custom_id"] for b in status_message(fake, thread).buttons()]
             assert materials_in_play(after) == N_MATERIALS
             races += 1
+        if buttons and (after.round, after.phase) != (state.round, "point"):
+            continue  # everyone has pointed already (wasted points count, T-4)
         if races % 3 == 0 or not buttons:
             clock.advance(seconds=16)  # the stored timer closes the race (T-4)
             assert await timers.run_due() >= 1
@@ -110,4 +150,4 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
         assert final.state.phase != "point" or final.state.round != state.round
         if final.state.phase != "over":
             assert materials_in_play(final.state) == N_MATERIALS
-    assert closed_by_timer >= 1 and games >= 1
+    assert closed_by_timer >= 1 and games >= 1 and gift_races >= 1
