@@ -3,6 +3,7 @@ commands players use during a game (/play, /me, /board, /history, /abandon, /rul
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -318,14 +319,24 @@ class Table(commands.Cog):
                 await channel.send(embed=final_embed(game))
             await self.bot.store.cancel_timers(game.id)
 
-    async def publish_or_warn(self, interaction: discord.Interaction, played: Played) -> None:
+    async def publish_or_warn(
+        self,
+        interaction: discord.Interaction,
+        played: Played,
+        *,
+        answering: asyncio.Future[Any] | None = None,
+    ) -> None:
         """Publish; if Discord refuses (missing permissions), tell the user who acted.
 
         The move itself is already saved, so the game goes on once the permission is
-        given back (the board message is re-posted when it cannot be edited)."""
+        given back (the board message is re-posted when it cannot be edited).
+        ``answering``: the interaction's response, still in flight (publishing need not
+        wait for it); it is awaited before any followup."""
         try:
             await self.publish(played)
         except discord.Forbidden:
+            if answering is not None:
+                await answering
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)
             await interaction.followup.send(

@@ -344,10 +344,18 @@ class Tonttu(commands.Cog):
         label = engine_of(game).describe_action(game.state, player, action, game.names)
         done = confirmation(label, action)
         if any(e.kind in PHASE_CHANGES for e in played.events):
+            # The last choice: the reveal goes out while the chooser's answer does.
             content = f"{done} Everyone has chosen: the reveal is in the thread."
-            await interaction.response.edit_message(
-                content=content, view=discord.ui.View(timeout=None)
+            answering = asyncio.ensure_future(
+                interaction.response.edit_message(
+                    content=content, view=discord.ui.View(timeout=None)
+                )
             )
+            try:
+                await self.table.publish_or_warn(interaction, played, answering=answering)
+            finally:
+                await answering
+            return
         else:
             panel = self.panel(game, player)
             panel["content"] = (
@@ -461,13 +469,13 @@ class Tonttu(commands.Cog):
                 await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
             await self._edit_status(game)
             return
-        # The status message of the phase that just ended, as stored now (the chooser's
-        # game may have been read before that phase's start was published).
-        game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
         shown = [e for e in events if e.kind != "chose"]
         channel = self._channel(game)
         for text in chunk_lines(event_lines(game, shown), MAX_CONTENT):
             await channel.send(text, allowed_mentions=NO_MENTIONS)  # the reveal
+        # The status message of the phase that just ended, as stored now (the chooser's
+        # game may have been read before that phase's start was published).
+        game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
         await self._close_status(game)
         await self.table.update_board(game)
         if game.status != "active":
