@@ -16,7 +16,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine import get_game
-from engine.core import Game, NotInGame, PlayerId, Rng, RuleError, check_can_act, derive_seed
+from engine.core import (
+    TIMER,
+    Game,
+    NotInGame,
+    PlayerId,
+    Rng,
+    RuleError,
+    check_can_act,
+    derive_seed,
+)
 from storage import Conflict, LoadedGame, Storage, Submitted, human_player
 
 MAX_AI_STEPS = 10_000
@@ -139,6 +148,30 @@ class Tables:
         if game.seat_of(player) is None:
             raise NotInGame("You are not playing in this game.")
         return await self._submit(game, player, action)
+
+    async def submit_checked(
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        still_open: Callable[[Any], None],
+    ) -> Played:
+        """Apply ``action`` for a simultaneous decision, judged by ``still_open``, not by
+        the version the user saw.
+
+        ``still_open(state)`` raises (a ``RuleError``) when the decision the user
+        answered is over (e.g. another round or phase, T-2.1). Storage runs it on the
+        latest state inside the submit, so the check and the commit are one step:
+        choices count in the order storage commits them (T-4), none conflicts with
+        another player's, and none lands in a later phase than the one it was made for.
+        """
+        game = await self.store.load(game_id)
+        if player != TIMER and game.seat_of(player) is None:
+            raise NotInGame("You are not playing in this game.")
+        submitted = await self.store.submit(game.id, player, action, None, precondition=still_open)
+        acting = engine_of(game).to_act(game.state)
+        played = Played(game, [Step(player, action, submitted.events)], acting)
+        return await self._run_ai(await self._after(game, submitted), played)
 
     async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
         """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""

@@ -3,10 +3,11 @@ commands players use during a game (/play, /me, /board, /history, /abandon, /rul
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 from discord import app_commands
@@ -29,7 +30,7 @@ from cogs.render import (
 from cogs.rules_text import RULE_TOPICS, rules_summary
 from cogs.service import Played, StaleBoard, choices_for, engine_of
 from engine.core import PlayerId
-from storage import GameInfo, LoadedGame, human_player
+from storage import GameInfo, LoadedGame, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -243,12 +244,33 @@ def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
 # --------------------------------------------------------------------------- cog
 
 
+class Presenter(Protocol):
+    """How one game's turns are shown, when the generic turn prompt and panel do not fit
+    (Workshop Tonttu's simultaneous, secret choices: ``cogs/tonttu.py``)."""
+
+    async def publish(self, played: Played) -> None: ...
+
+    async def fire(self, game: LoadedGame, timer: Timer) -> bool:
+        """Handle a stored timer; ``False`` leaves it to the generic handling."""
+        ...
+
+    async def play_command(
+        self, interaction: discord.Interaction, game: LoadedGame, choice: str
+    ) -> None: ...
+
+    def play_choices(self, game: LoadedGame, player: PlayerId) -> list[tuple[str, str]]:
+        """``/play`` autocomplete: (label, value) pairs."""
+        ...
+
+
 class Table(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
         self._pictures: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         """Recent board pictures by (game id, version): drawn once per move, then reused
         by the board edit, the final scores and /board."""
+        self.presenters: dict[str, Presenter] = {}
+        """By game kind; a game without one uses the generic prompt and panel."""
 
     async def board_png(self, game: LoadedGame) -> bytes:
         key = (game.id, game.version)
@@ -302,6 +324,10 @@ class Table(commands.Cog):
     async def publish(self, played: Played) -> None:
         """Show what happened in the thread: log lines, the board, and whose turn it is."""
         game = played.game
+        presenter = self.presenters.get(game.kind)
+        if presenter is not None:
+            await presenter.publish(played)
+            return
         channel = self._channel(game)
         acting: set[PlayerId] = set()
         if game.status == "active":
@@ -325,14 +351,24 @@ class Table(commands.Cog):
                 await channel.send(embed=final, file=picture)
             await self.bot.store.cancel_timers(game.id)
 
-    async def publish_or_warn(self, interaction: discord.Interaction, played: Played) -> None:
+    async def publish_or_warn(
+        self,
+        interaction: discord.Interaction,
+        played: Played,
+        *,
+        answering: asyncio.Future[Any] | None = None,
+    ) -> None:
         """Publish; if Discord refuses (missing permissions), tell the user who acted.
 
         The move itself is already saved, so the game goes on once the permission is
-        given back (the board message is re-posted when it cannot be edited)."""
+        given back (the board message is re-posted when it cannot be edited).
+        ``answering``: the interaction's response, still in flight (publishing need not
+        wait for it); it is awaited before any followup."""
         try:
             await self.publish(played)
         except discord.Forbidden:
+            if answering is not None:
+                await answering
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)
             await interaction.followup.send(
@@ -459,6 +495,10 @@ class Table(commands.Cog):
             game = await self._game_here(interaction)
             if game is None:
                 return
+            presenter = self.presenters.get(game.kind)
+            if presenter is not None:
+                await presenter.play_command(interaction, game, choice)
+                return
             version, _, index = choice.partition(":")
             if not (version.isdigit() and index.isdigit()):
                 await reply(
@@ -479,6 +519,14 @@ class Table(commands.Cog):
         if game is None or game.status != "active":
             return []
         needle = current.lower()
+        presenter = self.presenters.get(game.kind)
+        if presenter is not None:
+            pairs = presenter.play_choices(game, human_player(interaction.user.id))
+            return [
+                app_commands.Choice(name=_cut(label, 100), value=value)
+                for label, value in pairs
+                if needle in label.lower()
+            ][:25]
         choices = choices_for(game, human_player(interaction.user.id))
         return [
             app_commands.Choice(name=_cut(c.label, 100), value=f"{game.version}:{c.index}")
@@ -600,14 +648,19 @@ class Table(commands.Cog):
         )
 
 
-COMPONENTS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = [
     LobbyButton,
     TurnButton,
     ActButton,
     ActSelect,
     AbandonButton,
-)
+]
 """Every DynamicItem the bot registers (the lobby's are registered by its cog)."""
+
+
+def register_components(*items: type[discord.ui.DynamicItem[Any]]) -> None:
+    """Another cog's DynamicItems, so that ``claimed_by_component`` knows them too."""
+    COMPONENTS.extend(item for item in items if item not in COMPONENTS)
 
 
 async def setup(bot: WorkshopBot) -> None:

@@ -60,6 +60,9 @@ class Timers(commands.Cog):
         if game.status != "active":
             return
         table = self.bot.get_cog("Table")
+        presenter = table.presenters.get(game.kind)  # type: ignore[union-attr]
+        if presenter is not None and await presenter.fire(game, timer):
+            return
         humans = {s.player for s in game.seats if not s.is_ai}
         acting = set(engine_of(game).to_act(game.state)) & humans
         if not acting:

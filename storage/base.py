@@ -9,7 +9,7 @@ multi-process deployment: its ``submit`` would use the same
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -101,9 +101,19 @@ class Storage(Protocol):
 
     # ------------------------------------------------------------------ play
     async def submit(
-        self, game_id: int, player: PlayerId, action: Any, expected_version: int | None
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected_version: int | None,
+        *,
+        precondition: Callable[[Any], None] | None = None,
     ) -> Submitted:
-        """Apply one action through the engine and persist it, all or nothing."""
+        """Apply one action through the engine and persist it, all or nothing.
+
+        ``precondition(state)`` runs on the state the action is applied to, as part of
+        the same step; what it raises propagates and nothing is written.
+        """
         ...
 
     async def abandon(self, game_id: int) -> None:

@@ -659,7 +659,13 @@ class SqliteStorage:
     # ------------------------------------------------------------------ play
 
     async def submit(
-        self, game_id: int, player: PlayerId, action: Any, expected_version: int | None
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected_version: int | None,
+        *,
+        precondition: Callable[[Any], None] | None = None,
     ) -> Submitted:
         """Apply ``action`` by ``player`` and persist it in one transaction.
 
@@ -673,16 +679,25 @@ class SqliteStorage:
         run the engine while holding the write lock, so they queue instead of
         conflicting.
 
+        ``precondition(state)``, if given, is called with the state the action is
+        about to be applied to (with ``None``: the latest, under the write lock), so a
+        check there and the commit are one step; whatever it raises propagates and
+        nothing is written (e.g. a simultaneous choice for a phase that has ended).
+
         A ``RuleError`` from the engine propagates; nothing is written. When the
         engine reports an outcome the game becomes finished, which frees its
         channel, and its pending timers are cancelled.
         """
         if expected_version is not None:
-            return await self._submit_once(game_id, player, action, expected_version)
+            return await self._submit_once(
+                game_id, player, action, expected_version, precondition=precondition
+            )
         for attempt in range(1, SUBMIT_RETRIES + 1):
             try:
                 async with self._lock:
-                    return await self._submit_once(game_id, player, action, None, locked=True)
+                    return await self._submit_once(
+                        game_id, player, action, None, locked=True, precondition=precondition
+                    )
             except Conflict:
                 # Only another process can win against a holder of our lock.
                 if attempt == SUBMIT_RETRIES:
@@ -719,8 +734,11 @@ class SqliteStorage:
         expected: int | None,
         *,
         locked: bool = False,
+        precondition: Callable[[Any], None] | None = None,
     ) -> Submitted:
         version, kind, state = await self._current(game_id, expected)
+        if precondition is not None:
+            precondition(state)
         game = self._engine(game_id, kind)
         parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
         # A RuleError leaves here, before anything is written.

@@ -225,3 +225,38 @@ async def test_the_schema_refuses_an_action_row_at_a_stale_version(store: Sqlite
         db.execute(insert, (game.id, 1))  # the right version, but not an active game
     assert await log_seqs(store, game.id) == []
     assert (await store.info(game.id)).version == 0
+
+
+async def test_a_precondition_runs_on_the_latest_state_inside_the_submit(
+    store: SqliteStorage,
+) -> None:
+    # Simultaneous choices judged by phase, not version (the bot's Tonttu choices, T-2.1):
+    # the check sees the state the action is applied to, and a refusal writes nothing.
+    game = await started(store, 10, options={"target": 50})
+    seen: list[int] = []
+
+    def only_at_turn_of(turn: int) -> object:
+        def check(state: object) -> None:
+            seen.append(state.turn)  # type: ignore[attr-defined]
+            if state.turn != turn:  # type: ignore[attr-defined]
+                raise NotYourTurn("That choice was for an earlier turn.")
+
+        return check
+
+    turn = game.state.turn
+    results = await asyncio.gather(
+        *(
+            store.submit(game.id, TIMER, Skip(), None, precondition=only_at_turn_of(turn))
+            for _ in range(5)
+        ),
+        return_exceptions=True,
+    )
+    applied = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, NotYourTurn)]
+    assert len(applied) == 1 and len(refused) == 4  # each check saw the state after the first
+    assert seen == [turn] + [(turn + 1) % 3] * 4
+    assert await log_seqs(store, game.id) == [1]
+    before = await snapshot_row(store, game.id)
+    with pytest.raises(NotYourTurn):
+        await store.submit(game.id, TIMER, Skip(), 1, precondition=only_at_turn_of(turn))
+    assert await snapshot_row(store, game.id) == before

@@ -1,0 +1,164 @@
+"""Workshop Tonttu's secret choices on Discord: changing a pick, refusals that change
+nothing, reminders and the phase limit, and a restart in the middle of a pick phase."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot import WorkshopBot
+from engine.tonttu import GAME
+from engine.tonttu.data import MATERIAL_NAMES
+
+from .bot_helpers import Clock, make_bot
+from .fake_discord import FakeDiscord, FakeUser
+from .tonttu_helpers import (
+    FACE_DOWN_SHOWN,
+    choose_by_dm,
+    dm_panel,
+    open_tonttu,
+    select_in,
+    status_message,
+)
+
+SEED = 77
+
+
+async def table(
+    fake: FakeDiscord, bot: WorkshopBot, **options: object
+) -> tuple[list[FakeUser], object, object]:
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
+    thread = await open_tonttu(fake, users[0], users[1:], **options)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    return users, thread, game
+
+
+async def stored(bot: WorkshopBot, fake: FakeDiscord) -> object:
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    return game
+
+
+async def test_a_changed_pick_replaces_the_first_and_refused_picks_change_nothing(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    (alice, bob, carol), thread, game = await table(fake, bot)
+    eve = fake.add_user("eve")  # not playing
+    state = game.state  # type: ignore[attr-defined]
+    a, b, c = (str(u.id) for u in (alice, bob, carol))
+
+    # /me: your hand and your face-down card; /board: neither (T-6)
+    mine = GAME.view(state, a)
+    me = await fake.slash(alice, thread, "me")
+    assert me.ephemeral and f"Your hand: {', '.join(mine.hand)}" in me.text
+    assert f"[{mine.seats[0].face_down}]" in me.text
+    board = await fake.slash(eve, thread, "board")
+    assert "[face down]" in board.text and not FACE_DOWN_SHOWN.search(board.text)
+    assert "Your hand" not in board.text
+
+    # T-2.1: alice picks, then changes her pick before the reveal
+    first, second = GAME.legal_actions(state, a)[:2]
+    await choose_by_dm(fake, alice, state, first)
+    changed = await choose_by_dm(fake, alice, state, second)
+    assert f"You picked {second.material}. You can change it" in changed.content
+    state, _ = GAME.apply(GAME.apply(state, a, first)[0], a, second)
+    assert (await stored(bot, fake)).state == state  # type: ignore[attr-defined]
+    assert "Chosen: alice" in status_message(fake, thread).content
+    version = (await stored(bot, fake)).version  # type: ignore[attr-defined]
+
+    # a non-player: no panel, no pick
+    refused = await fake.click(eve, status_message(fake, thread), "Choose privately")
+    assert refused.ephemeral and "not playing in this game" in refused.content
+    refused = await fake.slash(eve, thread, "play", choice="p:Wood")
+    assert refused.ephemeral and "not playing in this game" in refused.content
+    # a card not in hand (typed into /play)
+    missing = next(m for m in MATERIAL_NAMES if m not in GAME.view(state, b).hand)
+    refused = await fake.slash(bob, thread, "play", choice=f"p:{missing}")
+    assert refused.ephemeral and f"You have no {missing} in your hand." in refused.content
+    refused = await fake.slash(bob, thread, "play", choice="p:Diamonds")
+    assert refused.ephemeral and "not one of the choices" in refused.content
+    assert (await stored(bot, fake)).version == version  # type: ignore[attr-defined]
+
+    # bob picks by /play (autocomplete offers his hand), carol by DM: the reveal
+    offered = await fake.autocomplete(bob, thread, "play", focused="choice", choice="")
+    assert {o["value"] for o in offered} == {
+        f"p:{p.material}" for p in GAME.legal_actions(state, b)
+    }
+    bob_pick = GAME.legal_actions(state, b)[0]
+    await fake.slash(bob, thread, "play", choice=f"p:{bob_pick.material}")
+    state, _ = GAME.apply(state, b, bob_pick)
+    carol_pick = GAME.legal_actions(state, c)[-1]
+    done = await choose_by_dm(fake, carol, state, carol_pick)
+    assert "Everyone has chosen" in done.content and done.message.selects() == []  # type: ignore[union-attr]
+    state, _ = GAME.apply(state, c, carol_pick)
+    reveal = next(m for m in fake.messages(thread) if "Round 1 picks:" in m.content)
+    assert f"alice {second.material}" in reveal.content  # the changed pick counted
+    version = (await stored(bot, fake)).version  # type: ignore[attr-defined]
+
+    # a pick after the reveal, from alice's old DM select: refused, the panel moves on
+    old = next(m for m in fake.dm_messages(alice) if m.selects() and "round 1 · pick" in m.content)
+    late = await select_in(
+        fake, alice, old, GAME.new_game([a, b, c], SEED, GAME.parse_options({})), first
+    )
+    assert "have already been revealed" in late.content
+    assert all(s["custom_id"].endswith(":1:point") for s in late.message.selects())  # type: ignore[union-attr]
+    assert (await stored(bot, fake)).version == version  # type: ignore[attr-defined]
+    assert (await stored(bot, fake)).state == state  # type: ignore[attr-defined]
+
+
+async def test_reminders_and_the_phase_limit_reach_only_those_who_have_not_chosen(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    (alice, bob, carol), thread, game = await table(
+        fake, bot, reminder_hours=2, turn_limit_hours=24
+    )
+    state = game.state  # type: ignore[attr-defined]
+    await choose_by_dm(fake, alice, state, GAME.legal_actions(state, str(alice.id))[0])
+    timers = bot.get_cog("Timers")
+    clock.advance(hours=2, minutes=1)
+    assert await timers.run_due() == 1  # type: ignore[attr-defined]
+    reminder = fake.last_message(thread)
+    assert reminder.content.startswith("Reminder")
+    assert f"<@{bob.id}>" in reminder.content and f"<@{carol.id}>" in reminder.content
+    assert f"<@{alice.id}>" not in reminder.content
+    # the reminder's button opens the choice privately
+    opened = await fake.click(carol, reminder, "Choose privately")
+    assert opened.ephemeral and opened.message is not None and opened.message.selects()
+
+    clock.advance(hours=22)  # the phase limit: the computer picks for bob and carol
+    await timers.run_due()  # type: ignore[attr-defined]
+    texts = [m.content for m in fake.messages(thread)]
+    assert any("bob, carol did not move within 24 hours" in t for t in texts)
+    assert any("Round 1 picks:" in t for t in texts)
+    after = await stored(bot, fake)
+    assert after.state.phase == "point"  # type: ignore[attr-defined]
+    # the point phase went out by DM to everyone
+    for user in (alice, bob, carol):
+        assert dm_panel(fake, user, 1, "point") is not None
+
+
+async def test_a_restart_during_a_pick_phase_keeps_choices_and_old_dm_selects_work(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    (alice, bob, carol), thread, game = await table(fake, bot)
+    state = game.state  # type: ignore[attr-defined]
+    players = [str(u.id) for u in (alice, bob, carol)]
+    alice_pick = GAME.legal_actions(state, players[0])[0]
+    await choose_by_dm(fake, alice, state, alice_pick)
+    state, _ = GAME.apply(state, players[0], alice_pick)
+    await fake.stop_bot(bot)
+
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    for user, player in ((bob, players[1]), (carol, players[2])):
+        action = GAME.legal_actions(state, player)[0]
+        result = await choose_by_dm(fake, user, state, action)  # DMs sent before the restart
+        assert result.callback_type == 7 and f"You picked {action.material}" in result.content
+        state, _ = GAME.apply(state, player, action)
+    reveal = next(m for m in fake.messages(thread) if "Round 1 picks:" in m.content)
+    assert f"alice {alice_pick.material}" in reveal.content  # kept across the restart
+    assert (await stored(bot, fake)).state == state  # type: ignore[attr-defined]
