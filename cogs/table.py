@@ -271,6 +271,8 @@ class Table(commands.Cog):
         by the board edit, the final scores and /board."""
         self.presenters: dict[str, Presenter] = {}
         """By game kind; a game without one uses the generic prompt and panel."""
+        self._board_versions: dict[int, int] = {}
+        """The version each game's board message shows (this process)."""
 
     async def board_png(self, game: LoadedGame) -> bytes:
         key = (game.id, game.version)
@@ -324,6 +326,8 @@ class Table(commands.Cog):
     async def publish(self, played: Played) -> None:
         """Show what happened in the thread: log lines, the board, and whose turn it is."""
         game = played.game
+        if "board" not in game.messages:
+            await self.update_board(game)  # the first board goes above everything else
         presenter = self.presenters.get(game.kind)
         if presenter is not None:
             await presenter.publish(played)
@@ -338,18 +342,23 @@ class Table(commands.Cog):
         chunks = chunk_lines(event_lines(game, played.events), MAX_CONTENT - PROMPT_ROOM)
         # The last log lines ride on the turn prompt: one message fewer per turn.
         log_on_prompt = chunks.pop() if acting and chunks else ""
+        drawing = asyncio.create_task(self.board_png(game))  # in a thread, while we post
         for text in chunks:
             await channel.send(text, allowed_mentions=NO_MENTIONS)
-        await self.update_board(game)
         if acting:
             await self.prompt(game, acting, log=log_on_prompt)
-        elif game.status != "active":
-            if game.status == "finished":
-                # the final board stays with the final scores (issue 8)
-                _, picture = board_picture(game, await self.board_png(game))
-                final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
-                await channel.send(embed=final, file=picture)
-            await self.bot.store.cancel_timers(game.id)
+        await drawing
+        await self.update_board(game)
+        if game.status != "active":
+            await self.close(game)
+
+    async def close(self, game: LoadedGame) -> None:
+        """A game that ended: final scores with the final board (issue 8); no more timers."""
+        if game.status == "finished":
+            _, picture = board_picture(game, await self.board_png(game))
+            final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
+            await self._channel(game).send(embed=final, file=picture)
+        await self.bot.store.cancel_timers(game.id)
 
     async def publish_or_warn(
         self,
@@ -382,7 +391,13 @@ class Table(commands.Cog):
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
 
     async def update_board(self, game: LoadedGame) -> None:
-        """Edit the board message in place, picture included (post it if it is missing)."""
+        """Edit the board message in place, picture included (post it if it is missing).
+
+        Two moves published at once may finish drawing out of order: a board not newer
+        than the one already shown is skipped."""
+        if self._board_versions.get(game.id, -1) >= game.version:
+            return  # already showing this move or a later one
+        self._board_versions[game.id] = game.version
         embed, picture = board_picture(game, await self.board_png(game))
         board_id = game.messages.get("board")
         channel = self._channel(game)

@@ -32,7 +32,7 @@ import discord
 from discord.ext import commands
 
 from cogs.common import NO_MENTIONS, bot_of, guarded, reply
-from cogs.render import board_embed, chunk_lines, event_lines, final_embed, mention, title_of
+from cogs.render import board_embed, chunk_lines, event_lines, mention, title_of
 from cogs.service import Played, choices_for, engine_of
 from cogs.table import register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
@@ -477,14 +477,15 @@ class Tonttu(commands.Cog):
         # game may have been read before that phase's start was published).
         game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
         await self._close_status(game)
+        drawing = asyncio.create_task(self.table.board_png(game))  # while the phase starts
+        if game.status != "active":
+            self._no_dm.pop(game.id, None)
+        else:
+            await self.start_phase(game)
+        await drawing
         await self.table.update_board(game)
         if game.status != "active":
-            if game.status == "finished":
-                await channel.send(embed=final_embed(game))
-            await self.bot.store.cancel_timers(game.id)
-            self._no_dm.pop(game.id, None)
-            return
-        await self.start_phase(game)
+            await self.table.close(game)
 
     async def start_phase(self, game: LoadedGame) -> None:
         """DM the choices, post the status message, set the phase's timers."""

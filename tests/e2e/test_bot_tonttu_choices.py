@@ -53,7 +53,7 @@ async def test_a_changed_pick_replaces_the_first_and_refused_picks_change_nothin
     me = await fake.slash(alice, thread, "me")
     assert me.ephemeral and f"Your hand: {', '.join(mine.hand)}" in me.text
     assert f"[{mine.seats[0].face_down}]" in me.text
-    board = await fake.slash(eve, thread, "board")
+    board = await fake.slash(eve, thread, "board", text=True)
     assert "[face down]" in board.text and not FACE_DOWN_SHOWN.search(board.text)
     assert "Your hand" not in board.text
 
