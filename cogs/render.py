@@ -15,6 +15,7 @@ import discord
 
 import render
 from cogs.service import engine_of
+from engine import get_game
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame
 
@@ -34,13 +35,7 @@ REASON_LABELS = {
 
 
 def title_of(info: GameInfo) -> str:
-    return f"{engine_of_kind(info.kind).title} · game #{info.id}"
-
-
-def engine_of_kind(kind: str) -> Any:
-    from engine import get_game
-
-    return get_game(kind)
+    return f"{get_game(info.kind).title} · game #{info.id}"
 
 
 def code_block(text: str, limit: int = MAX_DESCRIPTION) -> str:
@@ -117,7 +112,7 @@ async def private_picture(game: LoadedGame, player: PlayerId) -> tuple[discord.E
 
 
 def lobby_embed(info: GameInfo) -> discord.Embed:
-    rules = engine_of_kind(info.kind)
+    rules = get_game(info.kind)
     seats = "\n".join(
         f"{n}. {seat.display_name}" + (" (computer)" if seat.is_ai else "")
         for n, seat in enumerate(info.seats, 1)
@@ -143,7 +138,7 @@ def lobby_embed(info: GameInfo) -> discord.Embed:
 
 
 def event_lines(game: GameInfo, events: Iterable[Any]) -> list[str]:
-    rules = engine_of_kind(game.kind)
+    rules = get_game(game.kind)
     lines = []
     for event in events:
         text = rules.describe_event(event, game.names)

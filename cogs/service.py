@@ -141,14 +141,6 @@ class Tables:
             raise BadChoice("That choice is not on the list; open the panel again.")
         return await self._submit(game, player, legal[index])
 
-    async def submit_action(self, game_id: int, user_id: int, action: Any) -> Played:
-        """Apply an action given as data (slash commands), at the latest version."""
-        player = human_player(user_id)
-        game = await self.store.load(game_id)
-        if game.seat_of(player) is None:
-            raise NotInGame("You are not playing in this game.")
-        return await self._submit(game, player, action)
-
     async def submit_checked(
         self,
         game_id: int,
