@@ -1,0 +1,338 @@
+"""Computer players for Workshop Tonttu: determinizer and greedy heuristic.
+
+``determinize(view, rng)`` builds a full :class:`TonttuState` from one seat's
+view. Copied from the view: phase, round, rotation, middle gifts, every face-up
+workbench, gifts won, scores, hand sizes, who has chosen, the viewer's own hand,
+face-down card and pending choice. Sampled (T-6 secrets): the material cards
+seen nowhere are dealt at random into the other hands, the other face-down
+workbench cards, the face-down middle materials, the deck and the discard pile
+(the view gives every size); the gift stack is drawn from the gifts seen
+nowhere; the other seats' pending choices are drawn uniformly from their legal
+choices; the RNG is fresh.
+
+``greedy_action(state, seat, legal, rng)`` reads only what ``seat`` may see:
+its hand and face-down card, all face-up cards, the middle gifts, and the
+public counts. It values gifts the seat can pay (the k-th gift is worth k,
+T-5.1, plus set progress, T-5.2) and contest odds (T-3.2 offers of the other
+seats that could pay, from their face-up cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.ai import GameAI
+from engine.core import Game, Rng
+from engine.tonttu.data import (
+    GIFT_CATEGORY_ID,
+    GIFT_NEED_COUNTS,
+    GIFT_TYPE_MASK,
+    MATERIAL_COPIES,
+    MATERIAL_IDS,
+    MATERIAL_TYPE,
+    N_GIFTS,
+    N_MATERIALS,
+    N_TYPES,
+)
+from engine.tonttu.game import GIFT_CARDS, winners
+from engine.tonttu.models import MATERIAL_POINT, PointGift, TonttuState, TonttuView
+from engine.tonttu.text import gift_label
+
+GIFT_ID_BY_NAME = {card.name: card.id for card in GIFT_CARDS}
+CARDS_OF_TYPE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(c for c in range(N_MATERIALS) if MATERIAL_TYPE[c] == t) for t in range(N_TYPES)
+)
+POINT_LABELS: dict[str, int] = {
+    **{f"Point at {gift_label(g)}": g for g in range(N_GIFTS)},
+    **{f"Point at face-down material {k + 1}": MATERIAL_POINT + k for k in range(8)},
+}
+
+
+# --------------------------------------------------------------------------- determinizer
+
+
+def determinize(view: TonttuView, rng: Rng) -> TonttuState:
+    """A full state consistent with ``view`` (``GAME.view(result, viewer) == view``)."""
+    players = tuple(sv.player for sv in view.seats)
+    n = len(players)
+    me = players.index(view.viewer) if view.viewer in players else -1
+
+    free: list[list[int]] = [list(ids) for ids in CARDS_OF_TYPE]
+
+    def take(name: str) -> int:
+        return free[MATERIAL_IDS[name]].pop()
+
+    face_up = tuple(tuple(take(name) for name in sv.face_up) for sv in view.seats)
+    own_hand = tuple(take(name) for name in view.hand) if me >= 0 else ()
+    own_down: int | None = None
+    own_down_name = view.seats[me].face_down if me >= 0 else None
+    if own_down_name is not None:
+        own_down = take(own_down_name)
+    pool = [c for ids in free for c in ids]
+    rng.shuffle(pool)
+
+    def deal(count: int) -> tuple[int, ...]:
+        cards = tuple(pool[-count:]) if count else ()
+        del pool[len(pool) - count :]
+        return cards
+
+    hands = tuple(own_hand if i == me else deal(sv.hand_size) for i, sv in enumerate(view.seats))
+    face_down = tuple(
+        own_down if i == me else (deal(1)[0] if sv.has_face_down else None)
+        for i, sv in enumerate(view.seats)
+    )
+    middle_materials = tuple(deal(1)[0] if lies else None for lies in view.middle_materials)
+    deck = deal(view.deck_size)
+    discard = deal(view.discard_size)
+
+    middle_gifts = tuple(None if g is None else g.id for g in view.middle_gifts)
+    won = tuple(tuple(g.id for g in sv.gifts) for sv in view.seats)
+    seen = {g for g in middle_gifts if g is not None} | {g for w in won for g in w}
+    unseen = [g for g in range(N_GIFTS) if g not in seen]
+    gift_stack = rng.shuffled(unseen)[: view.gifts_in_stack]
+
+    choices: list[int | None] = [None] * n
+    if view.phase != "over":
+        for i, sv in enumerate(view.seats):
+            if not sv.chosen:
+                continue
+            if i == me and view.my_choice is not None:
+                choices[i] = _parse_choice(view, hands[i], view.my_choice)
+            elif view.phase == "pick":
+                choices[i] = hands[i][rng.below(len(hands[i]))]
+            else:
+                options = [g for g in middle_gifts if g is not None]
+                options += [MATERIAL_POINT + k for k, c in enumerate(middle_materials) if c]
+                choices[i] = options[rng.below(len(options))] if options else MATERIAL_POINT
+
+    # a gift slot is empty during play only after a speed point won it this round (T-4)
+    gift_won = view.phase == "point" and view.mode == "speed" and None in middle_gifts
+    return TonttuState(
+        players=players,
+        seed=0,
+        rng=rng.next64(),
+        mode=view.mode,
+        phase=view.phase,
+        round=view.round,
+        deal_round=view.deal_round,
+        rotation=view.rotation,
+        gift_stack=gift_stack,
+        middle_gifts=middle_gifts,
+        middle_materials=middle_materials,
+        deck=deck,
+        discard=discard,
+        hands=hands,
+        face_up=face_up,
+        face_down=face_down,
+        won=won,
+        scores=tuple(sv.score for sv in view.seats),
+        choices=tuple(choices),
+        game="tonttu",
+        gift_won_this_round=gift_won,
+        rounds_without_gift=view.rounds_without_gift,
+        short_deal=False,
+        end_reason=view.end_reason,
+    )
+
+
+def _parse_choice(view: TonttuView, hand: tuple[int, ...], label: str) -> int:
+    """The viewer's own pending choice, from its menu label in the view."""
+    if view.phase == "pick":
+        wanted = MATERIAL_IDS[label.removeprefix("Pick ")]
+        return next(c for c in hand if MATERIAL_TYPE[c] == wanted)
+    return POINT_LABELS[label]
+
+
+# --------------------------------------------------------------------------- greedy
+
+MATERIAL_POINT_VALUE = 0.9
+"""Taking a face-down middle card: one more card towards a gift (T-3.1)."""
+RARITY = tuple(16 / MATERIAL_COPIES[name] for name in MATERIAL_COPIES)
+"""Scarcer types (Gold) are worth a little more to hold."""
+
+
+def _bench(state: TonttuState, seat: int, *, with_down: bool = True) -> list[int]:
+    have = [0] * N_TYPES
+    for card in state.face_up[seat]:
+        have[MATERIAL_TYPE[card]] += 1
+    down = state.face_down[seat]
+    if with_down and down is not None:
+        have[MATERIAL_TYPE[down]] += 1
+    return have
+
+
+def _missing(have: Sequence[int], gift: int) -> int:
+    need = GIFT_NEED_COUNTS[gift]
+    return sum(max(0, need[t] - have[t]) for t in range(N_TYPES))
+
+
+def gift_value(won: Sequence[int], gift: int) -> float:
+    """Points this gift adds for a seat with ``won`` gifts (T-5.1, T-5.2)."""
+    counts = [0, 0, 0]
+    for g in won:
+        counts[GIFT_CATEGORY_ID[g]] += 1
+    before = min(counts)
+    cat = GIFT_CATEGORY_ID[gift]
+    counts[cat] += 1
+    value = float(len(won) + 1) + 3.0 * (min(counts) - before)
+    if counts[cat] <= min(counts) + 1:
+        value += 0.7  # keeps the sets balanced: a later gift completes a set
+    return value
+
+
+def _cost(have: Sequence[int], gift: int) -> int:
+    """Cards a contested win costs (T-3.2): all workbench cards of the gift's types."""
+    mask = GIFT_TYPE_MASK[gift]
+    return sum(have[t] for t in range(N_TYPES) if mask >> t & 1)
+
+
+def _offer(have: Sequence[int], gift: int) -> int:
+    return _cost(have, gift)
+
+
+def _others_threat(state: TonttuState, seat: int, gift: int, my_offer: int) -> float:
+    """Chance that another seat takes or blocks ``gift``, from public information."""
+    lose = 0.0
+    stay = 1.0
+    n_gifts = sum(1 for g in state.middle_gifts if g is not None)
+    for j in range(len(state.players)):
+        if j == seat:
+            continue
+        have = _bench(state, j, with_down=False)
+        miss = _missing(have, gift)
+        has_down = state.face_down[j] is not None
+        if miss == 0:
+            p_can = 1.0
+        elif miss == 1 and has_down:
+            p_can = 0.3
+        else:
+            continue
+        # a seat that can pay several gifts splits its attention
+        affordable = sum(
+            1
+            for g in state.middle_gifts
+            if g is not None and _missing(have, g) <= (1 if has_down else 0)
+        )
+        p_point = p_can / max(1, affordable) * (0.5 + 0.5 * min(1.0, 2 / n_gifts))
+        their = _offer(have, gift) + (0.5 if has_down else 0.0)
+        if their >= my_offer:
+            lose += p_point
+        else:
+            lose += p_point * 0.1
+        stay *= 1 - min(1.0, p_point)
+    return min(1.0, lose)
+
+
+def _bench_potential(state: TonttuState, seat: int, have: Sequence[int]) -> float:
+    """How close a workbench is to paying the middle gifts (for picks)."""
+    won = state.won[seat]
+    values = []
+    for g in state.middle_gifts:
+        if g is None:
+            continue
+        miss = _missing(have, g)
+        values.append(gift_value(won, g) * (0.45**miss))
+    values.sort(reverse=True)
+    score = sum(v * w for v, w in zip(values, (1.0, 0.4, 0.2), strict=False))
+    return score + 0.05 * sum(have[t] * RARITY[t] for t in range(N_TYPES))
+
+
+def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
+    if state.phase == "pick":
+        have = _bench(state, seat)
+        out = []
+        for a in legal:
+            t = MATERIAL_IDS[a.material]
+            have[t] += 1
+            out.append(_bench_potential(state, seat, have))
+            have[t] -= 1
+        return out
+    have = _bench(state, seat)
+    won = state.won[seat]
+    speed = state.mode == "speed"
+    material_slots = sum(1 for c in state.middle_materials if c is not None)
+    out = []
+    for a in legal:
+        if isinstance(a, PointGift):
+            g = a.gift
+            if _missing(have, g):
+                out.append(-1.0)
+                continue
+            value = gift_value(won, g)
+            if speed:
+                out.append(value + 5.0)
+                continue
+            my_offer = _offer(have, g)
+            threat = _others_threat(state, seat, g, my_offer)
+            out.append(value * (1 - threat) + 0.5)
+        else:
+            if speed:
+                out.append(MATERIAL_POINT_VALUE)
+                continue
+            # others who can pay nothing point at materials too (T-3.1: contested = nothing)
+            out.append(MATERIAL_POINT_VALUE * (1 - 1 / (material_slots + 1)))
+    return out
+
+
+def greedy_action(state: TonttuState, seat: int, legal: Sequence[Any], rng: Rng) -> Any:
+    """The best-scoring legal action; ties broken at random (deterministic given ``rng``)."""
+    if len(legal) == 1:
+        return legal[0]
+    scores = action_scores(state, seat, legal)
+    best = max(scores)
+    top = [a for a, v in zip(legal, scores, strict=True) if v >= best - 1e-9]
+    return top[0] if len(top) == 1 else top[rng.below(len(top))]
+
+
+def ranked_actions(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[Any]:
+    scores = action_scores(state, seat, legal)
+    order = sorted(range(len(legal)), key=lambda i: -scores[i])
+    return [legal[i] for i in order]
+
+
+def _greedy(state: TonttuState, player: str, legal: Sequence[Any], rng: Rng) -> Any:
+    return greedy_action(state, state.players.index(player), legal, rng)
+
+
+def _ranked(state: TonttuState, player: str, legal: Sequence[Any]) -> list[Any]:
+    return ranked_actions(state, state.players.index(player), legal)
+
+
+def evaluate(state: TonttuState, player: str) -> float:
+    """A win counts 1 (shared: split), plus a small term for the score margin."""
+    seat = state.players.index(player)
+    if state.phase == "over":
+        top = winners(state)
+        win = 1 / len(top) if player in top else 0.0
+    else:
+        win = 0.0
+    best_other = max(v for i, v in enumerate(state.scores) if i != seat)
+    margin = max(-20, min(20, state.scores[seat] - best_other))
+    return win + 0.01 * margin
+
+
+def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuState:
+    """Before a search: the others' sampled pending choices are replaced by greedy ones.
+
+    A tactical choice may be replaced until the last seat chooses (T-2.1, T-2.2),
+    and the deciding seat has not chosen yet, so no replacement triggers the reveal.
+    """
+    if state.mode == "speed" and state.phase == "point":
+        return state
+    me = state.players.index(player)
+    for seat, p in enumerate(state.players):
+        if seat == me or state.choices[seat] is None or state.choices[me] is not None:
+            continue
+        legal = game.legal_actions(state, p)
+        if legal:
+            state, _events = game.apply(state, p, greedy_action(state, seat, legal, rng))
+    return state
+
+
+AI = GameAI(
+    determinize=determinize, greedy=_greedy, ranked=_ranked, evaluate=evaluate, prepare=prepare
+)
+
+
+__all__ = ["AI", "action_scores", "determinize", "gift_value", "greedy_action", "ranked_actions"]
