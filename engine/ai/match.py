@@ -23,6 +23,8 @@ def parse_seats(text: str) -> list[str]:
     """``"strong,greedy,greedy,random"`` → a list of levels; raises ``ValueError``."""
     seats = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [s for s in seats if s not in LEVELS]
+    if not seats:
+        raise ValueError(f"Give one level per seat, e.g. strong,greedy,greedy,random.")
     if unknown:
         raise ValueError(f"Unknown level(s) {', '.join(unknown)}; use {', '.join(LEVELS)}.")
     return seats
