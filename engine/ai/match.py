@@ -24,7 +24,7 @@ def parse_seats(text: str) -> list[str]:
     seats = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [s for s in seats if s not in LEVELS]
     if not seats:
-        raise ValueError(f"Give one level per seat, e.g. strong,greedy,greedy,random.")
+        raise ValueError("Give one level per seat, e.g. strong,greedy,greedy,random.")
     if unknown:
         raise ValueError(f"Unknown level(s) {', '.join(unknown)}; use {', '.join(LEVELS)}.")
     return seats
