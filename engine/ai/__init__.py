@@ -48,12 +48,14 @@ class Budget:
     """Chance that a rollout step plays a random legal action instead of the greedy one."""
     min_samples: int = 4
     """Determinizations tried even when the action budget is spent."""
+    horizon: int = 0
+    """Cut a rollout after this many actions and evaluate the position (0 = play to the end)."""
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
     # calibrated so the p95 decision time stays under 300 ms on a shared 2-core
     # machine (benchmarks/ai_strength.py prints the figures)
-    "workshop": Budget(actions=9000, candidates=5),
+    "workshop": Budget(actions=5500, candidates=5, min_samples=2),
     "tonttu": Budget(actions=9000, candidates=6),
 }
 
@@ -165,7 +167,9 @@ def _search(
         for k, action in enumerate(candidates):
             state, _events = game.apply(sample, player, action)
             # the same rollout randomness for every candidate (common random numbers)
-            state, steps = playout(game, ai, state, Rng(rollout_seed), budget.epsilon)
+            state, steps = playout(
+                game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
+            )
             spent += steps + 1
             totals[k] += ai.evaluate(state, player)
         samples += 1

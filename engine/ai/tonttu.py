@@ -153,7 +153,7 @@ RARITY = tuple(16 / MATERIAL_COPIES[name] for name in MATERIAL_COPIES)
 
 
 def _bench(state: TonttuState, seat: int, *, with_down: bool = True) -> list[int]:
-    have = [0] * N_TYPES
+    have = [0, 0, 0, 0, 0]
     for card in state.face_up[seat]:
         have[MATERIAL_TYPE[card]] += 1
     down = state.face_down[seat]
@@ -162,114 +162,131 @@ def _bench(state: TonttuState, seat: int, *, with_down: bool = True) -> list[int
     return have
 
 
+GIFT_NEEDS_SPARSE: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((t, c) for t, c in enumerate(GIFT_NEED_COUNTS[g]) if c) for g in range(N_GIFTS)
+)
+GIFT_TYPES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(t for t in range(N_TYPES) if GIFT_TYPE_MASK[g] >> t & 1) for g in range(N_GIFTS)
+)
+
+
 def _missing(have: Sequence[int], gift: int) -> int:
-    need = GIFT_NEED_COUNTS[gift]
-    return sum(max(0, need[t] - have[t]) for t in range(N_TYPES))
+    missing = 0
+    for t, c in GIFT_NEEDS_SPARSE[gift]:
+        if have[t] < c:
+            missing += c - have[t]
+    return missing
 
 
-def gift_value(won: Sequence[int], gift: int) -> float:
-    """Points this gift adds for a seat with ``won`` gifts (T-5.1, T-5.2)."""
+def _category_counts(won: Sequence[int]) -> list[int]:
     counts = [0, 0, 0]
     for g in won:
         counts[GIFT_CATEGORY_ID[g]] += 1
-    before = min(counts)
+    return counts
+
+
+def gift_value(won: Sequence[int], gift: int, counts: list[int] | None = None) -> float:
+    """Points this gift adds for a seat with ``won`` gifts (T-5.1, T-5.2)."""
+    if counts is None:
+        counts = _category_counts(won)
+    low = min(counts)
     cat = GIFT_CATEGORY_ID[gift]
-    counts[cat] += 1
-    value = float(len(won) + 1) + 3.0 * (min(counts) - before)
-    if counts[cat] <= min(counts) + 1:
+    value = float(len(won) + 1)
+    if counts[cat] == low:
+        others = [counts[k] for k in range(3) if k != cat]
+        if min(others) > low:
+            value += 3.0  # completes a set (T-5.2)
         value += 0.7  # keeps the sets balanced: a later gift completes a set
     return value
 
 
-def _cost(have: Sequence[int], gift: int) -> int:
-    """Cards a contested win costs (T-3.2): all workbench cards of the gift's types."""
-    mask = GIFT_TYPE_MASK[gift]
-    return sum(have[t] for t in range(N_TYPES) if mask >> t & 1)
-
-
 def _offer(have: Sequence[int], gift: int) -> int:
-    return _cost(have, gift)
+    """T-3.2: the workbench cards whose type is on the gift."""
+    return sum(have[t] for t in GIFT_TYPES[gift])
 
 
-def _others_threat(state: TonttuState, seat: int, gift: int, my_offer: int) -> float:
-    """Chance that another seat takes or blocks ``gift``, from public information."""
-    lose = 0.0
-    stay = 1.0
-    n_gifts = sum(1 for g in state.middle_gifts if g is not None)
-    for j in range(len(state.players)):
-        if j == seat:
-            continue
-        have = _bench(state, j, with_down=False)
-        miss = _missing(have, gift)
-        has_down = state.face_down[j] is not None
-        if miss == 0:
-            p_can = 1.0
-        elif miss == 1 and has_down:
-            p_can = 0.3
-        else:
-            continue
-        # a seat that can pay several gifts splits its attention
-        affordable = sum(
-            1
-            for g in state.middle_gifts
-            if g is not None and _missing(have, g) <= (1 if has_down else 0)
-        )
-        p_point = p_can / max(1, affordable) * (0.5 + 0.5 * min(1.0, 2 / n_gifts))
-        their = _offer(have, gift) + (0.5 if has_down else 0.0)
-        if their >= my_offer:
-            lose += p_point
-        else:
-            lose += p_point * 0.1
-        stay *= 1 - min(1.0, p_point)
-    return min(1.0, lose)
+class _Others:
+    """Public facts about the other seats, computed once per decision."""
+
+    __slots__ = ("seats",)
+
+    def __init__(self, state: TonttuState, seat: int) -> None:
+        gifts = [g for g in state.middle_gifts if g is not None]
+        self.seats = []
+        for j in range(len(state.players)):
+            if j == seat:
+                continue
+            have = _bench(state, j, with_down=False)
+            has_down = state.face_down[j] is not None
+            slack = 1 if has_down else 0
+            affordable = sum(1 for g in gifts if _missing(have, g) <= slack)
+            self.seats.append((have, has_down, affordable))
+
+    def threat(self, gift: int, my_offer: int, n_gifts: int) -> float:
+        """Chance that another seat takes or blocks ``gift`` (T-3.2), from public information."""
+        lose = 0.0
+        spread = 0.5 + 0.5 * min(1.0, 2 / n_gifts)
+        for have, has_down, affordable in self.seats:
+            miss = _missing(have, gift)
+            if miss == 0:
+                p_can = 1.0
+            elif miss == 1 and has_down:
+                p_can = 0.3
+            else:
+                continue
+            # a seat that can pay several gifts splits its attention
+            p_point = p_can / max(1, affordable) * spread
+            their = _offer(have, gift) + (0.5 if has_down else 0.0)
+            lose += p_point if their >= my_offer else p_point * 0.1
+        return min(1.0, lose)
 
 
-def _bench_potential(state: TonttuState, seat: int, have: Sequence[int]) -> float:
+DISCOUNT = tuple(0.45**k for k in range(12))
+"""A gift's value shrinks by this factor per card still missing (picks)."""
+
+
+def _bench_potential(gifts: Sequence[int], values: Sequence[float], have: Sequence[int]) -> float:
     """How close a workbench is to paying the middle gifts (for picks)."""
-    won = state.won[seat]
-    values = []
-    for g in state.middle_gifts:
-        if g is None:
-            continue
-        miss = _missing(have, g)
-        values.append(gift_value(won, g) * (0.45**miss))
-    values.sort(reverse=True)
-    score = sum(v * w for v, w in zip(values, (1.0, 0.4, 0.2), strict=False))
+    ranked = sorted(
+        (v * DISCOUNT[_missing(have, g)] for g, v in zip(gifts, values, strict=True)),
+        reverse=True,
+    )
+    score = sum(v * w for v, w in zip(ranked, (1.0, 0.4, 0.2), strict=False))
     return score + 0.05 * sum(have[t] * RARITY[t] for t in range(N_TYPES))
 
 
 def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
+    won = state.won[seat]
+    counts = _category_counts(won)
+    gifts = [g for g in state.middle_gifts if g is not None]
+    have = _bench(state, seat)
+    out: list[float] = []
     if state.phase == "pick":
-        have = _bench(state, seat)
-        out = []
+        values = [gift_value(won, g, counts) for g in gifts]
         for a in legal:
             t = MATERIAL_IDS[a.material]
             have[t] += 1
-            out.append(_bench_potential(state, seat, have))
+            out.append(_bench_potential(gifts, values, have))
             have[t] -= 1
         return out
-    have = _bench(state, seat)
-    won = state.won[seat]
     speed = state.mode == "speed"
+    others = None if speed else _Others(state, seat)
     material_slots = sum(1 for c in state.middle_materials if c is not None)
-    out = []
     for a in legal:
         if isinstance(a, PointGift):
             g = a.gift
             if _missing(have, g):
                 out.append(-1.0)
                 continue
-            value = gift_value(won, g)
-            if speed:
+            value = gift_value(won, g, counts)
+            if others is None:
                 out.append(value + 5.0)
                 continue
-            my_offer = _offer(have, g)
-            threat = _others_threat(state, seat, g, my_offer)
+            threat = others.threat(g, _offer(have, g), len(gifts))
             out.append(value * (1 - threat) + 0.5)
+        elif speed:
+            out.append(MATERIAL_POINT_VALUE)
         else:
-            if speed:
-                out.append(MATERIAL_POINT_VALUE)
-                continue
             # others who can pay nothing point at materials too (T-3.1: contested = nothing)
             out.append(MATERIAL_POINT_VALUE * (1 - 1 / (material_slots + 1)))
     return out
@@ -299,17 +316,35 @@ def _ranked(state: TonttuState, player: str, legal: Sequence[Any]) -> list[Any]:
     return ranked_actions(state, state.players.index(player), legal)
 
 
+MARGIN_WEIGHT = 0.1
+"""Weight of the score margin next to a win (1) in the value of a simulated game."""
+CARD_POTENTIAL = 0.6
+"""A workbench card's worth in a cut-off simulation: it pays part of a later gift."""
+
+
+def potential(state: TonttuState, seat: int) -> float:
+    """Points a seat may still expect: its score, its workbench cards, its gift tempo."""
+    cards = len(state.face_up[seat]) + (state.face_down[seat] is not None)
+    return state.scores[seat] + CARD_POTENTIAL * cards + 0.5 * len(state.won[seat])
+
+
 def evaluate(state: TonttuState, player: str) -> float:
-    """A win counts 1 (shared: split), plus a small term for the score margin."""
+    """A finished game: a win counts 1 (a shared win is split), plus the score margin.
+    A cut-off simulation: the margin of :func:`potential` and who leads by it."""
     seat = state.players.index(player)
+    n = len(state.players)
     if state.phase == "over":
         top = winners(state)
         win = 1 / len(top) if player in top else 0.0
+        values = [float(v) for v in state.scores]
     else:
-        win = 0.0
-    best_other = max(v for i, v in enumerate(state.scores) if i != seat)
-    margin = max(-20, min(20, state.scores[seat] - best_other))
-    return win + 0.01 * margin
+        values = [potential(state, i) for i in range(n)]
+        best = max(values)
+        leaders = [i for i in range(n) if values[i] == best]
+        win = 1 / len(leaders) if seat in leaders else 0.0
+    best_other = max(v for i, v in enumerate(values) if i != seat)
+    margin = max(-20.0, min(20.0, values[seat] - best_other))
+    return win + MARGIN_WEIGHT * margin
 
 
 def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuState:
