@@ -2,10 +2,12 @@
 
     python benchmarks/ai_strength.py --games 200
     python benchmarks/ai_strength.py --games 40 --lines greedy-random --game tonttu
+    python benchmarks/ai_strength.py --games 100 --start 100 --lines strong-greedy  # 2nd half
 
 Each line plays ``--games`` seeded 4-player games of one level against three
 seats of another; the tested seat moves round the table (game i puts it at
-seat i mod 4). A shared win counts as a fraction. Decision times are measured
+seat i mod 4). A shared win counts as a fraction. ``--start`` lets a long line run
+in parallel halves over the same seeded games (add their ``wins``). Decision times are measured
 for every decision with more than one legal action (median and p95, ms), on
 one core of whatever machine runs it.
 """
@@ -32,14 +34,21 @@ LINES = {
 
 
 def run_line(
-    game_name: str, tested: str, others: str, games: int, seed: int, mode: str | None
+    game_name: str,
+    tested: str,
+    others: str,
+    games: int,
+    seed: int,
+    mode: str | None,
+    start: int = 0,
+    progress: int = 0,
 ) -> dict[str, object]:
     game = get_game(game_name)
     options = {"mode": mode} if mode else {}
     times: dict[str, list[float]] = {}
     wins = 0.0
     started = time.perf_counter()
-    for index in range(games):
+    for index in range(start, start + games):
         position = index % 4
         levels = [others] * 4
         levels[position] = tested
@@ -54,10 +63,16 @@ def run_line(
         winners = (record.outcome or {}).get("winners", [])
         if f"p{position + 1}" in winners:
             wins += 1 / len(winners)
+        done = index - start + 1
+        if progress and done % progress == 0 and done < games:
+            partial = {"line": f"{tested} vs 3 {others}", "games_so_far": done, "wins": wins}
+            print(json.dumps({"game": game_name, **partial}), file=sys.stderr, flush=True)
     figures: dict[str, object] = {
         "game": game_name + (f" ({mode})" if mode else ""),
         "line": f"{tested} vs 3 {others}",
         "games": games,
+        "first_game": start,
+        "wins": wins,
         "win_rate": round(wins / games, 3),
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -76,13 +91,19 @@ def main() -> int:
     parser.add_argument("--game", choices=["workshop", "tonttu", "both"], default="both")
     parser.add_argument("--lines", default="greedy-random,strong-greedy")
     parser.add_argument("--tonttu-mode", choices=["tactical", "speed"], default="tactical")
+    parser.add_argument(
+        "--start", type=int, default=0, help="index of the first game (to split a line)"
+    )
+    parser.add_argument("--progress", type=int, default=0, help="print a partial count every N")
     args = parser.parse_args()
     games = ["workshop", "tonttu"] if args.game == "both" else [args.game]
     for line in args.lines.split(","):
         tested, others = LINES[line]
         for game_name in games:
             mode = args.tonttu_mode if game_name == "tonttu" else None
-            figures = run_line(game_name, tested, others, args.games, args.seed, mode)
+            figures = run_line(
+                game_name, tested, others, args.games, args.seed, mode, args.start, args.progress
+            )
             print(json.dumps(figures), flush=True)
     return 0
 

@@ -303,9 +303,22 @@ def greedy_action(state: TonttuState, seat: int, legal: Sequence[Any], rng: Rng)
 
 
 def ranked_actions(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[Any]:
+    """Search candidates, best first.
+
+    In a point phase, pointing at a gift the seat cannot pay does nothing (T-3.2: it
+    does not contend, T-4: the point is wasted), so such points are dropped while a
+    face-down material can be pointed at; and the face-down middle materials look
+    alike (hidden, T-6), so one of them stands for all.
+    """
     scores = action_scores(state, seat, legal)
     order = sorted(range(len(legal)), key=lambda i: -scores[i])
-    return [legal[i] for i in order]
+    ranked = [legal[i] for i in order]
+    if state.phase != "point":
+        return ranked
+    have = _bench(state, seat)
+    payable = [a for a in ranked if isinstance(a, PointGift) and not _missing(have, a.gift)]
+    material = [a for a in ranked if not isinstance(a, PointGift)][:1]
+    return (payable + material) or ranked
 
 
 def _greedy(state: TonttuState, player: str, legal: Sequence[Any], rng: Rng) -> Any:
