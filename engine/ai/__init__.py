@@ -56,7 +56,7 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     # calibrated so the p95 decision time stays under 300 ms on a shared 2-core
     # machine (benchmarks/ai_strength.py prints the figures)
     "workshop": Budget(actions=5500, candidates=5, min_samples=2),
-    "tonttu": Budget(actions=9000, candidates=6),
+    "tonttu": Budget(actions=8000, candidates=9, epsilon=0.0),
 }
 
 

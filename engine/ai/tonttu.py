@@ -329,7 +329,7 @@ def _ranked(state: TonttuState, player: str, legal: Sequence[Any]) -> list[Any]:
     return ranked_actions(state, state.players.index(player), legal)
 
 
-MARGIN_WEIGHT = 0.1
+MARGIN_WEIGHT = 0.3
 """Weight of the score margin next to a win (1) in the value of a simulated game."""
 CARD_POTENTIAL = 0.6
 """A workbench card's worth in a cut-off simulation: it pays part of a later gift."""
