@@ -12,7 +12,7 @@ from engine.records import pick_random
 from engine.tonttu.models import MATERIAL_POINT, TonttuState
 from engine.workshop.models import WorkshopState
 
-TINY = Budget(actions=250, candidates=3, min_samples=2)
+TINY = Budget(actions=200, candidates=2, min_samples=1)
 """A small ``strong`` budget so that tests stay fast (the search logic is the same)."""
 
 

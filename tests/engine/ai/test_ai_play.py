@@ -55,7 +55,7 @@ def test_games_with_computer_seats_replay_exactly(game_name: str, mode: str | No
     """Deterministic given the seed: the same match twice gives the same record."""
     game = get_game(game_name)
     options = {"mode": mode} if mode else {}
-    levels = ["strong", "greedy", "random"]
+    levels = ["strong", "greedy", "random"] if game_name == "tonttu" else ["strong", "random"]
     _a, first = play_match(game, levels, 77, options, budgets=BUDGETS)
     _b, second = play_match(game, levels, 77, options, budgets=BUDGETS)
     assert first == second
