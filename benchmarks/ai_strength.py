@@ -8,8 +8,9 @@ Each line plays ``--games`` seeded 4-player games of one level against three
 seats of another; the tested seat moves round the table (game i puts it at
 seat i mod 4). A shared win counts as a fraction. ``--start`` lets a long line run
 in parallel halves over the same seeded games (add their ``wins``). Decision times are measured
-for every decision with more than one legal action (median and p95, ms), on
-one core of whatever machine runs it.
+for every decision with more than one legal action (median and p95, ms), both as
+wall time and as this process's CPU time (on a busy machine the wall time also
+counts waiting for a core).
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def run_line(
     game = get_game(game_name)
     options = {"mode": mode} if mode else {}
     times: dict[str, list[float]] = {}
+    cpu_times: dict[str, list[float]] = {}
+
+    def note(level: str, seconds: float, cpu: float) -> None:
+        times.setdefault(level, []).append(seconds)
+        cpu_times.setdefault(level, []).append(cpu)
+
     wins = 0.0
     started = time.perf_counter()
     for index in range(start, start + games):
@@ -58,7 +65,7 @@ def run_line(
             levels,
             game_seed,
             options,
-            on_decision=lambda level, seconds: times.setdefault(level, []).append(seconds),
+            on_decision=note,
         )
         winners = (record.outcome or {}).get("winners", [])
         if f"p{position + 1}" in winners:
@@ -77,10 +84,12 @@ def run_line(
         "seconds": round(time.perf_counter() - started, 1),
     }
     for level, values in sorted(times.items()):
-        values.sort()
-        figures[f"{level}_ms_median"] = round(statistics.median(values) * 1000, 2)
-        figures[f"{level}_ms_p95"] = round(values[int(0.95 * (len(values) - 1))] * 1000, 2)
         figures[f"{level}_decisions"] = len(values)
+        for label, series in (("ms", values), ("cpu_ms", cpu_times[level])):
+            series.sort()
+            figures[f"{level}_{label}_median"] = round(statistics.median(series) * 1000, 2)
+            p95 = series[int(0.95 * (len(series) - 1))]
+            figures[f"{level}_{label}_p95"] = round(p95 * 1000, 2)
     return figures
 
 

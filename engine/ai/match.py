@@ -15,8 +15,9 @@ from engine.ai import LEVELS, Budget, choose
 from engine.core import Game, PlayerId, Rng, derive_seed
 from engine.records import Record, RecordedAction, dump_outcome
 
-DecisionTimer = Callable[[str, float], None]
-"""Called with (level, seconds) after every decision that had a real choice."""
+DecisionTimer = Callable[[str, float, float], None]
+"""Called with (level, wall seconds, CPU seconds of this process) after every decision
+that had a real choice. On a busy machine the wall time includes waiting for a core."""
 
 
 def parse_seats(text: str) -> list[str]:
@@ -55,11 +56,11 @@ def play_match(
         player = ready[order.below(len(ready))] if len(ready) > 1 else ready[0]
         level = level_of[player]
         budget = budgets.get(game.name) if budgets else None
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         action = choose(game, state, player, level, derive_seed(seed, "move", step), budget)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         if on_decision is not None and len(game.legal_actions(state, player)) > 1:
-            on_decision(level, elapsed)
+            on_decision(level, elapsed, cpu)
         if check_legal and action not in game.legal_actions(state, player):
             raise AssertionError(f"{level} chose an illegal action {action!r} at step {step}.")
         state, _events = game.apply(state, player, action)
