@@ -110,6 +110,15 @@ def choose(
 
     Only ``game.view(state, player)`` is passed on: the levels never see ``state``.
     Raises :class:`NotYourTurn` when ``player`` has no legal action.
+
+    >>> from engine import get_game
+    >>> game = get_game("tonttu")
+    >>> state = game.new_game(["ann", "bob", "cid"], 1, game.parse_options({}))
+    >>> action = choose(game, state, "ann", "greedy", seed=7)
+    >>> action in game.legal_actions(state, "ann")
+    True
+    >>> action == choose(game, state, "ann", "greedy", seed=7)
+    True
     """
     return decide(game, game.view(state, player), player, level, seed, budget)
 
