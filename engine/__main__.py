@@ -1,8 +1,10 @@
 """Command line: ``python -m engine simulate | replay | play | bench``.
 
 python -m engine simulate --game workshop --players 4 --games 10 --seed 1
+python -m engine simulate --game tonttu --seats strong,greedy,greedy,random --games 2
 python -m engine replay record.json
 python -m engine play --game workshop --players 3
+python -m engine play --game tonttu --players 4 --opponents greedy
 python -m engine bench --game tonttu --players 4 --games 200
 """
 
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine import get_game
+from engine.ai import LEVELS, choose
+from engine.ai.match import parse_seats, play_match
 from engine.core import Game, Rng, RuleError, derive_seed
 from engine.records import Record, dump_outcome, pick_random, random_playout, replay
 
@@ -31,7 +35,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
     game = get_game(args.game)
-    players = _players(args.players)
+    seats = _seats(args, out)
+    if seats == []:
+        return 2
+    players = _players(len(seats) if seats else args.players)
     if args.records:
         Path(args.records).mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -39,7 +46,10 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
     wins = dict.fromkeys(players, 0.0)
     for index in range(args.games):
         seed = derive_seed(args.seed, index)
-        _state, record = random_playout(game, players, seed, _options(args))
+        if seats:
+            _state, record = play_match(game, seats, seed, _options(args), players=players)
+        else:
+            _state, record = random_playout(game, players, seed, _options(args))
         total_actions += len(record.actions)
         outcome = record.outcome or {}
         for winner in outcome.get("winners", []):
@@ -47,6 +57,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
         line = {
             "seed": seed,
             "players": players,
+            **({"seats": dict(zip(players, seats, strict=True))} if seats else {}),
             "scores": outcome.get("scores"),
             "winners": outcome.get("winners"),
             "actions": len(record.actions),
@@ -65,6 +76,17 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
     }
     out.write(json.dumps({"totals": totals}) + "\n")
     return 0
+
+
+def _seats(args: argparse.Namespace, out: TextIO) -> list[str] | None:
+    """The ``--seats`` levels (None without the option, [] after an error message)."""
+    if not getattr(args, "seats", None):
+        return None
+    try:
+        return parse_seats(args.seats)
+    except ValueError as error:
+        out.write(f"{error}\n")
+        return []
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -129,7 +151,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
     seed = args.seed if args.seed is not None else int(time.time())
     state = game.new_game(players, seed, game.parse_options(_options(args)))
     rng = Rng(seed ^ 0xB07)
+    moves = 0
     out.write(f"{game.title}, seed {seed}. Type a number to choose, q to quit.\n")
+    if args.opponents:
+        out.write(f"Your opponents are computer players at level {args.opponents}.\n")
     while game.outcome(state) is None:
         acting = game.to_act(state)
         if "you" in acting:
@@ -145,8 +170,13 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
         else:
             bots = [p for p in state.players if p in acting and p != "you"]
             player = bots[rng.below(len(bots))]
-            action = rng.choice(game.legal_actions(state, player))
+            if args.opponents:
+                move_seed = derive_seed(seed, "computer", moves)
+                action = choose(game, state, player, args.opponents, move_seed)
+            else:
+                action = rng.choice(game.legal_actions(state, player))
         state, events = game.apply(state, player, action)
+        moves += 1
         for event in events:
             text = game.describe_event(event, names)
             if text:
@@ -183,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="play random games, one JSON line each")
     game_args(sim, 4)
+    sim.add_argument(
+        "--seats",
+        help="computer level per seat, e.g. strong,greedy,greedy,random (sets --players)",
+    )
     sim.add_argument("--games", type=int, default=10)
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--records", help="folder to write one JSON record per game")
@@ -192,6 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play in the terminal against random seats")
     game_args(play, 3)
+    play.add_argument(
+        "--opponents",
+        choices=LEVELS,
+        help="computer opponents at this level (default: uniformly random moves)",
+    )
     play.add_argument("--seed", type=int)
 
     ben = sub.add_parser("bench", help="random games per second")

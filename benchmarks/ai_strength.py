@@ -1,0 +1,121 @@
+"""Strength and speed of the computer players (issue 7).
+
+    python benchmarks/ai_strength.py --games 200
+    python benchmarks/ai_strength.py --games 40 --lines greedy-random --game tonttu
+    python benchmarks/ai_strength.py --games 100 --start 100 --lines strong-greedy  # 2nd half
+
+Each line plays ``--games`` seeded 4-player games of one level against three
+seats of another; the tested seat moves round the table (game i puts it at
+seat i mod 4). A shared win counts as a fraction. ``--start`` lets a long line run
+in parallel halves over the same seeded games (add their ``wins``). Decision times are measured
+for every decision with more than one legal action (median and p95, ms), both as
+wall time and as this process's CPU time (on a busy machine the wall time also
+counts waiting for a core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import get_game
+from engine.ai.match import play_match
+from engine.core import derive_seed
+
+LINES = {
+    "greedy-random": ("greedy", "random"),
+    "strong-greedy": ("strong", "greedy"),
+}
+
+
+def run_line(
+    game_name: str,
+    tested: str,
+    others: str,
+    games: int,
+    seed: int,
+    mode: str | None,
+    start: int = 0,
+    progress: int = 0,
+) -> dict[str, object]:
+    game = get_game(game_name)
+    options = {"mode": mode} if mode else {}
+    times: dict[str, list[float]] = {}
+    cpu_times: dict[str, list[float]] = {}
+
+    def note(level: str, seconds: float, cpu: float) -> None:
+        times.setdefault(level, []).append(seconds)
+        cpu_times.setdefault(level, []).append(cpu)
+
+    wins = 0.0
+    started = time.perf_counter()
+    for index in range(start, start + games):
+        position = index % 4
+        levels = [others] * 4
+        levels[position] = tested
+        game_seed = derive_seed(seed, game_name, mode or "", tested, others, index)
+        _state, record = play_match(
+            game,
+            levels,
+            game_seed,
+            options,
+            on_decision=note,
+        )
+        winners = (record.outcome or {}).get("winners", [])
+        if f"p{position + 1}" in winners:
+            wins += 1 / len(winners)
+        done = index - start + 1
+        if progress and done % progress == 0 and done < games:
+            partial = {"line": f"{tested} vs 3 {others}", "games_so_far": done, "wins": wins}
+            print(json.dumps({"game": game_name, **partial}), file=sys.stderr, flush=True)
+    figures: dict[str, object] = {
+        "game": game_name + (f" ({mode})" if mode else ""),
+        "line": f"{tested} vs 3 {others}",
+        "games": games,
+        "first_game": start,
+        "wins": wins,
+        "win_rate": round(wins / games, 3),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    for level, values in sorted(times.items()):
+        figures[f"{level}_decisions"] = len(values)
+        for label, series in (("ms", values), ("cpu_ms", cpu_times[level])):
+            series.sort()
+            figures[f"{level}_{label}_median"] = round(statistics.median(series) * 1000, 2)
+            p95 = series[int(0.95 * (len(series) - 1))]
+            figures[f"{level}_{label}_p95"] = round(p95 * 1000, 2)
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--game", choices=["workshop", "tonttu", "both"], default="both")
+    parser.add_argument("--lines", default="greedy-random,strong-greedy")
+    parser.add_argument("--tonttu-mode", choices=["tactical", "speed"], default="tactical")
+    parser.add_argument(
+        "--start", type=int, default=0, help="index of the first game (to split a line)"
+    )
+    parser.add_argument("--progress", type=int, default=0, help="print a partial count every N")
+    args = parser.parse_args()
+    games = ["workshop", "tonttu"] if args.game == "both" else [args.game]
+    for line in args.lines.split(","):
+        tested, others = LINES[line]
+        for game_name in games:
+            mode = args.tonttu_mode if game_name == "tonttu" else None
+            figures = run_line(
+                game_name, tested, others, args.games, args.seed, mode, args.start, args.progress
+            )
+            print(json.dumps(figures), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

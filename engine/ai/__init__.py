@@ -1,0 +1,215 @@
+"""Computer players for both games: ``choose(game, state, player, level, seed)``.
+
+Levels (:data:`LEVELS`):
+
+``random``  a uniformly random legal action (the baseline).
+``greedy``  a fast one-step heuristic per game (``engine.ai.workshop``,
+            ``engine.ai.tonttu``).
+``strong``  flat Monte-Carlo search with determinization: each iteration samples
+            the hidden information from the view, tries every candidate action on
+            that same sample (common random numbers) and plays on with the greedy
+            policy (with a little randomness) for all seats, then scores the
+            result for the deciding seat. The budget is a number of simulated
+            actions, not a time, so a decision is deterministic given its seed.
+
+Fair play (issue 7, RULES W-7 / T-6): :func:`choose` builds ``game.view(state,
+player)`` and hands only that view to :func:`decide`; no level ever receives the
+state. Whatever a level needs beyond the view it gets from the game's
+determinizer (``determinize(view, rng)``), which samples the hidden parts
+consistently with the view: ``view(sample, player) == view(state, player)``.
+So two states that differ only in what ``player`` cannot see give the same
+decision for the same seed.
+
+Simultaneous Tonttu phases: a computer seat chooses like a human, one pick or
+point from its own view, without seeing the others' pending choices; in speed
+mode it points once (the engine offers nothing after that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import Game, NotYourTurn, PlayerId, Rng, derive_seed
+
+LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much the ``strong`` level searches: simulated actions per decision."""
+
+    actions: int
+    """Total actions applied in all rollouts of one decision."""
+    candidates: int
+    """At most this many actions (best by the greedy heuristic) are searched."""
+    epsilon: float = 0.1
+    """Chance that a rollout step plays a random legal action instead of the greedy one."""
+    min_samples: int = 4
+    """Determinizations tried even when the action budget is spent."""
+    horizon: int = 0
+    """Cut a rollout after this many actions and evaluate the position (0 = play to the end)."""
+
+
+DEFAULT_BUDGETS: dict[str, Budget] = {
+    # calibrated so the p95 decision time stays under 300 ms on a shared 2-core
+    # machine (benchmarks/ai_strength.py prints the figures)
+    "workshop": Budget(actions=5500, candidates=5, min_samples=2),
+    "tonttu": Budget(actions=8000, candidates=9, epsilon=0.0),
+}
+
+
+@dataclass(frozen=True)
+class GameAI:
+    """What a level needs to know about one game, all from views or sampled states."""
+
+    determinize: Callable[[Any, Rng], Any]
+    """A full state consistent with a seat's view (hidden parts sampled)."""
+    greedy: Callable[[Any, PlayerId, Sequence[Any], Rng], Any]
+    """The greedy choice for ``player`` in a (sampled) state."""
+    ranked: Callable[[Any, PlayerId, Sequence[Any]], list[Any]]
+    """Legal actions ordered best first by the greedy heuristic."""
+    evaluate: Callable[[Any, PlayerId], float]
+    """A finished or cut-off (sampled) state's value for ``player``, about 0..1."""
+    prepare: Callable[[Game, Any, PlayerId, Rng], Any] | None = None
+    """Optional: adjust a sample before the search (e.g. others re-choose greedily)."""
+
+
+def _load(name: str) -> GameAI:
+    if name == "workshop":
+        from engine.ai import workshop
+
+        return workshop.AI
+    if name == "tonttu":
+        from engine.ai import tonttu
+
+        return tonttu.AI
+    raise KeyError(f"No computer player for the game {name!r}.")
+
+
+_AIS: dict[str, GameAI] = {}
+
+
+def game_ai(name: str) -> GameAI:
+    ai = _AIS.get(name)
+    if ai is None:
+        ai = _AIS[name] = _load(name)
+    return ai
+
+
+def choose(
+    game: Game,
+    state: Any,
+    player: PlayerId,
+    level: str,
+    seed: int,
+    budget: Budget | None = None,
+) -> Any:
+    """The computer's action for ``player`` at ``level``, deterministic given ``seed``.
+
+    Only ``game.view(state, player)`` is passed on: the levels never see ``state``.
+    Raises :class:`NotYourTurn` when ``player`` has no legal action.
+
+    >>> from engine import get_game
+    >>> game = get_game("tonttu")
+    >>> state = game.new_game(["ann", "bob", "cid"], 1, game.parse_options({}))
+    >>> action = choose(game, state, "ann", "greedy", seed=7)
+    >>> action in game.legal_actions(state, "ann")
+    True
+    >>> action == choose(game, state, "ann", "greedy", seed=7)
+    True
+    """
+    return decide(game, game.view(state, player), player, level, seed, budget)
+
+
+def decide(
+    game: Game,
+    view: Any,
+    player: PlayerId,
+    level: str,
+    seed: int,
+    budget: Budget | None = None,
+) -> Any:
+    """The decision from a view alone (see :func:`choose`)."""
+    if level not in LEVELS:
+        raise ValueError(f"Unknown level {level!r}; the levels are {', '.join(LEVELS)}.")
+    ai = game_ai(game.name)
+    rng = Rng(derive_seed(seed, "ai", level))
+    sample = ai.determinize(view, rng.fork())
+    legal = list(game.legal_actions(sample, player))
+    if not legal:
+        raise NotYourTurn("The computer player has nothing to choose now.")
+    if len(legal) == 1:
+        return legal[0]
+    if level == "random":
+        return legal[rng.below(len(legal))]
+    if level == "greedy":
+        return ai.greedy(sample, player, legal, rng)
+    return _search(game, ai, view, player, legal, sample, rng, budget or DEFAULT_BUDGETS[game.name])
+
+
+def _search(
+    game: Game,
+    ai: GameAI,
+    view: Any,
+    player: PlayerId,
+    legal: list[Any],
+    first_sample: Any,
+    rng: Rng,
+    budget: Budget,
+) -> Any:
+    """Flat Monte Carlo over the greedy's best candidates, one determinization per iteration."""
+    candidates = ai.ranked(first_sample, player, legal)[: budget.candidates]
+    if len(candidates) == 1:
+        return candidates[0]
+    totals = [0.0] * len(candidates)
+    spent = 0
+    samples = 0
+    sample = first_sample
+    while samples < budget.min_samples or spent < budget.actions:
+        if samples:
+            sample = ai.determinize(view, rng.fork())
+        if ai.prepare is not None:
+            sample = ai.prepare(game, sample, player, rng.fork())
+        rollout_seed = rng.next64()
+        for k, action in enumerate(candidates):
+            state, _events = game.apply(sample, player, action)
+            # the same rollout randomness for every candidate (common random numbers)
+            state, steps = playout(
+                game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
+            )
+            spent += steps + 1
+            totals[k] += ai.evaluate(state, player)
+        samples += 1
+        if samples >= 400:  # plenty; stop early in short end games
+            break
+    best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+    return candidates[best]
+
+
+def playout(
+    game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float, max_steps: int = 5000
+) -> tuple[Any, int]:
+    """Play to the end with the greedy policy (a random action with chance ``epsilon``)."""
+    steps = 0
+    while steps < max_steps and game.outcome(state) is None:
+        acting = game.to_act(state)
+        if len(acting) == 1:
+            (player,) = acting
+        else:
+            seats = [p for p in state.players if p in acting]
+            player = seats[rng.below(len(seats))]
+        legal = game.legal_actions(state, player)
+        if len(legal) == 1:
+            action = legal[0]
+        elif rng.below(1000) < epsilon * 1000:
+            action = legal[rng.below(len(legal))]
+        else:
+            action = ai.greedy(state, player, legal, rng)
+        state, _events = game.apply(state, player, action)
+        steps += 1
+    return state, steps
+
+
+__all__ = ["DEFAULT_BUDGETS", "LEVELS", "Budget", "GameAI", "choose", "decide", "game_ai"]

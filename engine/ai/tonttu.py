@@ -1,0 +1,386 @@
+"""Computer players for Workshop Tonttu: determinizer and greedy heuristic.
+
+``determinize(view, rng)`` builds a full :class:`TonttuState` from one seat's
+view. Copied from the view: phase, round, rotation, middle gifts, every face-up
+workbench, gifts won, scores, hand sizes, who has chosen, the viewer's own hand,
+face-down card and pending choice. Sampled (T-6 secrets): the material cards
+seen nowhere are dealt at random into the other hands, the other face-down
+workbench cards, the face-down middle materials, the deck and the discard pile
+(the view gives every size); the gift stack is drawn from the gifts seen
+nowhere; the other seats' pending choices are drawn uniformly from their legal
+choices; the RNG is fresh.
+
+``greedy_action(state, seat, legal, rng)`` reads only what ``seat`` may see:
+its hand and face-down card, all face-up cards, the middle gifts, and the
+public counts. It values gifts the seat can pay (the k-th gift is worth k,
+T-5.1, plus set progress, T-5.2) and contest odds (T-3.2 offers of the other
+seats that could pay, from their face-up cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.ai import GameAI
+from engine.core import Game, Rng
+from engine.tonttu.data import (
+    GIFT_CATEGORY_ID,
+    GIFT_NEED_COUNTS,
+    GIFT_TYPE_MASK,
+    MATERIAL_COPIES,
+    MATERIAL_IDS,
+    MATERIAL_TYPE,
+    N_GIFTS,
+    N_MATERIALS,
+    N_TYPES,
+)
+from engine.tonttu.game import GIFT_CARDS, winners
+from engine.tonttu.models import MATERIAL_POINT, PointGift, TonttuState, TonttuView
+from engine.tonttu.text import gift_label
+
+GIFT_ID_BY_NAME = {card.name: card.id for card in GIFT_CARDS}
+CARDS_OF_TYPE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(c for c in range(N_MATERIALS) if MATERIAL_TYPE[c] == t) for t in range(N_TYPES)
+)
+POINT_LABELS: dict[str, int] = {
+    **{f"Point at {gift_label(g)}": g for g in range(N_GIFTS)},
+    **{f"Point at face-down material {k + 1}": MATERIAL_POINT + k for k in range(8)},
+}
+
+
+# --------------------------------------------------------------------------- determinizer
+
+
+def determinize(view: TonttuView, rng: Rng) -> TonttuState:
+    """A full state consistent with ``view`` (``GAME.view(result, viewer) == view``)."""
+    players = tuple(sv.player for sv in view.seats)
+    n = len(players)
+    me = players.index(view.viewer) if view.viewer in players else -1
+
+    free: list[list[int]] = [list(ids) for ids in CARDS_OF_TYPE]
+
+    def take(name: str) -> int:
+        return free[MATERIAL_IDS[name]].pop()
+
+    face_up = tuple(tuple(take(name) for name in sv.face_up) for sv in view.seats)
+    own_hand = tuple(take(name) for name in view.hand) if me >= 0 else ()
+    own_down: int | None = None
+    own_down_name = view.seats[me].face_down if me >= 0 else None
+    if own_down_name is not None:
+        own_down = take(own_down_name)
+    pool = [c for ids in free for c in ids]
+    rng.shuffle(pool)
+
+    def deal(count: int) -> tuple[int, ...]:
+        cards = tuple(pool[-count:]) if count else ()
+        del pool[len(pool) - count :]
+        return cards
+
+    hands = tuple(own_hand if i == me else deal(sv.hand_size) for i, sv in enumerate(view.seats))
+    face_down = tuple(
+        own_down if i == me else (deal(1)[0] if sv.has_face_down else None)
+        for i, sv in enumerate(view.seats)
+    )
+    middle_materials = tuple(deal(1)[0] if lies else None for lies in view.middle_materials)
+    deck = deal(view.deck_size)
+    discard = deal(view.discard_size)
+
+    middle_gifts = tuple(None if g is None else g.id for g in view.middle_gifts)
+    won = tuple(tuple(g.id for g in sv.gifts) for sv in view.seats)
+    seen = {g for g in middle_gifts if g is not None} | {g for w in won for g in w}
+    unseen = [g for g in range(N_GIFTS) if g not in seen]
+    gift_stack = rng.shuffled(unseen)[: view.gifts_in_stack]
+
+    choices: list[int | None] = [None] * n
+    if view.phase != "over":
+        for i, sv in enumerate(view.seats):
+            if not sv.chosen:
+                continue
+            if i == me and view.my_choice is not None:
+                choices[i] = _parse_choice(view, hands[i], view.my_choice)
+            elif view.phase == "pick":
+                choices[i] = hands[i][rng.below(len(hands[i]))]
+            else:
+                options = [g for g in middle_gifts if g is not None]
+                options += [MATERIAL_POINT + k for k, c in enumerate(middle_materials) if c]
+                choices[i] = options[rng.below(len(options))] if options else MATERIAL_POINT
+
+    # a gift slot is empty during play only after a speed point won it this round (T-4)
+    gift_won = view.phase == "point" and view.mode == "speed" and None in middle_gifts
+    return TonttuState(
+        players=players,
+        seed=0,
+        rng=rng.next64(),
+        mode=view.mode,
+        phase=view.phase,
+        round=view.round,
+        deal_round=view.deal_round,
+        rotation=view.rotation,
+        gift_stack=gift_stack,
+        middle_gifts=middle_gifts,
+        middle_materials=middle_materials,
+        deck=deck,
+        discard=discard,
+        hands=hands,
+        face_up=face_up,
+        face_down=face_down,
+        won=won,
+        scores=tuple(sv.score for sv in view.seats),
+        choices=tuple(choices),
+        game="tonttu",
+        gift_won_this_round=gift_won,
+        rounds_without_gift=view.rounds_without_gift,
+        short_deal=False,
+        end_reason=view.end_reason,
+    )
+
+
+def _parse_choice(view: TonttuView, hand: tuple[int, ...], label: str) -> int:
+    """The viewer's own pending choice, from its menu label in the view."""
+    if view.phase == "pick":
+        wanted = MATERIAL_IDS[label.removeprefix("Pick ")]
+        return next(c for c in hand if MATERIAL_TYPE[c] == wanted)
+    return POINT_LABELS[label]
+
+
+# --------------------------------------------------------------------------- greedy
+
+MATERIAL_POINT_VALUE = 0.9
+"""Taking a face-down middle card: one more card towards a gift (T-3.1)."""
+RARITY = tuple(16 / MATERIAL_COPIES[name] for name in MATERIAL_COPIES)
+"""Scarcer types (Gold) are worth a little more to hold."""
+
+
+def _bench(state: TonttuState, seat: int, *, with_down: bool = True) -> list[int]:
+    have = [0, 0, 0, 0, 0]
+    for card in state.face_up[seat]:
+        have[MATERIAL_TYPE[card]] += 1
+    down = state.face_down[seat]
+    if with_down and down is not None:
+        have[MATERIAL_TYPE[down]] += 1
+    return have
+
+
+GIFT_NEEDS_SPARSE: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((t, c) for t, c in enumerate(GIFT_NEED_COUNTS[g]) if c) for g in range(N_GIFTS)
+)
+GIFT_TYPES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(t for t in range(N_TYPES) if GIFT_TYPE_MASK[g] >> t & 1) for g in range(N_GIFTS)
+)
+
+
+def _missing(have: Sequence[int], gift: int) -> int:
+    missing = 0
+    for t, c in GIFT_NEEDS_SPARSE[gift]:
+        if have[t] < c:
+            missing += c - have[t]
+    return missing
+
+
+def _category_counts(won: Sequence[int]) -> list[int]:
+    counts = [0, 0, 0]
+    for g in won:
+        counts[GIFT_CATEGORY_ID[g]] += 1
+    return counts
+
+
+def gift_value(won: Sequence[int], gift: int, counts: list[int] | None = None) -> float:
+    """Points this gift adds for a seat with ``won`` gifts (T-5.1, T-5.2)."""
+    if counts is None:
+        counts = _category_counts(won)
+    low = min(counts)
+    cat = GIFT_CATEGORY_ID[gift]
+    value = float(len(won) + 1)
+    if counts[cat] == low:
+        others = [counts[k] for k in range(3) if k != cat]
+        if min(others) > low:
+            value += 3.0  # completes a set (T-5.2)
+        value += 0.7  # keeps the sets balanced: a later gift completes a set
+    return value
+
+
+def _offer(have: Sequence[int], gift: int) -> int:
+    """T-3.2: the workbench cards whose type is on the gift."""
+    return sum(have[t] for t in GIFT_TYPES[gift])
+
+
+class _Others:
+    """Public facts about the other seats, computed once per decision."""
+
+    __slots__ = ("seats",)
+
+    def __init__(self, state: TonttuState, seat: int) -> None:
+        gifts = [g for g in state.middle_gifts if g is not None]
+        self.seats = []
+        for j in range(len(state.players)):
+            if j == seat:
+                continue
+            have = _bench(state, j, with_down=False)
+            has_down = state.face_down[j] is not None
+            slack = 1 if has_down else 0
+            affordable = sum(1 for g in gifts if _missing(have, g) <= slack)
+            self.seats.append((have, has_down, affordable))
+
+    def threat(self, gift: int, my_offer: int, n_gifts: int) -> float:
+        """Chance that another seat takes or blocks ``gift`` (T-3.2), from public information."""
+        lose = 0.0
+        spread = 0.5 + 0.5 * min(1.0, 2 / n_gifts)
+        for have, has_down, affordable in self.seats:
+            miss = _missing(have, gift)
+            if miss == 0:
+                p_can = 1.0
+            elif miss == 1 and has_down:
+                p_can = 0.3
+            else:
+                continue
+            # a seat that can pay several gifts splits its attention
+            p_point = p_can / max(1, affordable) * spread
+            their = _offer(have, gift) + (0.5 if has_down else 0.0)
+            lose += p_point if their >= my_offer else p_point * 0.1
+        return min(1.0, lose)
+
+
+DISCOUNT = tuple(0.45**k for k in range(12))
+"""A gift's value shrinks by this factor per card still missing (picks)."""
+
+
+def _bench_potential(gifts: Sequence[int], values: Sequence[float], have: Sequence[int]) -> float:
+    """How close a workbench is to paying the middle gifts (for picks)."""
+    ranked = sorted(
+        (v * DISCOUNT[_missing(have, g)] for g, v in zip(gifts, values, strict=True)),
+        reverse=True,
+    )
+    score = sum(v * w for v, w in zip(ranked, (1.0, 0.4, 0.2), strict=False))
+    return score + 0.05 * sum(have[t] * RARITY[t] for t in range(N_TYPES))
+
+
+def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
+    won = state.won[seat]
+    counts = _category_counts(won)
+    gifts = [g for g in state.middle_gifts if g is not None]
+    have = _bench(state, seat)
+    out: list[float] = []
+    if state.phase == "pick":
+        values = [gift_value(won, g, counts) for g in gifts]
+        for a in legal:
+            t = MATERIAL_IDS[a.material]
+            have[t] += 1
+            out.append(_bench_potential(gifts, values, have))
+            have[t] -= 1
+        return out
+    speed = state.mode == "speed"
+    others = None if speed else _Others(state, seat)
+    material_slots = sum(1 for c in state.middle_materials if c is not None)
+    for a in legal:
+        if isinstance(a, PointGift):
+            g = a.gift
+            if _missing(have, g):
+                out.append(-1.0)
+                continue
+            value = gift_value(won, g, counts)
+            if others is None:
+                out.append(value + 5.0)
+                continue
+            threat = others.threat(g, _offer(have, g), len(gifts))
+            out.append(value * (1 - threat) + 0.5)
+        elif speed:
+            out.append(MATERIAL_POINT_VALUE)
+        else:
+            # others who can pay nothing point at materials too (T-3.1: contested = nothing)
+            out.append(MATERIAL_POINT_VALUE * (1 - 1 / (material_slots + 1)))
+    return out
+
+
+def greedy_action(state: TonttuState, seat: int, legal: Sequence[Any], rng: Rng) -> Any:
+    """The best-scoring legal action; ties broken at random (deterministic given ``rng``)."""
+    if len(legal) == 1:
+        return legal[0]
+    scores = action_scores(state, seat, legal)
+    best = max(scores)
+    top = [a for a, v in zip(legal, scores, strict=True) if v >= best - 1e-9]
+    return top[0] if len(top) == 1 else top[rng.below(len(top))]
+
+
+def ranked_actions(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[Any]:
+    """Search candidates, best first.
+
+    In a point phase, pointing at a gift the seat cannot pay does nothing (T-3.2: it
+    does not contend, T-4: the point is wasted), so such points are dropped while a
+    face-down material can be pointed at; and the face-down middle materials look
+    alike (hidden, T-6), so one of them stands for all.
+    """
+    scores = action_scores(state, seat, legal)
+    order = sorted(range(len(legal)), key=lambda i: -scores[i])
+    ranked = [legal[i] for i in order]
+    if state.phase != "point":
+        return ranked
+    have = _bench(state, seat)
+    payable = [a for a in ranked if isinstance(a, PointGift) and not _missing(have, a.gift)]
+    material = [a for a in ranked if not isinstance(a, PointGift)][:1]
+    return (payable + material) or ranked
+
+
+def _greedy(state: TonttuState, player: str, legal: Sequence[Any], rng: Rng) -> Any:
+    return greedy_action(state, state.players.index(player), legal, rng)
+
+
+def _ranked(state: TonttuState, player: str, legal: Sequence[Any]) -> list[Any]:
+    return ranked_actions(state, state.players.index(player), legal)
+
+
+MARGIN_WEIGHT = 0.3
+"""Weight of the score margin next to a win (1) in the value of a simulated game."""
+CARD_POTENTIAL = 0.6
+"""A workbench card's worth in a cut-off simulation: it pays part of a later gift."""
+
+
+def potential(state: TonttuState, seat: int) -> float:
+    """Points a seat may still expect: its score, its workbench cards, its gift tempo."""
+    cards = len(state.face_up[seat]) + (state.face_down[seat] is not None)
+    return state.scores[seat] + CARD_POTENTIAL * cards + 0.5 * len(state.won[seat])
+
+
+def evaluate(state: TonttuState, player: str) -> float:
+    """A finished game: a win counts 1 (a shared win is split), plus the score margin.
+    A cut-off simulation: the margin of :func:`potential` and who leads by it."""
+    seat = state.players.index(player)
+    n = len(state.players)
+    if state.phase == "over":
+        top = winners(state)
+        win = 1 / len(top) if player in top else 0.0
+        values = [float(v) for v in state.scores]
+    else:
+        values = [potential(state, i) for i in range(n)]
+        best = max(values)
+        leaders = [i for i in range(n) if values[i] == best]
+        win = 1 / len(leaders) if seat in leaders else 0.0
+    best_other = max(v for i, v in enumerate(values) if i != seat)
+    margin = max(-20.0, min(20.0, values[seat] - best_other))
+    return win + MARGIN_WEIGHT * margin
+
+
+def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuState:
+    """Before a search: the others' sampled pending choices are replaced by greedy ones.
+
+    A tactical choice may be replaced until the last seat chooses (T-2.1, T-2.2),
+    and the deciding seat has not chosen yet, so no replacement triggers the reveal.
+    """
+    if state.mode == "speed" and state.phase == "point":
+        return state
+    me = state.players.index(player)
+    for seat, p in enumerate(state.players):
+        if seat == me or state.choices[seat] is None or state.choices[me] is not None:
+            continue
+        legal = game.legal_actions(state, p)
+        if legal:
+            state, _events = game.apply(state, p, greedy_action(state, seat, legal, rng))
+    return state
+
+
+AI = GameAI(
+    determinize=determinize, greedy=_greedy, ranked=_ranked, evaluate=evaluate, prepare=prepare
+)
+
+
+__all__ = ["AI", "action_scores", "determinize", "gift_value", "greedy_action", "ranked_actions"]
