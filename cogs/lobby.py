@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from cogs.common import bot_of, guarded, reply
 from cogs.render import lobby_embed
+from cogs.service import DEFAULT_AI_LEVEL
 from engine import get_game
 from engine.core import RuleError
 from storage import GameInfo, human_player
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 GAME_CHOICES = [
     app_commands.Choice(name="Santa's Workshop", value="workshop"),
     app_commands.Choice(name="Workshop Tonttu", value="tonttu"),
+]
+LEVEL_CHOICES = [
+    app_commands.Choice(name="Easy (random moves)", value="random"),
+    app_commands.Choice(name="Normal (careful heuristic)", value="greedy"),
+    app_commands.Choice(name="Hard (looks ahead)", value="strong"),
 ]
 LOBBY_VERBS = {
     "join": ("Join", discord.ButtonStyle.success),
@@ -88,8 +94,9 @@ class Lobby(commands.Cog):
         turn_limit_hours="After this many hours a computer move is made for an absent player "
         "(default: off)",
         speed_seconds="Workshop Tonttu speed mode: seconds for each pointing race (default 60)",
+        computer_level="How computer players play (default: normal)",
     )
-    @app_commands.choices(game=GAME_CHOICES)
+    @app_commands.choices(game=GAME_CHOICES, computer_level=LEVEL_CHOICES)
     async def newgame(
         self,
         interaction: discord.Interaction,
@@ -98,22 +105,22 @@ class Lobby(commands.Cog):
         reminder_hours: app_commands.Range[int, 1, 168] = 12,
         turn_limit_hours: app_commands.Range[int, 1, 336] | None = None,
         speed_seconds: app_commands.Range[int, 15, 600] = 60,
+        computer_level: app_commands.Choice[str] | None = None,
     ) -> None:
-        await guarded(
-            interaction,
-            lambda: self._newgame(
-                interaction, game.value, mode, reminder_hours, turn_limit_hours, speed_seconds
-            ),
-        )
+        settings = {
+            "reminder_hours": reminder_hours,
+            "turn_limit_hours": turn_limit_hours,
+            "speed_seconds": speed_seconds,
+            "ai_level": computer_level.value if computer_level else DEFAULT_AI_LEVEL,
+        }
+        await guarded(interaction, lambda: self._newgame(interaction, game.value, mode, settings))
 
     async def _newgame(
         self,
         interaction: discord.Interaction,
         kind: str,
         mode: str | None,
-        reminder_hours: int,
-        turn_limit_hours: int | None,
-        speed_seconds: int,
+        settings: dict[str, Any],
     ) -> None:
         if interaction.guild is None or interaction.channel is None:
             await reply(
@@ -128,11 +135,6 @@ class Lobby(commands.Cog):
         if mode is not None and kind != "tonttu":
             raise RuleError("The mode option is for Workshop Tonttu only.")
         options: dict[str, Any] = {"mode": mode or "tactical"} if kind == "tonttu" else {}
-        settings = {
-            "reminder_hours": reminder_hours,
-            "turn_limit_hours": turn_limit_hours,
-            "speed_seconds": speed_seconds,
-        }
         info = await self.bot.store.create_lobby(
             guild_id=interaction.guild.id,
             channel_id=interaction.channel.id,

@@ -118,6 +118,9 @@ def lobby_embed(info: GameInfo) -> discord.Embed:
         for n, seat in enumerate(info.seats, 1)
     )
     options = ", ".join(f"{k}: {v}" for k, v in info.options.items())
+    if any(seat.is_ai for seat in info.seats):
+        level = info.settings.get("ai_level") or "greedy"
+        options = ", ".join(filter(None, [options, f"computer players: {level}"]))
     embed = discord.Embed(
         title=f"{rules.title}: lobby (game #{info.id})",
         description=(

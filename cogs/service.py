@@ -9,19 +9,20 @@ seats until a human must act.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import engine.ai
 from engine import get_game
 from engine.core import (
     TIMER,
     Game,
     NotInGame,
     PlayerId,
-    Rng,
     RuleError,
     check_can_act,
     derive_seed,
@@ -30,6 +31,9 @@ from storage import Conflict, LoadedGame, Storage, Submitted, human_player
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
+DEFAULT_AI_LEVEL = "greedy"
+STAND_IN_LEVEL = "greedy"
+"""The level that moves for an absent human when the turn limit runs out."""
 
 
 class StaleBoard(RuleError):
@@ -93,13 +97,26 @@ def choices_for(game: LoadedGame, player: PlayerId) -> list[Choice]:
     return out
 
 
-def ai_choice(game: LoadedGame, player: PlayerId) -> Any:
-    """A computer seat's move: uniformly random among the legal ones, seeded by the
-    game's seed and version so that a replayed game makes the same moves."""
-    rules = engine_of(game)
-    legal = rules.legal_actions(game.state, player)
-    rng = Rng(derive_seed(game.seed or 0, game.version, player))
-    return legal[rng.below(len(legal))]
+def ai_choice(game: LoadedGame, player: PlayerId, level: str) -> Any:
+    """A computer move at ``level`` (engine.ai: decided from the seat's view only),
+    seeded by the game's seed and version so that a replayed game makes the same moves."""
+    seed = derive_seed(game.seed or 0, game.version, player)
+    return engine.ai.choose(engine_of(game), game.state, player, level, seed)
+
+
+def computer_level(game: LoadedGame) -> str:
+    """The table's level for computer seats (``/newgame computer_level``)."""
+    level = str(game.settings.get("ai_level") or DEFAULT_AI_LEVEL)
+    return level if level in engine.ai.LEVELS else DEFAULT_AI_LEVEL
+
+
+def suggested_index(game: LoadedGame, player: PlayerId, choices: Sequence[Choice]) -> int | None:
+    """Which of ``player``'s choices the greedy computer player would make: the panel's
+    one-click default. Decided from the player's own view, like any computer move."""
+    if len(choices) < 2:
+        return None
+    action = ai_choice(game, player, "greedy")
+    return next((c.index for c in choices if c.action == action), None)
 
 
 class Tables:
@@ -117,9 +134,9 @@ class Tables:
         self.new_seed = new_seed
 
     async def start(self, game_id: int) -> Played:
-        """Start a lobby's game and let computer seats play up to the first human turn."""
+        """Start a lobby's game (computer seats move in :meth:`computer_step`)."""
         game = await self.store.start(game_id, self.new_seed())
-        return await self._run_ai(game, Played(game))
+        return Played(game)
 
     async def choose(self, game_id: int, user_id: int, version: int, index: int) -> Played:
         """Apply choice number ``index`` of the list the user saw at ``version``.
@@ -162,8 +179,9 @@ class Tables:
             raise NotInGame("You are not playing in this game.")
         submitted = await self.store.submit(game.id, player, action, None, precondition=still_open)
         acting = engine_of(game).to_act(game.state)
-        played = Played(game, [Step(player, action, submitted.events)], acting)
-        return await self._run_ai(await self._after(game, submitted), played)
+        return Played(
+            await self._after(game, submitted), [Step(player, action, submitted.events)], acting
+        )
 
     async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
         """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""
@@ -172,7 +190,8 @@ class Tables:
             return None
         if player not in engine_of(game).to_act(game.state):
             return None
-        return await self._submit(game, player, ai_choice(game, player))
+        action = await asyncio.to_thread(ai_choice, game, player, STAND_IN_LEVEL)
+        return await self._submit(game, player, action)
 
     async def _submit(self, game: LoadedGame, player: PlayerId, action: Any) -> Played:
         try:
@@ -180,8 +199,9 @@ class Tables:
         except Conflict:
             raise StaleBoard(await self.store.load(game.id)) from None
         acting = engine_of(game).to_act(game.state)
-        played = Played(game, [Step(player, action, submitted.events)], acting)
-        return await self._run_ai(await self._after(game, submitted), played)
+        return Played(
+            await self._after(game, submitted), [Step(player, action, submitted.events)], acting
+        )
 
     async def _after(self, game: LoadedGame, submitted: Submitted) -> LoadedGame:
         """The game after a submit, without reading it back unless it just ended."""
@@ -189,19 +209,25 @@ class Tables:
             return await self.store.load(game.id)  # finished: status and result changed
         return replace(game, state=submitted.state, version=submitted.version)
 
-    async def _run_ai(self, game: LoadedGame, played: Played) -> Played:
-        rules = engine_of(game)
-        for _ in range(MAX_AI_STEPS):
-            if game.status != "active" or rules.outcome(game.state) is not None:
-                break
-            acting = rules.to_act(game.state)
-            ai_seats = [s.player for s in game.seats if s.is_ai and s.player in acting]
-            if not ai_seats:
-                break
-            player = ai_seats[0]
-            action = ai_choice(game, player)
-            submitted = await self.store.submit(game.id, player, action, game.version)
-            played.steps.append(Step(player, action, submitted.events))
-            game = await self._after(game, submitted)
-        played.game = game
-        return played
+    async def computer_step(self, game_id: int) -> Played | None:
+        """One move of a computer seat that must act, or ``None`` if none must.
+
+        The decision (up to a few hundred ms at the strong level) runs in a worker
+        thread; the cogs call this after answering the user, never before."""
+        for _ in range(3):
+            game = await self.store.load(game_id)
+            if game.status != "active":
+                return None
+            acting = engine_of(game).to_act(game.state)
+            waiting = [s.player for s in game.seats if s.is_ai and s.player in acting]
+            if not waiting:
+                return None
+            player = waiting[0]
+            action = await asyncio.to_thread(ai_choice, game, player, computer_level(game))
+            try:
+                submitted = await self.store.submit(game.id, player, action, game.version)
+            except Conflict:
+                continue  # someone moved meanwhile: decide again on the new position
+            step = Step(player, action, submitted.events)
+            return Played(await self._after(game, submitted), [step], acting)
+        return None

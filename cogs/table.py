@@ -28,7 +28,14 @@ from cogs.render import (
     title_of,
 )
 from cogs.rules_text import RULE_TOPICS, rules_summary
-from cogs.service import Played, StaleBoard, choices_for, engine_of
+from cogs.service import (
+    MAX_AI_STEPS,
+    Played,
+    StaleBoard,
+    choices_for,
+    engine_of,
+    suggested_index,
+)
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame, Timer, human_player
 
@@ -225,20 +232,23 @@ def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
         waiting = ", ".join(mention(game, p) for p in sorted(rules.to_act(game.state)))
         content = f"{note}Waiting for {waiting}."
         return {"content": content, "embed": embed, "view": view}
+    suggested = suggested_index(game, player, choices)
     if len(choices) <= MAX_BUTTON_CHOICES:
         for choice in choices:
-            view.add_item(ActButton(game.id, game.version, choice.index, choice.label))
+            button = ActButton(game.id, game.version, choice.index, choice.label)
+            if choice.index == suggested:  # the one-click sensible default
+                button.item.style = discord.ButtonStyle.success
+                button.item.label = _cut(f"★ {choice.label}", BUTTON_LABEL)
+            view.add_item(button)
     else:
         options = [
             discord.SelectOption(label=_cut(c.label, OPTION_LABEL), value=str(c.index))
             for c in choices[:25]
         ]
         view.add_item(ActSelect(game.id, game.version, options))
-    return {
-        "content": f"{note}Your move in {title_of(game)}: choose one.",
-        "embed": embed,
-        "view": view,
-    }
+    hint = " (★ green: what a careful player would do)" if suggested is not None else ""
+    content = f"{note}Your move in {title_of(game)}: choose one{hint}."
+    return {"content": content, "embed": embed, "view": view}
 
 
 # --------------------------------------------------------------------------- cog
@@ -375,6 +385,7 @@ class Table(commands.Cog):
         wait for it); it is awaited before any followup."""
         try:
             await self.publish(played)
+            await self.run_computers(played.game.id)
         except discord.Forbidden:
             if answering is not None:
                 await answering
@@ -386,6 +397,14 @@ class Table(commands.Cog):
                 "(and Send Messages in Threads) permission there.",
                 ephemeral=True,
             )
+
+    async def run_computers(self, game_id: int) -> None:
+        """Computer seats move, one published move at a time, until a human must act."""
+        for _ in range(MAX_AI_STEPS):
+            played = await self.bot.tables.computer_step(game_id)
+            if played is None:
+                return
+            await self.publish(played)
 
     async def announce(self, game: GameInfo, text: str) -> None:
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)

@@ -87,6 +87,7 @@ class Timers(commands.Cog):
                     break
                 await table.publish(played)  # type: ignore[union-attr]
                 game = played.game
+            await table.run_computers(game.id)  # type: ignore[union-attr]
 
 
 async def setup(bot: WorkshopBot) -> None:
