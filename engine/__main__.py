@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 import time
 from collections.abc import Sequence
@@ -148,7 +149,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
     game = get_game(args.game)
     players = ["you", *[f"bot{i}" for i in range(1, args.players)]]
     names = {p: ("You" if p == "you" else f"Bot {p[3:]}") for p in players}
-    seed = args.seed if args.seed is not None else int(time.time())
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
     state = game.new_game(players, seed, game.parse_options(_options(args)))
     rng = Rng(seed ^ 0xB07)
     moves = 0
