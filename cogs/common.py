@@ -34,6 +34,7 @@ async def reply(
     *,
     embed: discord.Embed | None = None,
     view: discord.ui.View | None = None,
+    file: discord.File | None = None,
 ) -> None:
     """An ephemeral answer, whether or not the interaction was answered already."""
     kwargs: dict[str, Any] = {"content": content, "ephemeral": True}
@@ -41,6 +42,8 @@ async def reply(
         kwargs["embed"] = embed
     if view is not None:
         kwargs["view"] = view
+    if file is not None:
+        kwargs["file"] = file
     if interaction.response.is_done():
         await interaction.followup.send(**kwargs)
     else:

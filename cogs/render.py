@@ -19,8 +19,11 @@ from engine import get_game
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame
 
+# Discord's limits on what the bot sends
 MAX_DESCRIPTION = 4096
 MAX_CONTENT = 2000
+BUTTON_LABEL = 80
+OPTION_LABEL = 100
 COLOUR = {"workshop": discord.Colour.dark_red(), "tonttu": discord.Colour.dark_green()}
 REASON_LABELS = {
     "toy": "toys",
@@ -36,6 +39,11 @@ REASON_LABELS = {
 
 def title_of(info: GameInfo) -> str:
     return f"{get_game(info.kind).title} · game #{info.id}"
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` shortened to ``limit`` characters (Discord's label limits), with "…"."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def code_block(text: str, limit: int = MAX_DESCRIPTION) -> str:
@@ -155,7 +163,7 @@ def chunk_lines(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
     chunks: list[str] = []
     current = ""
     for line in lines:
-        line = line if len(line) <= limit else line[: limit - 1] + "…"
+        line = cut(line, limit)
         if current and len(current) + 1 + len(line) > limit:
             chunks.append(current)
             current = line

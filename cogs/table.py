@@ -16,9 +16,13 @@ from discord.ext import commands
 from cogs.common import NO_MENTIONS, bot_of, guarded, reply
 from cogs.lobby import LobbyButton, may_manage
 from cogs.render import (
+    BUTTON_LABEL,
+    MAX_CONTENT,
+    OPTION_LABEL,
     board_embed,
     board_picture,
     chunk_lines,
+    cut,
     event_lines,
     final_embed,
     lobby_embed,
@@ -44,12 +48,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot.table")
 
-MAX_CONTENT = 2000
 PROMPT_ROOM = 400
 """Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
 MAX_BUTTON_CHOICES = 20
-BUTTON_LABEL = 80
-OPTION_LABEL = 100
 RECENT_PICTURES = 64
 
 
@@ -91,7 +92,7 @@ class ActButton(
     def __init__(self, game_id: int, version: int, index: int, label: str = "?") -> None:
         super().__init__(
             discord.ui.Button(
-                label=_cut(label, BUTTON_LABEL),
+                label=cut(label, BUTTON_LABEL),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"act:{game_id}:{version}:{index}",
             )
@@ -182,20 +183,6 @@ def table_of(interaction: discord.Interaction) -> Table:
     return cog
 
 
-async def _send_picture(
-    interaction: discord.Interaction, embed: discord.Embed, picture: discord.File
-) -> None:
-    """An ephemeral answer with a picture attached."""
-    if interaction.response.is_done():
-        await interaction.followup.send(embed=embed, file=picture, ephemeral=True)
-    else:
-        await interaction.response.send_message(embed=embed, file=picture, ephemeral=True)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def claimed_by_component(interaction: discord.Interaction) -> bool:
     """Whether one of our DynamicItems will answer this component interaction.
 
@@ -238,11 +225,11 @@ def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
             button = ActButton(game.id, game.version, choice.index, choice.label)
             if choice.index == suggested:  # the one-click sensible default
                 button.item.style = discord.ButtonStyle.success
-                button.item.label = _cut(f"★ {choice.label}", BUTTON_LABEL)
+                button.item.label = cut(f"★ {choice.label}", BUTTON_LABEL)
             view.add_item(button)
     else:
         options = [
-            discord.SelectOption(label=_cut(c.label, OPTION_LABEL), value=str(c.index))
+            discord.SelectOption(label=cut(c.label, OPTION_LABEL), value=str(c.index))
             for c in choices[:25]
         ]
         view.add_item(ActSelect(game.id, game.version, options))
@@ -313,7 +300,7 @@ class Table(commands.Cog):
         assert message is not None  # a lobby button always comes with its message
         try:
             thread = await message.create_thread(
-                name=_cut(title_of(game), 100), auto_archive_duration=10080
+                name=cut(title_of(game), 100), auto_archive_duration=10080
             )
             return thread.id
         except discord.HTTPException as error:
@@ -557,13 +544,13 @@ class Table(commands.Cog):
         if presenter is not None:
             pairs = presenter.play_choices(game, human_player(interaction.user.id))
             return [
-                app_commands.Choice(name=_cut(label, 100), value=value)
+                app_commands.Choice(name=cut(label, 100), value=value)
                 for label, value in pairs
                 if needle in label.lower()
             ][:25]
         choices = choices_for(game, human_player(interaction.user.id))
         return [
-            app_commands.Choice(name=_cut(c.label, 100), value=f"{game.version}:{c.index}")
+            app_commands.Choice(name=cut(c.label, 100), value=f"{game.version}:{c.index}")
             for c in choices
             if needle in c.label.lower()
         ][:25]
@@ -581,7 +568,7 @@ class Table(commands.Cog):
                 await reply(interaction, "You are not playing in this game.")
                 return
             embed, picture = await private_picture(game, player)
-            await _send_picture(interaction, embed, picture)  # ephemeral: it shows secrets
+            await reply(interaction, embed=embed, file=picture)  # ephemeral: it shows secrets
 
         await guarded(interaction, work)
 
@@ -595,7 +582,8 @@ class Table(commands.Cog):
             if text:
                 await reply(interaction, embed=board_embed(game))
             else:
-                await _send_picture(interaction, *board_picture(game, await self.board_png(game)))
+                embed, picture = board_picture(game, await self.board_png(game))
+                await reply(interaction, embed=embed, file=picture)
 
         await guarded(interaction, work)
 

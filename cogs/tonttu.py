@@ -32,7 +32,17 @@ import discord
 from discord.ext import commands
 
 from cogs.common import NO_MENTIONS, bot_of, guarded, reply
-from cogs.render import board_embed, chunk_lines, event_lines, mention, title_of
+from cogs.render import (
+    BUTTON_LABEL,
+    MAX_CONTENT,
+    OPTION_LABEL,
+    board_embed,
+    chunk_lines,
+    cut,
+    event_lines,
+    mention,
+    title_of,
+)
 from cogs.service import Played, choices_for, engine_of
 from cogs.table import register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
@@ -46,9 +56,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot.tonttu")
 
-MAX_CONTENT = 2000
-BUTTON_LABEL = 80
-OPTION_LABEL = 100
 DMS_CLOSED = 50007
 SPEED_SECONDS = 60
 """T-4: the race's default length when the table did not set one at /newgame."""
@@ -97,10 +104,6 @@ def confirmation(label: str, action: Any) -> str:
     if action.kind == "pick":
         return f"You picked {action.material}."
     return "You pointed at " + label.removeprefix("Point at ") + "."
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def phase_name(state: Any) -> str:
@@ -188,7 +191,7 @@ class RaceButton(
     def __init__(self, game_id: int, round_: int, code: str, label: str = "?") -> None:
         super().__init__(
             discord.ui.Button(
-                label=_cut(label, BUTTON_LABEL),
+                label=cut(label, BUTTON_LABEL),
                 style=discord.ButtonStyle.success,
                 custom_id=f"ttr:{game_id}:{round_}:{code}",
             )
@@ -299,7 +302,7 @@ class Tonttu(commands.Cog):
         mine = engine_of(game).view(state, player).my_choice
         options = [
             discord.SelectOption(
-                label=_cut(c.label, OPTION_LABEL),
+                label=cut(c.label, OPTION_LABEL),
                 value=encode(c.action),
                 default=c.label == mine,
             )
