@@ -200,6 +200,12 @@ def add_commands(bot: DemoBot) -> None:
         await interaction.followup.send("Done after thinking")
         await interaction.followup.send("A second followup")
 
+    @tree.command(description="Answer, stay silent a while, then post")
+    async def ponder(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("Thinking it over", ephemeral=True)
+        await asyncio.sleep(0.3)  # e.g. a search in a thread or a slow disk: no requests
+        await interaction.channel.send("Pondered")  # type: ignore[union-attr]
+
     @tree.command(description="Post a board and start a thread from it")
     async def thread(interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)

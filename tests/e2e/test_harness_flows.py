@@ -418,3 +418,13 @@ async def test_restart_with_bot_processes(fake: FakeDiscord) -> None:
     await fake.click(bob, lobby, "Join")
     assert lobby.content.endswith("bob joined")
     assert fake.gateway_log.count("IDENTIFY") == 2
+
+
+async def test_settle_waits_for_a_handler_that_is_silent_for_a_while(
+    fake: FakeDiscord, bot: DemoBot
+) -> None:
+    fake.settle_after_interaction = False
+    result = await fake.slash(fake.add_user("alice"), fake.channel, "ponder")
+    assert result.content == "Thinking it over"
+    await fake.settle()  # the handler is quiet for longer than settle's quiet spell
+    assert [m.content for m in fake.messages(fake.channel)] == ["Pondered"]

@@ -127,6 +127,24 @@ class ApiError(Exception):
         return body
 
 
+HANDLER_TASKS = (
+    "discord.py: ",  # Client.dispatch: on_* event listeners
+    "discord-ui-view-dispatch-",  # a persistent or message view's item callback
+    "discord-ui-dynamic-item-",  # a DynamicItem's callback
+    "CommandTree-invoker",  # a slash command or autocomplete
+)
+"""Names discord.py gives the tasks that run the bot's handlers."""
+
+
+def bot_handlers() -> set[asyncio.Task[Any]]:
+    """The bot's handler tasks still running (what it does in answer to an event)."""
+    return {
+        task
+        for task in asyncio.all_tasks()
+        if task.get_name().startswith(HANDLER_TASKS) and not task.done()
+    }
+
+
 def json_response(data: Any, status: int = 200) -> web.Response:
     if data is None and status == 204:
         return web.Response(status=204)
@@ -572,17 +590,27 @@ class FakeDiscord:
         self.violations.append(violation)
 
     async def settle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:  # noqa: ASYNC109
-        """Wait until no REST request is in flight and none came for ``quiet`` seconds."""
+        """Wait until the bot has finished handling what it was sent (its event and
+        interaction handler tasks are done), no REST request is in flight, and none
+        came for ``quiet`` seconds.
+
+        Waiting for the handlers, not only for a quiet spell, matters on a busy
+        machine: a handler that draws a picture or searches a move in a thread can be
+        silent for longer than ``quiet`` between two requests."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
-            if self._pending_dispatches:
-                await asyncio.wait(
-                    set(self._pending_dispatches), timeout=max(0.0, end - loop.time())
-                )
+            busy = self._pending_dispatches | bot_handlers()
+            if busy:
+                await asyncio.wait(busy, timeout=max(0.0, end - loop.time()))
             await asyncio.sleep(0)  # let the bot see what was just dispatched
             idle = loop.time() - self._last_activity
-            if self._inflight == 0 and idle >= quiet and not self._pending_dispatches:
+            if (
+                self._inflight == 0
+                and idle >= quiet
+                and not self._pending_dispatches
+                and not bot_handlers()
+            ):
                 return
             await asyncio.sleep(max(0.005, quiet - idle) if self._inflight == 0 else 0.005)
         raise HarnessError(f"the bot kept sending requests for {timeout} s")
