@@ -600,20 +600,20 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
-            busy = self._pending_dispatches | bot_handlers()
-            if busy:
-                await asyncio.wait(busy, timeout=max(0.0, end - loop.time()))
+            if self._pending_dispatches:
+                await asyncio.wait(
+                    set(self._pending_dispatches), timeout=max(0.0, end - loop.time())
+                )
             await asyncio.sleep(0)  # let the bot see what was just dispatched
             idle = loop.time() - self._last_activity
-            if (
-                self._inflight == 0
-                and idle >= quiet
-                and not self._pending_dispatches
-                and not bot_handlers()
-            ):
-                return
+            if self._inflight == 0 and idle >= quiet and not self._pending_dispatches:
+                handlers = bot_handlers()  # looked for only when the wire is quiet: cheaper
+                if not handlers:
+                    return
+                await asyncio.wait(handlers, timeout=max(0.0, end - loop.time()))
+                continue
             await asyncio.sleep(max(0.005, quiet - idle) if self._inflight == 0 else 0.005)
-        raise HarnessError(f"the bot kept sending requests for {timeout} s")
+        raise HarnessError(f"the bot was still busy (handling or sending) after {timeout} s")
 
     async def wait_for(
         self,
