@@ -32,12 +32,15 @@ into the ``apply_action`` view (migration 4), whose trigger checks ``version =
 seq - 1 AND status = 'active'``, replaces the snapshot, bumps the version,
 appends the log row (and, when the game ends, stores the result and cancels
 its timers). That is a single statement, hence a single atomic transaction in
-autocommit mode: one round trip to the connection thread per submit, and a
-cancelled await can never leave a transaction open. A submit holds the lock
-only until its statement is in the connection's queue, not until it returns,
-so under load submits for different games pipeline through the writer thread
-while the event loop runs the engine for the next ones. A stale version makes the
-trigger abort the statement: nothing is written and ``Conflict`` is raised.
+autocommit mode, and a cancelled await can never leave a transaction open.
+Submits commit as a group: those that arrive while the writer is busy wait in a
+queue, and the next turn of the writer commits them all in one transaction with
+one ``executemany`` (three round trips to the connection thread however many
+there are), so under load the event loop runs the engine for the next submits
+while the writer thread commits the last ones. A stale version makes the trigger
+abort the statement: nothing is written and ``Conflict`` is raised; in a group,
+the transaction is rolled back and its rows are written one at a time, so only
+the stale one fails. A submit returns once its transaction has committed.
 The guard lives in SQL, not only in Python, so it also holds between processes;
 a PostgreSQL backend would write the same thing as
 ``WITH g AS (UPDATE games … WHERE version = $n RETURNING id) INSERT INTO actions …``.
@@ -304,6 +307,44 @@ async def open_storage(
     return SqliteStorage(path, writer, reader, clock)
 
 
+CLOSED = "The database closed before this move was saved."
+INSERT_ACTION = (
+    "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
+    " snapshot, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class _Write:
+    """One applied action waiting for the writer (group commit)."""
+
+    def __init__(
+        self,
+        game_id: int,
+        player: PlayerId,
+        version: int,
+        expected: int | None,
+        row: tuple[str, str, str, str | None],
+    ) -> None:
+        self.game_id, self.player, self.version, self.expected = game_id, player, version, expected
+        self.row = row
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def params(self, now: float) -> tuple[Any, ...]:
+        snapshot, action_json, events_json, result_json = self.row
+        return (
+            self.game_id, self.version + 1, self.player, action_json, events_json, now,
+            snapshot, result_json,
+        )  # fmt: skip
+
+    def succeed(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def fail(self, error: Exception) -> None:
+        if not self.done.done():
+            self.done.set_exception(error)
+
+
 class SqliteStorage:
     """Games, seats, the action log and timers in one SQLite file. See the module doc."""
 
@@ -321,6 +362,8 @@ class SqliteStorage:
         self._lock = asyncio.Lock()
         self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self._closed = False
+        self._queued: list[_Write] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -328,6 +371,8 @@ class SqliteStorage:
         if self._closed:
             return
         self._closed = True
+        if self._flusher is not None:
+            await self._flusher  # what was submitted is committed before closing
         async with self._lock:
             try:
                 await self._writer.execute("PRAGMA optimize")
@@ -753,20 +798,74 @@ class SqliteStorage:
         if locked:
             await self._commit(game_id, player, version, expected, row)
         else:
-            async with self._lock:
-                pending = asyncio.ensure_future(
-                    self._commit(game_id, player, version, expected, row)
-                )
-                # One turn of the loop puts the statement in the connection's queue;
-                # the lock is released only then, so statements keep their order
-                # and never land inside another task's BEGIN … COMMIT.
-                await asyncio.sleep(0)
-            await pending
+            await self._group_commit(_Write(game_id, player, version, expected, row))
         if outcome is None:
             self._remember(game_id, version + 1, kind, new_state)
         else:
             self._cache.pop(game_id, None)
         return Submitted(new_state, tuple(events), version + 1)
+
+    async def _group_commit(self, write: _Write) -> None:
+        """Commit ``write`` together with the others waiting for the writer (one
+        transaction, one round trip for all of them); return once it is committed."""
+        self._queued.append(write)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush(), name="storage-group-commit")
+        await write.done  # cancelling this wait does not take the write back
+
+    async def _flush(self) -> None:
+        """Commit the queued writes, a batch at a time, until none is left."""
+        try:
+            while self._queued:
+                async with self._lock:
+                    batch, self._queued = self._queued, []
+                    await self._commit_batch(batch)
+        finally:  # cancelled: no submit may wait for ever
+            for write in self._queued:
+                write.fail(StorageError(CLOSED))
+            self._queued = []
+
+    async def _commit_batch(self, batch: list[_Write]) -> None:
+        """One transaction for the whole batch; one at a time if another process won
+        one of them (each then gets its own result). The caller holds the lock."""
+        ready: list[_Write] = []
+        games: set[int] = set()
+        for write in batch:
+            cached = self._cache.get(write.game_id)
+            if write.game_id in games or (cached is not None and cached.version != write.version):
+                # a second write at one version in this batch, or lost to a committed one
+                write.fail(Conflict(write.game_id, write.expected, None))
+            else:
+                games.add(write.game_id)
+                ready.append(write)
+        if len(ready) > 1:
+            try:
+                await self._writer.execute("BEGIN IMMEDIATE")
+                now = self._now()
+                await self._writer.executemany(INSERT_ACTION, [w.params(now) for w in ready])
+                await self._writer.execute("COMMIT")
+            except sqlite3.IntegrityError:
+                await self._rollback()  # a stale version: find which, one at a time below
+            except BaseException as error:
+                await self._rollback()
+                for write in ready:
+                    write.fail(error if isinstance(error, Exception) else StorageError(CLOSED))
+                if not isinstance(error, Exception):
+                    raise
+                return
+            else:
+                for write in ready:
+                    write.succeed()
+                return
+        for write in ready:
+            try:
+                await self._commit(
+                    write.game_id, write.player, write.version, write.expected, write.row
+                )
+            except Exception as error:
+                write.fail(error)
+            else:
+                write.succeed()
 
     async def _commit(
         self,
@@ -785,8 +884,7 @@ class SqliteStorage:
             # One statement, so one atomic transaction even in autocommit mode; a
             # cancelled await cannot leave a transaction open (migration 4).
             await self._writer.execute(
-                "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
-                " snapshot, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                INSERT_ACTION,
                 (
                     game_id,
                     version + 1,

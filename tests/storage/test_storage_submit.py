@@ -10,7 +10,7 @@ import pytest
 
 import storage
 from engine.core import TIMER, IllegalAction, NotInGame, NotYourTurn
-from storage import Conflict, GameNotFound, SqliteStorage, WrongStatus
+from storage import Conflict, GameNotFound, LoadedGame, SqliteStorage, WrongStatus
 from tests.storage.conftest import FakeClock, lobby, started, to_act
 from tests.storage.race_game import GAME, Play, Roll, Skip
 
@@ -171,6 +171,46 @@ async def test_racing_submits_from_two_connections_apply_exactly_once(db_url: st
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_group_commit_with_one_stale_write_applies_the_others(db_url: str) -> None:
+    # Submits waiting for the writer share one transaction (group commit). When another
+    # process has won one of them, that one is a Conflict and the rest still apply.
+    first, second = await storage.open(db_url), await storage.open(db_url)
+    try:
+        games = [await started(first, channel) for channel in (10, 11, 12)]
+        for game in games:
+            await second.load(game.id)  # the second's cache: every game at version 0
+        await first.submit(games[1].id, to_act(games[1]), Roll(), 0)  # it wins game 2
+
+        async def attempt(game: LoadedGame) -> str:
+            try:
+                await second.submit(game.id, to_act(game), Roll(), 0)
+            except Conflict:
+                return "conflict"
+            return "applied"
+
+        results = await asyncio.gather(*(attempt(game) for game in games))
+        assert results == ["applied", "conflict", "applied"]
+        for game in games:
+            assert await log_seqs(first, game.id) == [1]
+            assert (await first.replay(game.id)).ok
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_many_games_submitting_at_once_all_commit_in_order(store: SqliteStorage) -> None:
+    games = [await started(store, channel) for channel in range(100, 140)]
+    for version in range(3):
+        loaded = [await store.load(game.id) for game in games]
+        results = await asyncio.gather(
+            *(store.submit(game.id, to_act(game), Roll(), version) for game in loaded)
+        )
+        assert [result.version for result in results] == [version + 1] * len(games)
+    for game in games:
+        assert await log_seqs(store, game.id) == [1, 2, 3]
+        assert (await store.replay(game.id)).ok
 
 
 async def test_without_an_expected_version_racing_actions_all_apply_in_commit_order(
