@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
@@ -424,20 +424,25 @@ class Table(commands.Cog):
 
         ``log`` (the last lines of what just happened) goes above the mention.
         """
-        channel = self._channel(game)
+        # a reminder sets the next reminder only: the turn limit runs from the turn's start
+        limit = await self.schedule_timers(game, turn_limit=not reminder)
         who = ", ".join(mention(game, p) for p in sorted(acting, key=game.players.index))
         text = f"{who}: it's your turn." if not reminder else f"Reminder: {who}, it's your turn."
+        if limit is not None:
+            text += f" Not played {discord.utils.format_dt(limit, 'R')}? The computer moves."
         if log:
             text = f"{log}\n{text}"
         view = discord.ui.View(timeout=None)
         view.add_item(TurnButton(game.id))
-        await channel.send(
+        await self._channel(game).send(
             text, view=view, allowed_mentions=discord.AllowedMentions(users=True, roles=False)
         )
-        # a reminder sets the next reminder only: the turn limit runs from the turn's start
-        await self.schedule_timers(game, turn_limit=not reminder)
 
-    async def schedule_timers(self, game: LoadedGame, *, turn_limit: bool = True) -> None:
+    async def schedule_timers(
+        self, game: LoadedGame, *, turn_limit: bool = True
+    ) -> datetime | None:
+        """The next reminder and (``turn_limit``: a new turn) the turn limit; returns
+        when the pending turn limit ends, if the table has one."""
         now = self.bot.clock()
         settings = game.settings
         payload = {"version": game.version}
@@ -445,9 +450,15 @@ class Table(commands.Cog):
         await self.bot.store.schedule(
             game.id, "remind", now + timedelta(hours=hours), payload, replace=True
         )
-        if turn_limit and settings.get("turn_limit_hours"):
+        if not settings.get("turn_limit_hours"):
+            return None
+        if turn_limit:
             due = now + timedelta(hours=settings["turn_limit_hours"])
-            await self.bot.store.schedule(game.id, "turn_limit", due, payload, replace=True)
+            return (
+                await self.bot.store.schedule(game.id, "turn_limit", due, payload, replace=True)
+            ).due_at
+        pending = await self.bot.store.pending_timers(game.id)
+        return next((t.due_at for t in pending if t.kind == "turn_limit"), None)
 
     # ------------------------------------------------------------ acting
 

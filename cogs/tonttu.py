@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -104,6 +104,11 @@ def confirmation(label: str, action: Any) -> str:
     if action.kind == "pick":
         return f"You picked {action.material}."
     return "You pointed at " + label.removeprefix("Point at ") + "."
+
+
+def is_race(state: Any) -> bool:
+    """A speed-mode point phase (T-4): public buttons, first valid click wins."""
+    return bool(state.phase == "point" and state.mode == "speed")
 
 
 def phase_name(state: Any) -> str:
@@ -290,7 +295,7 @@ class Tonttu(commands.Cog):
         head = f"{note}**{title_of(game)}** · round {state.round} · {phase_name(state)}\n"
         if game.status != "active" or state.phase == "over":
             return {"content": head + "This game is over.", "embed": embed, "view": view}
-        if state.phase == "point" and state.mode == "speed":
+        if is_race(state):
             content = (
                 head + "It's a race: point with the buttons on the race message in the thread."
             )
@@ -499,18 +504,28 @@ class Tonttu(commands.Cog):
             self._no_dm[game.id] = {p for p, ok in zip(acting, sent, strict=True) if not ok}
         else:
             self._no_dm[game.id] = set()
-        content, view = self._status(game)
-        message = await self._channel(game).send(content, view=view, allowed_mentions=ALLOWED_PINGS)
-        await self.bot.store.set_message(game.id, "phase", message.id)
-        self._shown[game.id] = (message.id, state.round, state.phase)
         await self.table.schedule_timers(game)
-        if state.phase == "point" and state.mode == "speed":
+        if is_race(state):
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
             due = self.bot.clock() + timedelta(seconds=seconds)
             await self.bot.store.schedule(
                 game.id, "speed_close", due, {"round": state.round}, replace=True
             )
             self._wake_after(seconds)
+        content, view = self._status(game, await self._deadlines(game))
+        message = await self._channel(game).send(content, view=view, allowed_mentions=ALLOWED_PINGS)
+        await self.bot.store.set_message(game.id, "phase", message.id)
+        self._shown[game.id] = (message.id, state.round, state.phase)
+
+    async def _deadlines(self, game: LoadedGame) -> dict[str, datetime]:
+        """When this phase's race closes (``speed_close``) and its turn limit ends."""
+        deadlines = {}
+        for timer in await self.bot.store.pending_timers(game.id):
+            if timer.kind == "turn_limit" or (
+                timer.kind == "speed_close" and timer.payload.get("round") == game.state.round
+            ):
+                deadlines[timer.kind] = timer.due_at
+        return deadlines
 
     def _acting_humans(self, game: LoadedGame) -> list[PlayerId]:
         acting = engine_of(game).to_act(game.state)
@@ -529,8 +544,11 @@ class Tonttu(commands.Cog):
             return False
         return True
 
-    def _status(self, game: LoadedGame) -> tuple[str, discord.ui.View]:
-        """The thread's live line for the phase: who must choose, who has chosen (not what)."""
+    def _status(
+        self, game: LoadedGame, deadlines: dict[str, datetime]
+    ) -> tuple[str, discord.ui.View]:
+        """The thread's live line for the phase: who must choose, who has chosen (not what),
+        and when it closes (a timestamp each reader's Discord counts down)."""
         state = game.state
         view = discord.ui.View(timeout=None)
         public = engine_of(game).view(state, None)
@@ -541,11 +559,16 @@ class Tonttu(commands.Cog):
             f"**Round {state.round} · {phase_name(state)}** "
             f"(hand round {state.deal_round} of 4, hands pass {state.rotation})"
         ]
-        if state.phase == "point" and state.mode == "speed":
-            seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
+        if is_race(state):
+            race = deadlines.get("speed_close")
+            closes = (
+                discord.utils.format_dt(race, "R")
+                if race is not None
+                else f"after {game.settings.get('speed_seconds') or SPEED_SECONDS} seconds"
+            )
             lines.append(
                 "Click a card to point at it: the first valid point wins it; each player "
-                f"points once; the race closes after {seconds} seconds."
+                f"points once; the race closes {closes}."
             )
             for code, label in self._race_cards(game):
                 view.add_item(RaceButton(game.id, state.round, code, label))
@@ -556,6 +579,9 @@ class Tonttu(commands.Cog):
                 "**Choose privately**."
             )
             view.add_item(PrivateButton(game.id))
+            if "turn_limit" in deadlines:
+                when = discord.utils.format_dt(deadlines["turn_limit"], "R")
+                lines.append(f"Not chosen {when}? The computer chooses for you.")
         lines.append("Chosen: " + (", ".join(chosen) or "nobody yet"))
         if waiting:
             lines.append("Waiting for: " + ", ".join(mention(game, p) for p in waiting))
@@ -590,7 +616,7 @@ class Tonttu(commands.Cog):
         shown = self._shown.get(game.id)
         if shown is not None and shown != (message_id, game.state.round, game.state.phase):
             return  # a newer phase whose publish is still queued: it posts its own status
-        content, view = self._status(game)
+        content, view = self._status(game, await self._deadlines(game))
         with contextlib.suppress(discord.NotFound):
             await (
                 self._channel(game)
@@ -645,13 +671,15 @@ class Tonttu(commands.Cog):
                 who = ", ".join(mention(game, p) for p in acting)
                 view = discord.ui.View(timeout=None)
                 view.add_item(PrivateButton(game.id))
-                await self._channel(game).send(
+                limit = await self.table.schedule_timers(game, turn_limit=False)
+                text = (
                     f"Reminder: {who}, round {state.round}'s {phase_name(state)} is waiting "
-                    "for your choice (in my DM, or press **Choose privately**).",
-                    view=view,
-                    allowed_mentions=ALLOWED_PINGS,
+                    "for your choice (in my DM, or press **Choose privately**)."
                 )
-                await self.table.schedule_timers(game, turn_limit=False)
+                if limit is not None:
+                    when = discord.utils.format_dt(limit, "R")
+                    text += f" Not chosen {when}? The computer chooses for you."
+                await self._channel(game).send(text, view=view, allowed_mentions=ALLOWED_PINGS)
             return True
         return False  # the turn limit: a computer move for each absent player (Timers)
 

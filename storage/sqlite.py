@@ -986,11 +986,18 @@ class SqliteStorage:
         whose payload cannot be read is logged and left out.
         """
         moment = self._now() if now is None else _ts(now)
+        return await self._pending("due_at <= ?", (moment,))
+
+    async def pending_timers(self, game_id: int) -> list[Timer]:
+        """One game's pending timers, soonest first (e.g. to show when a turn limit ends)."""
+        return await self._pending("game_id = ?", (game_id,))
+
+    async def _pending(self, where: str, params: Sequence[Any]) -> list[Timer]:
         rows = await self._read(
             "SELECT id, game_id, kind, due_at, payload, created_at FROM timers"
-            " WHERE fired_at IS NULL AND cancelled_at IS NULL AND due_at <= ?"
+            f" WHERE fired_at IS NULL AND cancelled_at IS NULL AND {where}"
             " ORDER BY due_at, id",
-            (moment,),
+            params,
         )
         timers = []
         for timer_id, game_id, kind, due, payload, created in rows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from engine.core import Rng
@@ -72,19 +73,26 @@ async def test_a_turn_limit_hands_the_turn_to_a_computer_move(
     clock = Clock()
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    start = clock.now
     await open_table(fake, alice, [bob], turn_limit_hours=24)
     (thread,) = fake.threads(fake.channel)
     first = turn_prompts(fake, thread)[-1]
-    absent, other = (alice, bob) if str(alice.id) in first.content else (bob, alice)
-    clock.advance(hours=25)
+    other = bob if str(alice.id) in first.content else alice
+    # the prompt says when the limit ends, as a timestamp each reader's Discord counts down
+    deadline = f"<t:{int((start + timedelta(hours=24)).timestamp())}:R>"
+    assert f"Not played {deadline}? The computer moves." in first.content
     timers = bot.get_cog("Timers")
+    clock.advance(hours=13)  # the 12-hour reminder: the limit still runs from the turn's start
+    await timers.run_due()  # type: ignore[union-attr]
+    reminder = turn_prompts(fake, thread)[-1]
+    assert reminder.content.startswith("Reminder") and deadline in reminder.content
+    clock.advance(hours=12)
     await timers.run_due()  # type: ignore[union-attr]
     texts = [m.content for m in fake.messages(thread)]
     assert any("the computer moves for them" in t for t in texts)
     assert f"<@{other.id}>: it's your turn" in turn_prompts(fake, thread)[-1].content
     game = await bot.store.find_open(fake.channel.id)
     assert game is not None and game.version >= 2
-    del absent
 
 
 async def test_two_games_in_two_channels_interleaved(fake: FakeDiscord, tmp_path: Path) -> None:

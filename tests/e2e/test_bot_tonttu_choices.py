@@ -116,12 +116,15 @@ async def test_reminders_and_the_phase_limit_reach_only_those_who_have_not_chose
         fake, bot, reminder_hours=2, turn_limit_hours=24
     )
     state = game.state  # type: ignore[attr-defined]
+    # when the phase limit ends: a timestamp each reader's Discord counts down
+    limit = f"Not chosen <t:{int(clock.now.timestamp()) + 24 * 3600}:R>? The computer chooses"
+    assert limit in status_message(fake, thread).content
     await choose_by_dm(fake, alice, state, GAME.legal_actions(state, str(alice.id))[0])
     timers = bot.get_cog("Timers")
     clock.advance(hours=2, minutes=1)
     assert await timers.run_due() == 1  # type: ignore[attr-defined]
     reminder = fake.last_message(thread)
-    assert reminder.content.startswith("Reminder")
+    assert reminder.content.startswith("Reminder") and limit in reminder.content
     assert f"<@{bob.id}>" in reminder.content and f"<@{carol.id}>" in reminder.content
     assert f"<@{alice.id}>" not in reminder.content
     # the reminder's button opens the choice privately

@@ -92,6 +92,10 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
         assert state.phase == "point" and state.mode == "speed"
         race = status_message(fake, thread)
         assert "the first valid point wins it" in race.content
+        # when it closes: a timestamp each reader's Discord counts down (the clock has not
+        # moved since the race began), kept through every edit of the status
+        closes = f"the race closes <t:{int(clock.now.timestamp()) + 15}:R>."
+        assert closes in race.content
         buttons = [b["custom_id"] for b in race.buttons() if re.search(r":m:\d+$", b["custom_id"])]
         gift = payable_gift(state) if races % 2 else None
         if gift is not None:  # a gift someone can pay: the first payer to commit gets it
@@ -131,7 +135,9 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
                     result.content
                 )
             # the thread shows the claim and the card's button is gone
-            assert target not in [b["custom_id"] for b in status_message(fake, thread).buttons()]
+            edited = status_message(fake, thread)
+            assert target not in [b["custom_id"] for b in edited.buttons()]
+            assert closes in edited.content
             assert materials_in_play(after) == N_MATERIALS
             races += 1
         if buttons and (after.round, after.phase) != (state.round, "point"):

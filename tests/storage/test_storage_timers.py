@@ -29,6 +29,20 @@ async def test_due_timers_lists_what_is_due_oldest_first(
     assert due[1].game_id == game.id and due[1].created_at == start
 
 
+async def test_pending_timers_of_one_game_soonest_first(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game, other = await started(store, 10), await started(store, 11)
+    limit = await store.schedule(game.id, "turn_limit", clock.now + timedelta(hours=5))
+    remind = await store.schedule(game.id, "remind", clock.now + timedelta(hours=1))
+    await store.schedule(other.id, "remind", clock.now)
+    fired = await store.schedule(game.id, "speed", clock.now)
+    assert await store.mark_fired(fired.id)
+    assert await store.pending_timers(game.id) == [remind, limit]
+    await store.cancel_timers(game.id, "remind")
+    assert await store.pending_timers(game.id) == [limit]
+
+
 async def test_a_timer_fires_once(store: SqliteStorage, clock: FakeClock) -> None:
     game = await started(store, 10)
     timer = await store.schedule(game.id, "speed", clock.advance(seconds=10))
