@@ -19,7 +19,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 import storage
-from cogs import EXTENSIONS
+from cogs import EXTENSIONS, drawing
 from cogs.service import Tables
 
 log = logging.getLogger("bot")
@@ -81,6 +81,7 @@ class WorkshopBot(commands.Bot):
         self.new_seed = new_seed
 
     async def setup_hook(self) -> None:
+        drawing.start()  # the picture worker process starts while we connect
         self.store = await storage.open(self.settings.database_url)
         self.tables = Tables(self.store, clock=self.clock)
         if self.new_seed is not None:

@@ -6,7 +6,6 @@ and public events only; a player's private panel from ``view(state, player)``.
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import discord
 
 import render
+from cogs import drawing
 from cogs.service import engine_of
 from engine import get_game
 from engine.core import PlayerId
@@ -87,19 +87,11 @@ def board_summary(game: LoadedGame) -> str:
     return "\n".join(line for line in lines if not line.endswith(":"))  # not a heading
 
 
-def board_png(game: LoadedGame) -> bytes:
-    """The public picture, drawn from ``view(state, None)`` only (never the state)."""
-    return render.render_board(engine_of(game).view(game.state, None), game.names)
-
-
-def private_png(game: LoadedGame, player: PlayerId) -> bytes:
-    """``player``'s own area with their secrets: for an ephemeral answer only."""
-    return render.render_private(engine_of(game).view(game.state, player), game.names)
-
-
 async def render_board_png(game: LoadedGame) -> bytes:
-    """Draw the public picture in a worker thread, so the event loop keeps answering."""
-    return await asyncio.to_thread(board_png, game)
+    """Draw the public picture in the drawing process, so the event loop keeps answering."""
+    return await drawing.draw(
+        render.render_board, engine_of(game).view(game.state, None), game.names
+    )
 
 
 def board_picture(game: LoadedGame, png: bytes) -> tuple[discord.Embed, discord.File]:
@@ -113,7 +105,9 @@ def board_picture(game: LoadedGame, png: bytes) -> tuple[discord.Embed, discord.
 
 async def private_picture(game: LoadedGame, player: PlayerId) -> tuple[discord.Embed, discord.File]:
     """The private text view with the player's own picture under it (ephemeral only)."""
-    png = await asyncio.to_thread(private_png, game, player)
+    png = await drawing.draw(
+        render.render_private, engine_of(game).view(game.state, player), game.names
+    )
     embed = board_embed(game, viewer=player)
     embed.set_image(url=f"attachment://{PRIVATE_FILE}")
     return embed, discord.File(io.BytesIO(png), PRIVATE_FILE, description="Your own area")

@@ -286,13 +286,14 @@ class Table(commands.Cog):
     async def start_game(self, interaction: discord.Interaction, game_id: int) -> None:
         """The host pressed Start: start, close the lobby, open the thread, post the table."""
         played = await self.bot.tables.start(game_id)
-        await self.board_png(played.game)  # drawn before answering: no pause mid-publish
         await interaction.response.edit_message(
             embed=lobby_embed(played.game), view=discord.ui.View(timeout=None)
         )
+        drawing = asyncio.create_task(self.board_png(played.game))  # while the thread opens
         thread_id = await self._open_thread(interaction, played.game)
         await self.bot.store.set_thread(game_id, thread_id)
         played.game = await self.bot.store.load(game_id)
+        await drawing
         await self.publish_or_warn(interaction, played)
 
     async def _open_thread(self, interaction: discord.Interaction, game: GameInfo) -> int:
@@ -578,6 +579,7 @@ class Table(commands.Cog):
             if game.seat_of(player) is None:
                 await reply(interaction, "You are not playing in this game.")
                 return
+            await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
             embed, picture = await private_picture(game, player)
             await reply(interaction, embed=embed, file=picture)  # ephemeral: it shows secrets
 
@@ -593,6 +595,7 @@ class Table(commands.Cog):
             if text:
                 await reply(interaction, embed=board_embed(game))
             else:
+                await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
                 embed, picture = board_picture(game, await self.board_png(game))
                 await reply(interaction, embed=embed, file=picture)
 

@@ -38,4 +38,12 @@ def render_private(view: Any, names: Mapping[PlayerId, str]) -> bytes:
     raise ValueError(f"No picture for the game {view.game!r}.")
 
 
-__all__ = ["render_board", "render_private"]
+def warm() -> None:
+    """Import both games' renderers and open the fonts, ahead of the first picture."""
+    from render import canvas, tonttu, workshop  # noqa: F401
+
+    for bold in (False, True):
+        canvas.font(20, bold)
+
+
+__all__ = ["render_board", "render_private", "warm"]

@@ -1,0 +1,33 @@
+"""Board pictures drawn in the worker process: the same bytes as drawing in place, and
+a worker that dies costs one picture drawn in a thread, not the bot's pictures."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+import render
+from cogs import drawing
+from engine.workshop import GAME as WORKSHOP
+from tests.render import states
+
+
+async def test_the_worker_draws_the_same_picture_and_a_dead_worker_is_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(drawing, "_deaths", 0)  # this test's death is not counted after it
+    view = WORKSHOP.view(states.workshop(5, 40), None)
+    names = states.names(5)
+    expected = render.render_board(view, names)
+    assert await drawing.draw(render.render_board, view, names) == expected
+    pool = drawing._workers()
+    assert pool is not None
+    (pid,) = [process.pid for process in pool._processes.values()]  # type: ignore[union-attr]
+    assert pid != os.getpid()  # drawn in another process, not in a thread of ours
+
+    os.kill(pid, signal.SIGKILL)  # the worker dies (out of memory, killed by hand …)
+    assert await drawing.draw(render.render_board, view, names) == expected  # in a thread
+    assert drawing._workers() is not pool  # the next picture gets a new worker
+    assert await drawing.draw(render.render_board, view, names) == expected
