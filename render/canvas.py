@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -65,6 +65,29 @@ def text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Imag
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
     return mask, left, top
+
+
+NO_GLYPH = "\U0010fffd"
+"""A private-use code point no font here draws: it shows the "missing glyph" box."""
+
+
+@lru_cache(maxsize=4096)
+def _has_glyph(char: str) -> bool:
+    drawn, _, _ = text_mask(char, MIN_TEXT_PX, False, "la")
+    missing, _, _ = text_mask(NO_GLYPH, MIN_TEXT_PX, False, "la")
+    return drawn.size != missing.size or drawn.tobytes() != missing.tobytes()
+
+
+def drawable(text: str) -> str:
+    """``text`` without the characters the shipped font lacks (emoji, most CJK): a
+    display name like "Santa 🎅" is drawn "Santa", not "Santa □"."""
+    kept = "".join(char for char in text if char.isspace() or _has_glyph(char))
+    return " ".join(kept.split())
+
+
+def player_name(names: Mapping[str, str], player: str) -> str:
+    """A player's display name as the pictures draw it ("Player" if nothing is left)."""
+    return drawable(names.get(player, player)) or "Player"
 
 
 def ink_on(colour: RGB) -> RGB:

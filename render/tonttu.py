@@ -29,6 +29,7 @@ from render.canvas import (
     Canvas,
     ink_on,
     mix,
+    player_name,
 )
 
 WIDTH = 1200
@@ -64,10 +65,6 @@ def render_board(view: TonttuView, names: Mapping[PlayerId, str]) -> bytes:
 def render_private(view: TonttuView, names: Mapping[PlayerId, str]) -> bytes:
     """The viewer's own workbench, hand and pending choice (PNG bytes)."""
     return draw_private(view, names).png()
-
-
-def _name(names: Mapping[PlayerId, str], player: PlayerId) -> str:
-    return names.get(player, player)
 
 
 # --------------------------------------------------------------------------- whole table
@@ -112,7 +109,7 @@ def _header(c: Canvas, view: TonttuView, names: Mapping[PlayerId, str]) -> int:
     c.text(WIDTH - MARGIN, 32, right, 24, bold=True, fill=WHITE, anchor="rm")
     c.draw.rectangle((0, 64, WIDTH, 112), fill=RED)
     if view.phase == "over":
-        winners = ", ".join(_name(names, p) for p in view.winners)
+        winners = ", ".join(player_name(names, p) for p in view.winners)
         status = f"Game over · winner{'s' if len(view.winners) > 1 else ''}: {winners}"
     elif view.mode == "speed" and view.phase == "point":
         status = "Point race: the first valid point at a card wins it"
@@ -313,7 +310,7 @@ def _seat_panel(
     c.text(
         x + 58,
         y + 26,
-        _name(names, seat.player),
+        player_name(names, seat.player),
         24,
         bold=True,
         anchor="lm",

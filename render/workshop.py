@@ -27,6 +27,7 @@ from render.canvas import (
     Canvas,
     ink_on,
     mix,
+    player_name,
 )
 
 WIDTH = 1200
@@ -123,7 +124,7 @@ def _legend(c: Canvas, x: float, y: float, w: float) -> None:
 def _name(names: Mapping[PlayerId, str], player: PlayerId | None) -> str:
     if player is None:
         return "nobody"
-    return names.get(player, player)
+    return player_name(names, player)
 
 
 def _header(

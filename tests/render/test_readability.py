@@ -7,7 +7,15 @@ import pytest
 from PIL import Image, ImageChops
 
 from render import tonttu, workshop
-from render.canvas import MIN_TEXT_PX, PAPER, PLAYER_COLOURS, Canvas, font
+from render.canvas import (
+    MIN_TEXT_PX,
+    PAPER,
+    PLAYER_COLOURS,
+    Canvas,
+    drawable,
+    font,
+    player_name,
+)
 from tests.render.states import POSITIONS, PRIVATE, names
 
 
@@ -58,3 +66,16 @@ def test_player_colours_stay_apart_for_a_deuteranope() -> None:
         for b in range(a + 1, len(seen)):
             distance = sum((x - y) ** 2 for x, y in zip(seen[a], seen[b], strict=True)) ** 0.5
             assert distance > 0.2, (PLAYER_COLOURS[a], PLAYER_COLOURS[b])
+
+
+def test_names_lose_the_characters_the_font_cannot_draw_instead_of_showing_boxes() -> None:
+    assert drawable("Santa 🎅") == "Santa"
+    assert drawable("🎄 Łukasz  Ærø 🎄") == "Łukasz Ærø"  # accents and other scripts stay
+    assert drawable("Ζωή ☃") == "Ζωή ☃"
+    assert player_name({"p1": "🎅🎄"}, "p1") == "Player"  # nothing drawable is left
+    # and the board drawn with the emoji names is the board drawn without them
+    game, state = POSITIONS["workshop-5p-mid"]()
+    plain = names(len(state.players))
+    festive = {player: f"{name} 🎅" for player, name in plain.items()}
+    view = game.view(state, None)
+    assert workshop.render_board(view, festive) == workshop.render_board(view, plain)
