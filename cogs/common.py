@@ -24,6 +24,14 @@ ERROR_SENTENCE = {
 }
 
 
+def chosen_value(interaction: discord.Interaction, longest: int = 20) -> str:
+    """The first value picked in a select menu, as sent (so possibly forged): at most
+    ``longest`` characters, ``""`` if there is none."""
+    data: Any = interaction.data or {}
+    values = data.get("values") or [""]
+    return str(values[0])[:longest]
+
+
 def bot_of(interaction: discord.Interaction) -> WorkshopBot:
     return interaction.client  # type: ignore[return-value]
 

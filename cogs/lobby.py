@@ -1,4 +1,5 @@
-"""``/newgame`` and the lobby message: Join, Leave, Add computer, Start, Cancel."""
+"""``/newgame`` and the lobby message: Join, Leave, Start, Cancel, and a menu that adds
+a computer player at the level chosen in it."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.common import bot_of, guarded, reply
-from cogs.render import lobby_embed
-from cogs.service import DEFAULT_AI_LEVEL
+from cogs.common import bot_of, chosen_value, guarded, reply
+from cogs.render import LEVEL_NAMES, lobby_embed
 from engine import get_game
 from engine.core import RuleError
 from storage import GameInfo, human_player
@@ -22,15 +22,15 @@ GAME_CHOICES = [
     app_commands.Choice(name="Santa's Workshop", value="workshop"),
     app_commands.Choice(name="Workshop Tonttu", value="tonttu"),
 ]
-LEVEL_CHOICES = [
-    app_commands.Choice(name="Easy (random moves)", value="random"),
-    app_commands.Choice(name="Normal (careful heuristic)", value="greedy"),
-    app_commands.Choice(name="Hard (looks ahead)", value="strong"),
-]
+LEVEL_HINTS = {
+    "random": "random legal moves",
+    "greedy": "a careful heuristic",
+    "strong": "looks ahead: a short search each move",
+}
+"""What each level of ``engine.ai`` means to a player (names: ``LEVEL_NAMES``)."""
 LOBBY_VERBS = {
     "join": ("Join", discord.ButtonStyle.success),
     "leave": ("Leave", discord.ButtonStyle.secondary),
-    "ai": ("Add computer player", discord.ButtonStyle.secondary),
     "start": ("Start", discord.ButtonStyle.primary),
     "cancel": ("Cancel", discord.ButtonStyle.danger),
 }
@@ -38,7 +38,7 @@ LOBBY_VERBS = {
 
 class LobbyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"lobby:(?P<gid>[0-9]{1,18}):(?P<verb>join|leave|ai|start|cancel)",
+    template=r"lobby:(?P<gid>[0-9]{1,18}):(?P<verb>join|leave|start|cancel)",
 ):
     def __init__(self, game_id: int, verb: str) -> None:
         label, style = LOBBY_VERBS[verb]
@@ -64,11 +64,52 @@ class LobbyButton(
         )
 
 
+class AddComputer(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"lobbyai:(?P<gid>[0-9]{1,18})",
+):
+    """The lobby's menu: pick a level, and a computer player at that level takes a seat."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"lobbyai:{game_id}",
+                placeholder="Add a computer player…",
+                options=[
+                    discord.SelectOption(
+                        label=f"{LEVEL_NAMES[level].capitalize()} computer player",
+                        description=hint,
+                        value=level,
+                    )
+                    for level, hint in LEVEL_HINTS.items()
+                ],
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> AddComputer:
+        return cls(int(match["gid"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog = bot_of(interaction).get_cog("Lobby")
+        assert isinstance(cog, Lobby)
+        level = chosen_value(interaction)
+        await guarded(
+            interaction,
+            lambda: cog.add_computer(interaction, self.game_id, level),
+            game_id=self.game_id,
+        )
+
+
 def lobby_view(info: GameInfo) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if info.status == "lobby":
         for verb in LOBBY_VERBS:
             view.add_item(LobbyButton(info.id, verb))
+        view.add_item(AddComputer(info.id))
     return view
 
 
@@ -94,9 +135,8 @@ class Lobby(commands.Cog):
         turn_limit_hours="After this many hours a computer move is made for an absent player "
         "(default: off)",
         speed_seconds="Workshop Tonttu speed mode: seconds for each pointing race (default 60)",
-        computer_level="How computer players play (default: normal)",
     )
-    @app_commands.choices(game=GAME_CHOICES, computer_level=LEVEL_CHOICES)
+    @app_commands.choices(game=GAME_CHOICES)
     async def newgame(
         self,
         interaction: discord.Interaction,
@@ -105,13 +145,11 @@ class Lobby(commands.Cog):
         reminder_hours: app_commands.Range[int, 1, 168] = 12,
         turn_limit_hours: app_commands.Range[int, 1, 336] | None = None,
         speed_seconds: app_commands.Range[int, 15, 600] = 60,
-        computer_level: app_commands.Choice[str] | None = None,
     ) -> None:
         settings = {
             "reminder_hours": reminder_hours,
             "turn_limit_hours": turn_limit_hours,
             "speed_seconds": speed_seconds,
-            "ai_level": computer_level.value if computer_level else DEFAULT_AI_LEVEL,
         }
         await guarded(interaction, lambda: self._newgame(interaction, game.value, mode, settings))
 
@@ -162,11 +200,6 @@ class Lobby(commands.Cog):
                 await reply(interaction, "You are the host: press Cancel to close the lobby.")
                 return
             info = await store.leave(game_id, human_player(user.id))
-        elif verb == "ai":
-            if not may_manage(interaction, info):
-                await reply(interaction, "Only the host can add computer players.")
-                return
-            info = await store.add_ai(game_id)
         elif verb == "cancel":
             if not may_manage(interaction, info):
                 await reply(
@@ -192,7 +225,27 @@ class Lobby(commands.Cog):
             return
         await interaction.response.edit_message(embed=lobby_embed(info), view=lobby_view(info))
 
+    async def add_computer(
+        self, interaction: discord.Interaction, game_id: int, level: str
+    ) -> None:
+        store = self.bot.store
+        info = await store.info(game_id)
+        if info.status != "lobby":
+            await reply(interaction, "This lobby is closed: the game has started or was cancelled.")
+            return
+        if not may_manage(interaction, info):
+            await reply(
+                interaction,
+                "Only the host (or a member who can manage this channel) can add computer players.",
+            )
+            return
+        if level not in LEVEL_HINTS:
+            await reply(interaction, "That level is not on the menu: choose easy, normal or hard.")
+            return
+        info = await store.add_ai(game_id, level=level)
+        await interaction.response.edit_message(embed=lobby_embed(info), view=lobby_view(info))
+
 
 async def setup(bot: WorkshopBot) -> None:
     await bot.add_cog(Lobby(bot))
-    bot.add_dynamic_items(LobbyButton)
+    bot.add_dynamic_items(LobbyButton, AddComputer)

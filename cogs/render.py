@@ -14,7 +14,7 @@ import discord
 
 import render
 from cogs import drawing
-from cogs.service import engine_of
+from cogs.service import computer_level, engine_of
 from engine import get_game
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame
@@ -24,6 +24,8 @@ MAX_DESCRIPTION = 4096
 MAX_CONTENT = 2000
 BUTTON_LABEL = 80
 OPTION_LABEL = 100
+LEVEL_NAMES = {"random": "easy", "greedy": "normal", "strong": "hard"}
+"""How players call the levels of ``engine.ai``."""
 COLOUR = {"workshop": discord.Colour.dark_red(), "tonttu": discord.Colour.dark_green()}
 REASON_LABELS = {
     "toy": "toys",
@@ -116,13 +118,11 @@ async def private_picture(game: LoadedGame, player: PlayerId) -> tuple[discord.E
 def lobby_embed(info: GameInfo) -> discord.Embed:
     rules = get_game(info.kind)
     seats = "\n".join(
-        f"{n}. {seat.display_name}" + (" (computer)" if seat.is_ai else "")
+        f"{n}. {seat.display_name}"
+        + (f" (computer, {LEVEL_NAMES[computer_level(info, seat.player)]})" if seat.is_ai else "")
         for n, seat in enumerate(info.seats, 1)
     )
     options = ", ".join(f"{k}: {v}" for k, v in info.options.items())
-    if any(seat.is_ai for seat in info.seats):
-        level = info.settings.get("ai_level") or "greedy"
-        options = ", ".join(filter(None, [options, f"computer players: {level}"]))
     embed = discord.Embed(
         title=f"{rules.title}: lobby (game #{info.id})",
         description=(

@@ -27,7 +27,7 @@ from engine.core import (
     check_can_act,
     derive_seed,
 )
-from storage import Conflict, LoadedGame, Storage, Submitted, human_player
+from storage import Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
@@ -104,9 +104,11 @@ def ai_choice(game: LoadedGame, player: PlayerId, level: str) -> Any:
     return engine.ai.choose(engine_of(game), game.state, player, level, seed)
 
 
-def computer_level(game: LoadedGame) -> str:
-    """The table's level for computer seats (``/newgame computer_level``)."""
-    level = str(game.settings.get("ai_level") or DEFAULT_AI_LEVEL)
+def computer_level(game: GameInfo, player: PlayerId) -> str:
+    """How computer seat ``player`` plays: the level chosen when it was added (games
+    from before per-seat levels: the table's ``ai_level`` setting)."""
+    seat = game.seat_of(player)
+    level = (seat and seat.level) or game.settings.get("ai_level") or DEFAULT_AI_LEVEL
     return level if level in engine.ai.LEVELS else DEFAULT_AI_LEVEL
 
 
@@ -223,7 +225,7 @@ class Tables:
             if not waiting:
                 return None
             player = waiting[0]
-            action = await asyncio.to_thread(ai_choice, game, player, computer_level(game))
+            action = await asyncio.to_thread(ai_choice, game, player, computer_level(game, player))
             try:
                 submitted = await self.store.submit(game.id, player, action, game.version)
             except Conflict:

@@ -13,8 +13,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.common import NO_MENTIONS, bot_of, guarded, reply
-from cogs.lobby import LobbyButton, may_manage
+from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
+from cogs.lobby import AddComputer, LobbyButton, may_manage
 from cogs.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
@@ -140,9 +140,7 @@ class ActSelect(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         table = table_of(interaction)
-        data: Any = interaction.data or {}
-        values = data.get("values") or [""]
-        raw = str(values[0])
+        raw = chosen_value(interaction)
         index = int(raw) if raw.isdigit() and len(raw) <= 4 else -1
         await guarded(
             interaction,
@@ -686,6 +684,7 @@ class Table(commands.Cog):
 
 COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = [
     LobbyButton,
+    AddComputer,
     TurnButton,
     ActButton,
     ActSelect,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_MENTIONS, bot_of, guarded, reply
+from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
 from cogs.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
@@ -150,8 +150,7 @@ class ChoiceSelect(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         cog = tonttu_of(interaction)
-        data: Any = interaction.data or {}
-        value = str((data.get("values") or [""])[0])[:20]
+        value = chosen_value(interaction)
         await guarded(
             interaction,
             lambda: cog.choose(interaction, self.game_id, self.round, self.phase, value),

@@ -60,7 +60,9 @@ class Storage(Protocol):
 
     async def join(self, game_id: int, user_id: int, display_name: str) -> LoadedGame: ...
 
-    async def add_ai(self, game_id: int, display_name: str | None = None) -> LoadedGame: ...
+    async def add_ai(
+        self, game_id: int, display_name: str | None = None, level: str | None = None
+    ) -> LoadedGame: ...
 
     async def leave(self, game_id: int, player: PlayerId) -> LoadedGame:
         """Remove a human (``str(user_id)``) or AI (``ai:N``) seat from a lobby."""

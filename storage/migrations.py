@@ -172,6 +172,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "table settings of a game (reminder interval, turn limit, speed timer)",
         ("ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",),
     ),
+    Migration(
+        6,
+        "each computer seat's level (NULL: the table's, as before)",
+        ("ALTER TABLE seats ADD COLUMN ai_level TEXT",),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -30,6 +30,8 @@ class Seat:
     display_name: str
     user_id: int | None
     """The Discord user id; ``None`` for an AI seat."""
+    level: str | None = None
+    """How a computer seat plays (e.g. ``"strong"``); ``None``: the table's level."""
 
     @property
     def is_ai(self) -> bool:

@@ -167,7 +167,8 @@ def _opt_dt(seconds: float | None) -> datetime | None:
 _INFO_COLUMNS = """
     g.id, g.guild_id, g.channel_id, g.thread_id, g.host_id, g.kind, g.options, g.seed,
     g.status, g.version, g.result, g.created_at, g.updated_at, g.started_at, g.finished_at,
-    (SELECT json_group_array(json_array(s.position, s.player, s.user_id, s.display_name))
+    (SELECT json_group_array(
+            json_array(s.position, s.player, s.user_id, s.display_name, s.ai_level))
        FROM seats AS s WHERE s.game_id = g.id),
     (SELECT json_group_object(m.key, m.message_id)
        FROM game_messages AS m WHERE m.game_id = g.id),
@@ -191,7 +192,8 @@ def _info_from_row(row: Sequence[Any]) -> GameInfo:
     game_id = int(row[0])
     seats_raw = sorted(json.loads(row[15]))
     seats = tuple(
-        Seat(player=p, display_name=name, user_id=uid) for _pos, p, uid, name in seats_raw
+        Seat(player=p, display_name=name, user_id=uid, level=level)
+        for _pos, p, uid, name, level in seats_raw
     )
     return GameInfo(
         id=game_id,
@@ -511,7 +513,12 @@ class SqliteStorage:
         return await self.load(game_id)
 
     async def _add_seat(
-        self, game_id: int, player: PlayerId | None, user_id: int | None, name: str | None
+        self,
+        game_id: int,
+        player: PlayerId | None,
+        user_id: int | None,
+        name: str | None,
+        level: str | None = None,
     ) -> None:
         async with self._write() as db:
             kind = await self._lobby_kind(db, game_id)
@@ -530,9 +537,9 @@ class SqliteStorage:
                 name = name or f"AI {number}"
             position = max((row[0] for row in seats), default=-1) + 1
             await db.execute(
-                "INSERT INTO seats (game_id, position, player, user_id, display_name)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (game_id, position, player, user_id, name),
+                "INSERT INTO seats (game_id, position, player, user_id, display_name, ai_level)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, position, player, user_id, name, level),
             )
             await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (self._now(), game_id))
 
@@ -540,8 +547,12 @@ class SqliteStorage:
         await self._add_seat(game_id, human_player(user_id), user_id, display_name)
         return await self.load(game_id)
 
-    async def add_ai(self, game_id: int, display_name: str | None = None) -> LoadedGame:
-        await self._add_seat(game_id, None, None, display_name)
+    async def add_ai(
+        self, game_id: int, display_name: str | None = None, level: str | None = None
+    ) -> LoadedGame:
+        """A computer seat ("AI n" unless named); ``level`` is how it plays (stored as
+        given: the bot knows the levels, storage does not)."""
+        await self._add_seat(game_id, None, None, display_name, level)
         return await self.load(game_id)
 
     async def leave(self, game_id: int, player: PlayerId) -> LoadedGame:

@@ -59,6 +59,13 @@ async def open_table(
     return lobby, board
 
 
+async def add_computer(
+    fake: FakeDiscord, user: FakeUser, lobby: FakeMessage, level: str = "greedy"
+) -> InteractionResult:
+    """The lobby's "Add a computer player…" menu: a seat that plays at ``level``."""
+    return await fake.select(user, lobby, "Add a computer player…", [level])
+
+
 def turn_prompts(fake: FakeDiscord, channel: Any) -> list[FakeMessage]:
     return [m for m in fake.messages(channel) if "Take your turn" in m.button_labels()]
 

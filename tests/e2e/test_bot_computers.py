@@ -1,6 +1,6 @@
-"""Computer seats at a Discord table (issue 7 wiring): added from the lobby, they play
-at the table's level from their own view only, after the human's answer, and a game
-with them replays exactly (their moves are seeded by the game's seed and version)."""
+"""Computer seats at a Discord table (issue 7 wiring): added from the lobby's menu, each
+plays at the level chosen for it, from its own view only, after the human's answer, and
+a game with them replays exactly (their moves are seeded by the game's seed and version)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from engine.core import Rng, derive_seed
 from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
 
-from .bot_helpers import make_bot, open_panel
+from .bot_helpers import add_computer, make_bot, open_panel
 from .fake_discord import FakeDiscord
 from .tonttu_helpers import choose_privately
 
@@ -32,12 +32,15 @@ async def test_a_workshop_game_against_a_computer_matches_the_engine(
     alice = fake.add_user("alice")
     lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
     assert lobby is not None
-    await fake.click(alice, lobby, "Add computer player")
-    assert "(computer)" in lobby.text()
+    await add_computer(fake, alice, lobby, "greedy")
+    await add_computer(fake, alice, lobby, "random")
+    assert "2. AI 1 (computer, normal)" in lobby.text()
+    assert "3. AI 2 (computer, easy)" in lobby.text()
     await fake.click(alice, lobby, "Start")
     (thread,) = fake.threads(fake.channel)
 
-    players = [str(alice.id), "ai:1"]
+    levels = {"ai:1": "greedy", "ai:2": "random"}
+    players = [str(alice.id), *levels]
     state = WORKSHOP.new_game(players, SEED, WORKSHOP.parse_options({}))
     rng = Rng(5)
     version = 0
@@ -45,9 +48,9 @@ async def test_a_workshop_game_against_a_computer_matches_the_engine(
     panel = None
     while WORKSHOP.outcome(state) is None:
         (player,) = WORKSHOP.to_act(state)
-        if player == "ai:1":  # the bot's computer seat, replayed here from the same seed
+        if player in levels:  # the bot's computer seat, replayed here at its own level
             seed = derive_seed(SEED, version, player)
-            action = engine.ai.choose(WORKSHOP, state, player, "greedy", seed)
+            action = engine.ai.choose(WORKSHOP, state, player, levels[player], seed)
         else:
             if panel is None or not act_buttons(panel):
                 await fake.wait_for(
@@ -81,6 +84,7 @@ async def test_a_workshop_game_against_a_computer_matches_the_engine(
     shown = dict(re.findall(r"(\w[\w ]*?): (\d+) points", final.text()))
     assert int(shown["alice"]) == outcome.scores[players[0]]
     assert int(shown["AI 1"]) == outcome.scores["ai:1"]
+    assert int(shown["AI 2"]) == outcome.scores["ai:2"]
 
 
 async def poll(check: Callable[[], Awaitable[bool]], what: str) -> None:
@@ -96,14 +100,12 @@ async def test_computers_choose_in_tonttu_and_only_the_human_is_waited_for(
 ) -> None:
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
     alice = fake.add_user("alice", dms_open=False)
-    result = await fake.slash(
-        alice, fake.channel, "newgame", game="tonttu", computer_level="random"
-    )
+    result = await fake.slash(alice, fake.channel, "newgame", game="tonttu")
     lobby = result.message
     assert lobby is not None
-    await fake.click(alice, lobby, "Add computer player")
-    await fake.click(alice, lobby, "Add computer player")
-    assert "computer players: random" in lobby.text()
+    await add_computer(fake, alice, lobby, "random")
+    await add_computer(fake, alice, lobby, "random")
+    assert lobby.text().count("(computer, easy)") == 2
     await fake.click(alice, lobby, "Start")
     (thread,) = fake.threads(fake.channel)
     me = str(alice.id)

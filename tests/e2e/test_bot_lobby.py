@@ -9,7 +9,7 @@ import pytest
 
 from bot import WorkshopBot
 
-from .bot_helpers import make_bot, open_table
+from .bot_helpers import add_computer, make_bot, open_table
 from .fake_discord import FakeDiscord
 
 
@@ -28,9 +28,28 @@ async def test_newgame_opens_a_lobby_that_players_join(fake: FakeDiscord, bot: W
     result = await fake.slash(alice, fake.channel, "newgame", game="workshop")
     lobby = result.message
     assert lobby is not None and not result.ephemeral
-    assert lobby.button_labels() == ["Join", "Leave", "Add computer player", "Start", "Cancel"]
+    assert lobby.button_labels() == ["Join", "Leave", "Start", "Cancel"]
+    (menu,) = lobby.selects()
+    assert menu["placeholder"] == "Add a computer player…"
+    assert [o["value"] for o in menu["options"]] == ["random", "greedy", "strong"]
     await fake.click(bob, lobby, "Join")
     assert "1. alice" in lobby.text() and "2. bob" in lobby.text()
+
+
+async def test_only_the_host_adds_computers_and_only_at_a_level_on_the_menu(
+    fake: FakeDiscord, bot: WorkshopBot
+) -> None:
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
+    assert lobby is not None
+    refused = await add_computer(fake, bob, lobby, "strong")
+    assert refused.ephemeral and "Only the host" in refused.content
+    forged = await fake.forge_select(alice, lobby, "Add a computer player…", ["grandmaster"])
+    assert forged.ephemeral and "not on the menu" in forged.content
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and [s.player for s in game.seats] == [str(alice.id)]
+    await add_computer(fake, alice, lobby, "strong")
+    assert "2. AI 1 (computer, hard)" in lobby.text()
 
 
 async def test_start_opens_a_thread_with_board_and_turn_prompt(

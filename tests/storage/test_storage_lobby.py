@@ -63,6 +63,19 @@ async def test_table_settings_are_kept_apart_from_engine_options(store: SqliteSt
     assert plain.settings == {}
 
 
+async def test_each_computer_seat_keeps_its_level(store: SqliteStorage) -> None:
+    game = await lobby(store, 10, players=1)
+    await store.add_ai(game.id, level="strong")
+    game = await store.add_ai(game.id)
+    assert [(s.player, s.level) for s in game.seats] == [
+        ("100", None),
+        ("ai:1", "strong"),
+        ("ai:2", None),  # no level given: the table's
+    ]
+    started = await store.start(game.id, seed=1)
+    assert (await store.load(started.id)).seats == game.seats
+
+
 async def test_leaving_keeps_the_order_of_the_others(store: SqliteStorage) -> None:
     game = await lobby(store, 10, players=3)
     await store.add_ai(game.id, "Robo")

@@ -2149,6 +2149,24 @@ class FakeDiscord:
         self, user: FakeUser, message: FakeMessage | int, select: str, values: list[str]
     ) -> InteractionResult:
         """Choose ``values`` in the select whose custom_id (or placeholder) is ``select``."""
+        return await self._select(user, message, select, values, forged=False)
+
+    async def forge_select(
+        self, user: FakeUser, message: FakeMessage | int, select: str, values: list[str]
+    ) -> InteractionResult:
+        """Send ``values`` that are not among the select's options, as a tampered client
+        could; the bot must refuse them with a sentence."""
+        return await self._select(user, message, select, values, forged=True)
+
+    async def _select(
+        self,
+        user: FakeUser,
+        message: FakeMessage | int,
+        select: str,
+        values: list[str],
+        *,
+        forged: bool,
+    ) -> InteractionResult:
         msg = self._message_for(user, message)
         found = [s for s in msg.selects() if s.get("custom_id") == select] or [
             s for s in msg.selects() if s.get("placeholder") == select
@@ -2166,7 +2184,7 @@ class FakeDiscord:
             "component_type": target["type"],
             "values": list(values),
         }
-        if target["type"] == 3:
+        if target["type"] == 3 and not forged:
             offered = [o["value"] for o in target.get("options") or []]
             bad = [v for v in values if v not in offered]
             if bad:
