@@ -8,12 +8,16 @@ view, as the bot does: view model in, PNG bytes out. Prints the first (cold: fon
 loading) time, then the best, median and worst of ``--repeat`` warm renders (the best
 is the least disturbed by other processes). Targets
 (issue 8): 5-player Workshop < 60 ms, 6-player Tonttu < 40 ms, every PNG < 400 KB.
+Then the bot's way (``cogs/drawing.py``): the worker process's start-up with its first
+picture, a warm picture's round trip from the event loop (view pickled in, PNG out),
+and the worker's resident memory.
 Figures are noisy on a shared machine; run it once or twice, not in a loop.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import sys
@@ -22,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from cogs import drawing
 from render import render_board
 from tests.render.states import POSITIONS, names
 
@@ -69,7 +74,40 @@ def main(argv: list[str] | None = None) -> int:
     too_big = [r["position"] for r in rows if r["kb"] >= MAX_KB]
     if too_big:
         print(f"over {MAX_KB} KB: {', '.join(too_big)}")
+    asyncio.run(through_the_worker(args.repeat))
     return 0
+
+
+def resident(pid: int) -> str:
+    """A process's resident memory (Linux; "?" elsewhere)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "?"
+    kb = next((line.split()[1] for line in status.splitlines() if line.startswith("VmRSS")), "")
+    return f"{int(kb) / 1024:.0f} MB" if kb else "?"
+
+
+async def through_the_worker(repeat: int) -> None:
+    """What the bot pays per picture: the round trip to the drawing process."""
+    game, state = POSITIONS["workshop-5p-mid"]()
+    view, table = game.view(state, None), names(len(state.players))
+    start = time.perf_counter()
+    drawing.start()
+    await drawing.draw(render_board, view, table)
+    first = (time.perf_counter() - start) * 1000
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        await drawing.draw(render_board, view, table)
+        times.append((time.perf_counter() - start) * 1000)
+    pool = drawing._workers()
+    pids = [p.pid for p in pool._processes.values()] if pool else []  # type: ignore[union-attr]
+    rss = ", ".join(resident(pid) for pid in pids) or "?"
+    print(
+        f"\nworkshop-5p-mid through the drawing process: start + first picture {first:.0f} ms,"
+        f" then median {statistics.median(times):.1f} ms per picture; worker memory {rss}"
+    )
 
 
 if __name__ == "__main__":
