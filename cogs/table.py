@@ -287,12 +287,10 @@ class Table(commands.Cog):
         await interaction.response.edit_message(
             embed=lobby_embed(played.game), view=discord.ui.View(timeout=None)
         )
-        drawing = asyncio.create_task(self.board_png(played.game))  # while the thread opens
         thread_id = await self._open_thread(interaction, played.game)
         await self.bot.store.set_thread(game_id, thread_id)
         played.game = await self.bot.store.load(game_id)
-        await drawing
-        await self.publish_or_warn(interaction, played)
+        await self.publish_or_warn(interaction, played)  # the first board, then the prompt
 
     async def _open_thread(self, interaction: discord.Interaction, game: GameInfo) -> int:
         message = interaction.message

@@ -317,7 +317,7 @@ INSERT_ACTION = (
 
 
 class _Write:
-    """One applied action waiting for the writer (group commit)."""
+    """One applied action on its way to the writer (alone, or in a group commit)."""
 
     def __init__(
         self,
@@ -806,10 +806,11 @@ class SqliteStorage:
             _dump_events(events),
             None if outcome is None else outcome.model_dump_json(),
         )
+        write = _Write(game_id, player, version, expected, row)
         if locked:
-            await self._commit(game_id, player, version, expected, row)
+            await self._commit(write)
         else:
-            await self._group_commit(_Write(game_id, player, version, expected, row))
+            await self._group_commit(write)
         if outcome is None:
             self._remember(game_id, version + 1, kind, new_state)
         else:
@@ -870,48 +871,27 @@ class SqliteStorage:
                 return
         for write in ready:
             try:
-                await self._commit(
-                    write.game_id, write.player, write.version, write.expected, write.row
-                )
+                await self._commit(write)
             except Exception as error:
                 write.fail(error)
             else:
                 write.succeed()
 
-    async def _commit(
-        self,
-        game_id: int,
-        player: PlayerId,
-        version: int,
-        expected: int | None,
-        row: tuple[str, str, str, str | None],
-    ) -> None:
+    async def _commit(self, write: _Write) -> None:
         """Write one applied action; the caller holds ``self._lock``."""
-        snapshot, action_json, events_json, result_json = row
-        cached = self._cache.get(game_id)
-        if cached is not None and cached.version != version:
-            raise Conflict(game_id, expected, cached.version)  # lost within this process
+        cached = self._cache.get(write.game_id)
+        if cached is not None and cached.version != write.version:
+            # lost within this process
+            raise Conflict(write.game_id, write.expected, cached.version)
         try:
             # One statement, so one atomic transaction even in autocommit mode; a
             # cancelled await cannot leave a transaction open (migration 4).
-            await self._writer.execute(
-                INSERT_ACTION,
-                (
-                    game_id,
-                    version + 1,
-                    player,
-                    action_json,
-                    events_json,
-                    self._now(),
-                    snapshot,
-                    result_json,
-                ),
-            )
+            await self._writer.execute(INSERT_ACTION, write.params(self._now()))
         except sqlite3.IntegrityError as error:
             if "stale version" not in str(error):
                 raise
-            self._cache.pop(game_id, None)  # re-read from the database next time
-            raise Conflict(game_id, expected, None) from None  # another process won
+            self._cache.pop(write.game_id, None)  # re-read from the database next time
+            raise Conflict(write.game_id, write.expected, None) from None  # another process won
 
     async def abandon(self, game_id: int) -> None:
         """End a lobby or active game without a result; frees the channel, cancels timers.
