@@ -251,8 +251,16 @@ def build_big_database(path: Path, game: Game, finished: int, active: int) -> No
             f" VALUES ({', '.join('?' * 15)})",
             games,
         )
-        db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?)", seats)
-        db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?)", actions)
+        db.executemany(
+            "INSERT INTO seats (game_id, position, player, user_id, display_name)"
+            " VALUES (?, ?, ?, ?, ?)",
+            seats,
+        )
+        db.executemany(
+            "INSERT INTO actions (game_id, seq, player, action, events, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            actions,
+        )
 
 
 def _events(events: Any) -> str:
