@@ -307,6 +307,9 @@ def main() -> None:
     parser.add_argument("--game", default="race", help="race (the tests' fake game) or a real one")
     parser.add_argument("--seconds", type=float, default=4.0, help="length of each rate run")
     parser.add_argument("--open-rate", type=float, default=500.0, help="open-loop submits/s")
+    parser.add_argument(
+        "--finished", type=int, default=10_000, help="finished games in the big database"
+    )
     args = parser.parse_args()
     if args.game == "race":
         import tests.storage.race_game  # noqa: F401 - registers the fake game
@@ -346,12 +349,17 @@ def main() -> None:
                 ),
             )
         )
-        print("... building 10,000 finished + 1,000 active games", file=sys.stderr, flush=True)
+        finished, active = args.finished, max(1, args.finished // 10)
+        print(
+            f"... building {finished:,} finished + {active:,} active games",
+            file=sys.stderr,
+            flush=True,
+        )
         build_started = time.perf_counter()
-        build_big_database(base / "big.db", game, 10_000, 1_000)
+        build_big_database(base / "big.db", game, finished, active)
         built = time.perf_counter() - build_started
         big_size = (base / "big.db").stat().st_size
-        opened = asyncio.run(open_and_serve(base / "big.db", 10_000, 1_000))
+        opened = asyncio.run(open_and_serve(base / "big.db", finished, active))
 
     closed = many["latencies"]
     figures = {
@@ -378,8 +386,9 @@ def main() -> None:
             f"{ms(percentile(paced, 0.5))} / {ms(percentile(paced, 0.99))} "
             f"({len(paced)} submits, mean {ms(statistics.fmean(paced))})"
         ),
-        "big database: games / size": f"11,000 / {big_size / 1e6:.1f} MB (built in {built:.1f} s)",
-        "open 10,000 finished + 1,000 active": ms(opened["open"]),
+        "big database: games / size": f"{finished + active:,} / {big_size / 1e6:.1f} MB"
+        f" (built in {built:.1f} s)",
+        f"open {finished:,} finished + {active:,} active": ms(opened["open"]),
         "open + first requests (timers, find_open, history)": ms(opened["open+first requests"]),
     }
     width = max(len(key) for key in figures)

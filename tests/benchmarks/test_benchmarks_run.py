@@ -1,0 +1,38 @@
+"""Every benchmark still runs and prints its figures (with tiny sizes: this checks that
+they work, not how fast anything is; no test asserts on time)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUNS = {  # the command line after python, and a figure its output must show
+    "engine_speed": ("benchmarks/engine_speed.py --games 2", "games/s"),
+    "render_speed": ("benchmarks/render_speed.py --repeat 1", "through the drawing"),
+    "storage_speed": (
+        "benchmarks/storage_speed.py --seconds 0.2 --finished 50",
+        "100 games closed loop p50 / p99",
+    ),
+    "ai_strength": ("benchmarks/ai_strength.py --games 1 --lines greedy-random", '"win_rate"'),
+    "bot_latency": (
+        "-m benchmarks.bot_latency --games 2 --decisions 2 --think 0.05"
+        " --tonttu-games 1 --tonttu-phases 1",
+        "tonttu burst",
+    ),
+    "e2e_harness": ("-m benchmarks.e2e_harness --users 3 --rounds 1", "p99"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_the_benchmark_runs_and_prints_its_figures(name: str) -> None:
+    command, figure = RUNS[name]
+    done = subprocess.run(
+        [sys.executable, *command.split()], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert figure in done.stdout, done.stdout[-2000:]
