@@ -55,8 +55,19 @@ async def open_table(
         await fake.click(user, lobby, "Join")
     await fake.click(host, lobby, "Start")
     (thread,) = fake.threads(fake.channel)
-    board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
-    return lobby, board
+
+    def board() -> FakeMessage | None:
+        return next((m for m in fake.messages(thread) if m.embeds and "Move" in m.text()), None)
+
+    # A bot in another process is not waited for by settle(): wait for the table itself.
+    await fake.wait_for(
+        lambda: board() is not None and (game != "workshop" or turn_prompts(fake, thread)),
+        timeout=15,
+        what="the board and the first turn prompt",
+    )
+    found = board()
+    assert found is not None
+    return lobby, found
 
 
 async def add_computer(
