@@ -50,36 +50,52 @@ def _warm() -> None:
 
 
 def _workers() -> ProcessPoolExecutor | None:
-    """The worker pool; ``None`` once it has died too often."""
-    global _pool
+    """The worker pool; ``None`` once it has died too often or cannot be had here."""
+    global _pool, _deaths
     if _pool is None and _deaths < GIVE_UP_AFTER:
-        _pool = ProcessPoolExecutor(
-            max_workers=1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_ignore_ctrl_c,
-        )
+        try:
+            _pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_ignore_ctrl_c,
+            )
+        except (OSError, NotImplementedError, ImportError) as error:  # e.g. no sem_open
+            _deaths = GIVE_UP_AFTER
+            log.warning("No drawing process on this system (%s); drawing in threads.", error)
     return _pool
+
+
+def _lost(pool: ProcessPoolExecutor, error: BaseException) -> None:
+    """The worker died or could not be started: the next picture starts another."""
+    global _pool, _deaths
+    _deaths += 1
+    log.warning("The drawing process failed (%s, %d times); drawing in a thread.", error, _deaths)
+    if _pool is pool:
+        _pool = None
+    pool.shutdown(wait=False)
 
 
 def start() -> None:
     """Start the worker now (at bot start-up), so the first picture does not wait."""
     pool = _workers()
     if pool is not None:
-        pool.submit(_warm)
+        try:
+            pool.submit(_warm)
+        except (OSError, RuntimeError, BrokenProcessPool) as error:  # could not spawn it
+            _lost(pool, error)
 
 
 async def draw(renderer: Renderer, view: Any, names: Mapping[str, str]) -> bytes:
     """``renderer(view, names)`` in the worker process (in a thread if there is none)."""
-    global _pool, _deaths
     pool = _workers()
     if pool is not None:
-        try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(pool, renderer, view, dict(names))
-        except BrokenProcessPool:
-            _deaths += 1
-            log.warning("The drawing process stopped (%d times); drawing in a thread.", _deaths)
-            if _pool is pool:
-                _pool = None
-            pool.shutdown(wait=False)
+        try:  # submitting spawns the worker if it is not running
+            drawn = asyncio.get_running_loop().run_in_executor(pool, renderer, view, dict(names))
+        except (OSError, RuntimeError, BrokenProcessPool) as error:
+            _lost(pool, error)
+        else:
+            try:
+                return await drawn
+            except BrokenProcessPool as error:  # it died while drawing
+                _lost(pool, error)
     return await asyncio.to_thread(renderer, view, names)

@@ -31,3 +31,19 @@ async def test_the_worker_draws_the_same_picture_and_a_dead_worker_is_replaced(
     assert await drawing.draw(render.render_board, view, names) == expected  # in a thread
     assert drawing._workers() is not pool  # the next picture gets a new worker
     assert await drawing.draw(render.render_board, view, names) == expected
+
+
+async def test_without_processes_pictures_are_drawn_in_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise NotImplementedError("this system lacks a functioning sem_open")
+
+    monkeypatch.setattr(drawing, "_pool", None)
+    monkeypatch.setattr(drawing, "_deaths", 0)
+    monkeypatch.setattr(drawing, "ProcessPoolExecutor", no_processes)
+    view = WORKSHOP.view(states.workshop(2, 10), None)
+    names = states.names(2)
+    drawing.start()  # the bot still starts
+    assert await drawing.draw(render.render_board, view, names) == render.render_board(view, names)
+    assert drawing._workers() is None  # no new attempt at every picture
