@@ -101,7 +101,7 @@ async def through_the_worker(repeat: int) -> None:
         start = time.perf_counter()
         await drawing.draw(render_board, view, table)
         times.append((time.perf_counter() - start) * 1000)
-    pool = drawing._workers()
+    pool = drawing.POOL.executor()
     pids = [p.pid for p in pool._processes.values()] if pool else []  # type: ignore[union-attr]
     rss = ", ".join(resident(pid) for pid in pids) or "?"
     print(

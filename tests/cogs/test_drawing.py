@@ -9,7 +9,7 @@ import signal
 import pytest
 
 import render
-from cogs import drawing
+from cogs import drawing, workers
 from engine.workshop import GAME as WORKSHOP
 from tests.render import states
 
@@ -17,19 +17,19 @@ from tests.render import states
 async def test_the_worker_draws_the_same_picture_and_a_dead_worker_is_replaced(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(drawing, "_deaths", 0)  # this test's death is not counted after it
+    monkeypatch.setattr(drawing.POOL, "deaths", 0)  # this test's death is not counted after it
     view = WORKSHOP.view(states.workshop(5, 40), None)
     names = states.names(5)
     expected = render.render_board(view, names)
     assert await drawing.draw(render.render_board, view, names) == expected
-    pool = drawing._workers()
+    pool = drawing.POOL.executor()
     assert pool is not None
     (pid,) = [process.pid for process in pool._processes.values()]  # type: ignore[union-attr]
     assert pid != os.getpid()  # drawn in another process, not in a thread of ours
 
     os.kill(pid, signal.SIGKILL)  # the worker dies (out of memory, killed by hand …)
     assert await drawing.draw(render.render_board, view, names) == expected  # in a thread
-    assert drawing._workers() is not pool  # the next picture gets a new worker
+    assert drawing.POOL.executor() is not pool  # the next picture gets a new worker
     assert await drawing.draw(render.render_board, view, names) == expected
 
 
@@ -39,11 +39,12 @@ async def test_without_processes_pictures_are_drawn_in_threads(
     def no_processes(*args: object, **kwargs: object) -> None:
         raise NotImplementedError("this system lacks a functioning sem_open")
 
-    monkeypatch.setattr(drawing, "_pool", None)
-    monkeypatch.setattr(drawing, "_deaths", 0)
-    monkeypatch.setattr(drawing, "ProcessPoolExecutor", no_processes)
+    monkeypatch.setattr(drawing.POOL, "_executor", None)
+    monkeypatch.setattr(drawing.POOL, "deaths", 0)
+    monkeypatch.setattr(workers, "ProcessPoolExecutor", no_processes)
     view = WORKSHOP.view(states.workshop(2, 10), None)
     names = states.names(2)
     drawing.start()  # the bot still starts
     assert await drawing.draw(render.render_board, view, names) == render.render_board(view, names)
-    assert drawing._workers() is None  # no new attempt at every picture
+    assert drawing.POOL.executor() is None  # no new attempt at every picture
+    assert drawing.POOL.in_threads

@@ -1,0 +1,148 @@
+"""A pool of spawned worker processes that survives the death of a worker.
+
+The bot sends CPU-heavy, pure work out of its own process: board pictures
+(``cogs/drawing.py``) and computer players' decisions (``cogs/computers.py``). In a
+thread of the bot's process such work holds the GIL the event loop needs, so every
+table waits behind it; in another process it runs on another core and the event
+loop only pickles the arguments and the result.
+
+Options weighed: ``asyncio.to_thread`` (the GIL: the problem itself); a subprocess
+per job (hundreds of ms to start and import the engine each time); a long-lived
+``ProcessPoolExecutor`` (chosen). Its workers are *spawned*: a clean interpreter with
+no inherited sockets, locks or event loop, which imports the main module again (as
+every multiprocessing child does), so entry points keep their work under
+``if __name__ == "__main__"``. A worker ignores Ctrl-C, which belongs to the bot, and
+may run at a lower CPU priority (``nice``) so that, on a machine with few cores, the
+process that answers Discord always gets the CPU first.
+
+Surviving deaths: a worker that dies (killed, out of memory) breaks the whole
+executor (``BrokenProcessPool``). The job it had is run again in a thread, and the
+next job starts a new executor. After :data:`GIVE_UP_AFTER` deaths, or on a system
+where no process pool can be had at all (no ``sem_open``, spawn refused), jobs run in
+threads for good: slower for the other tables, but never lost.
+
+A pool is shared by every bot of the process (tests start many) and stops at
+interpreter exit; :meth:`WorkerPool.stop` ends it sooner (the next job starts it again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+log = logging.getLogger("bot")
+
+T = TypeVar("T")
+
+GIVE_UP_AFTER = 3
+"""Worker deaths after which a pool's jobs run in threads for good."""
+
+
+def _init_worker(nice: int) -> None:
+    """In each worker, at start: Ctrl-C belongs to the bot; lower our CPU priority."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nice:
+        with contextlib.suppress(AttributeError, OSError):  # Windows; a sandbox says no
+            os.nice(nice)
+
+
+class WorkerPool:
+    """``size`` spawned worker processes running module-level functions.
+
+    ``warm`` (a module-level function) runs once in a worker at :meth:`start`, so the
+    first real job does not pay for its imports. ``nice`` is added to the workers'
+    CPU niceness (0: the same priority as the bot).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        size: int = 1,
+        nice: int = 0,
+        warm: Callable[[], Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.size = max(1, size)
+        self.nice = nice
+        self.warm = warm
+        self.deaths = 0
+        self._executor: ProcessPoolExecutor | None = None
+
+    def executor(self) -> ProcessPoolExecutor | None:
+        """The running executor (started if needed); ``None`` once jobs run in threads."""
+        if self._executor is None and self.deaths < GIVE_UP_AFTER:
+            try:
+                self._executor = ProcessPoolExecutor(
+                    max_workers=self.size,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_init_worker,
+                    initargs=(self.nice,),
+                )
+            except (OSError, NotImplementedError, ImportError) as error:  # e.g. no sem_open
+                self.deaths = GIVE_UP_AFTER
+                log.warning("No %s process on this system (%s); using threads.", self.name, error)
+        return self._executor
+
+    @property
+    def in_threads(self) -> bool:
+        """Whether jobs now run in threads of this process (the pool gave up)."""
+        return self.deaths >= GIVE_UP_AFTER
+
+    def resize(self, size: int) -> None:
+        """Use ``size`` workers from the next start on (a running pool is stopped)."""
+        size = max(1, size)
+        if size != self.size:
+            self.stop()
+            self.size = size
+
+    def start(self) -> None:
+        """Start a worker now (at bot start-up), so the first job does not wait for it."""
+        executor = self.executor()
+        if executor is not None and self.warm is not None:
+            try:
+                executor.submit(self.warm)
+            except (OSError, RuntimeError, BrokenProcessPool) as error:  # could not spawn
+                self._lost(executor, error)
+
+    def stop(self) -> None:
+        """End the workers without waiting (jobs not started are cancelled)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def _lost(self, executor: ProcessPoolExecutor, error: BaseException) -> None:
+        """A worker died or could not be started: the next job starts another."""
+        self.deaths += 1
+        log.warning(
+            "The %s process failed (%s, %d times); this job runs in a thread.",
+            self.name,
+            error,
+            self.deaths,
+        )
+        if self._executor is executor:
+            self._executor = None
+        executor.shutdown(wait=False)
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker process (in a thread if there is none)."""
+        executor = self.executor()
+        if executor is not None:
+            try:  # submitting spawns a worker if none is idle
+                done = asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            except (OSError, RuntimeError, BrokenProcessPool) as error:
+                self._lost(executor, error)
+            else:
+                try:
+                    return await done
+                except BrokenProcessPool as error:  # it died while working
+                    self._lost(executor, error)
+        return await asyncio.to_thread(function, *args)
