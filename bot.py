@@ -2,7 +2,8 @@
 
     python bot.py          (or ./dev run)
 
-Reads DISCORD_TOKEN, DATABASE_URL and DISCORD_GUILD_ID from the environment or .env.
+Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS and AI_WORKERS
+from the environment or .env.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dotenv import load_dotenv
 
 import storage
 from cogs import EXTENSIONS, drawing
+from cogs.computers import Computers
 from cogs.service import Tables
 
 log = logging.getLogger("bot")
@@ -47,17 +49,23 @@ class Settings:
     database_url: str = storage.DEFAULT_DATABASE_URL
     guild_id: int | None = None
     timer_poll_seconds: float = 30.0
+    ai_workers: int | None = None
+    """Computer players' worker processes (None: one per core but one; 0: in threads)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         guild = env.get("DISCORD_GUILD_ID", "").strip()
         if guild and not guild.isdigit():
             raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {guild!r}.")
+        workers = env.get("AI_WORKERS", "").strip()
+        if workers and not workers.isdigit():
+            raise SystemExit(f"AI_WORKERS must be a number of processes, not {workers!r}.")
         return cls(
             token=env.get("DISCORD_TOKEN", "").strip(),
             database_url=env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL,
             guild_id=int(guild) if guild else None,
             timer_poll_seconds=float(env.get("TIMER_POLL_SECONDS", "") or 30.0),
+            ai_workers=int(workers) if workers else None,
         )
 
 
@@ -73,17 +81,20 @@ class WorkshopBot(commands.Bot):
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         new_seed: Callable[[], int] | None = None,
+        computers: Computers | None = None,
     ) -> None:
         # Default intents only: no privileged Message Content intent is needed.
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
         self.settings = settings
         self.clock = clock
         self.new_seed = new_seed
+        self.computers = computers or Computers(settings.ai_workers)
 
     async def setup_hook(self) -> None:
         drawing.start()  # the picture worker process starts while we connect
+        self.computers.start()  # and the computer players' workers
         self.store = await storage.open(self.settings.database_url)
-        self.tables = Tables(self.store, clock=self.clock)
+        self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
@@ -100,6 +111,7 @@ class WorkshopBot(commands.Bot):
         log.info("ready as %s in %d servers", self.user, len(self.guilds))
 
     async def close(self) -> None:
+        await self.computers.close()  # decisions waiting for a worker are dropped
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()

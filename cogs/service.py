@@ -9,7 +9,6 @@ seats until a human must act.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import engine.ai
+from cogs.computers import Computers, Decision
 from engine import get_game
 from engine.core import (
     TIMER,
@@ -97,11 +97,17 @@ def choices_for(game: LoadedGame, player: PlayerId) -> list[Choice]:
     return out
 
 
-def ai_choice(game: LoadedGame, player: PlayerId, level: str) -> Any:
-    """A computer move at ``level`` (engine.ai: decided from the seat's view only),
+def decision_for(game: LoadedGame, player: PlayerId, level: str) -> Decision:
+    """A computer move at ``level`` to decide (engine.ai: from the seat's view only),
     seeded by the game's seed and version so that a replayed game makes the same moves."""
     seed = derive_seed(game.seed or 0, game.version, player)
-    return engine.ai.choose(engine_of(game), game.state, player, level, seed)
+    return Decision(game.id, game.version, game.kind, game.state, player, level, seed)
+
+
+def ai_choice(game: LoadedGame, player: PlayerId, level: str) -> Any:
+    """The move of :func:`decision_for`, decided here, in the caller's thread."""
+    decision = decision_for(game, player, level)
+    return engine.ai.choose(engine_of(game), decision.state, player, level, decision.seed)
 
 
 def computer_level(game: GameInfo, player: PlayerId) -> str:
@@ -114,7 +120,11 @@ def computer_level(game: GameInfo, player: PlayerId) -> str:
 
 def suggested_index(game: LoadedGame, player: PlayerId, choices: Sequence[Choice]) -> int | None:
     """Which of ``player``'s choices the greedy computer player would make: the panel's
-    one-click default. Decided from the player's own view, like any computer move."""
+    one-click default. Decided from the player's own view, like any computer move.
+
+    Decided here, in the event loop: it is part of the answer to a click, and the
+    greedy level costs about a millisecond, less than a round trip to a worker that
+    may be busy with other tables' searches."""
     if len(choices) < 2:
         return None
     action = ai_choice(game, player, "greedy")
@@ -130,10 +140,12 @@ class Tables:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+        computers: Computers | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.new_seed = new_seed
+        self.computers = computers or Computers()
 
     async def start(self, game_id: int) -> Played:
         """Start a lobby's game (computer seats move in :meth:`computer_step`)."""
@@ -192,7 +204,7 @@ class Tables:
             return None
         if player not in engine_of(game).to_act(game.state):
             return None
-        action = await asyncio.to_thread(ai_choice, game, player, STAND_IN_LEVEL)
+        action = await self.computers.choose(decision_for(game, player, STAND_IN_LEVEL))
         return await self._submit(game, player, action)
 
     async def _submit(self, game: LoadedGame, player: PlayerId, action: Any) -> Played:
@@ -215,7 +227,8 @@ class Tables:
         """One move of a computer seat that must act, or ``None`` if none must.
 
         The decision (up to a few hundred ms at the strong level) runs in a worker
-        thread; the cogs call this after answering the user, never before."""
+        process when its table's turn comes (``cogs/computers.py``); the cogs call this
+        after answering the user, never before."""
         for _ in range(3):
             game = await self.store.load(game_id)
             if game.status != "active":
@@ -225,7 +238,8 @@ class Tables:
             if not waiting:
                 return None
             player = waiting[0]
-            action = await asyncio.to_thread(ai_choice, game, player, computer_level(game, player))
+            level = computer_level(game, player)
+            action = await self.computers.choose(decision_for(game, player, level))
             try:
                 submitted = await self.store.submit(game.id, player, action, game.version)
             except Conflict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Coroutine
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -14,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
+from cogs.computers import while_thinking
 from cogs.lobby import AddComputer, LobbyButton, may_manage
 from cogs.render import (
     BUTTON_LABEL,
@@ -268,6 +270,19 @@ class Table(commands.Cog):
         """By game kind; a game without one uses the generic prompt and panel."""
         self._board_versions: dict[int, int] = {}
         """The version each game's board message shows (this process)."""
+        self._resuming: set[asyncio.Task[None]] = set()
+
+    async def cog_load(self) -> None:
+        self._background(self._resume_computers(), "resume-computers")
+
+    def _background(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(work, name=name)
+        self._resuming.add(task)
+        task.add_done_callback(self._resuming.discard)
+
+    async def cog_unload(self) -> None:
+        for task in self._resuming:
+            task.cancel()
 
     async def board_png(self, game: LoadedGame) -> bytes:
         key = (game.id, game.version)
@@ -383,12 +398,33 @@ class Table(commands.Cog):
             )
 
     async def run_computers(self, game_id: int) -> None:
-        """Computer seats move, one published move at a time, until a human must act."""
+        """Computer seats move, one published move at a time, until a human must act.
+
+        A decision that takes over a second shows in the thread as the bot typing."""
+
+        async def typing() -> None:
+            await self._channel(await self.bot.store.info(game_id)).typing()
+
         for _ in range(MAX_AI_STEPS):
-            played = await self.bot.tables.computer_step(game_id)
+            async with while_thinking(typing):
+                played = await self.bot.tables.computer_step(game_id)
             if played is None:
                 return
             await self.publish(played)
+
+    async def _resume_computers(self) -> None:
+        """At start-up: computer seats whose turn it is move, as if the bot had never
+        stopped (a restart while a computer was thinking must not stall its table)."""
+        await self.bot.wait_until_ready()
+        for info in await self.bot.store.list_games(statuses=["active"]):
+            if any(seat.is_ai for seat in info.seats):
+                self._background(self._resume(info.id), f"resume-{info.id}")
+
+    async def _resume(self, game_id: int) -> None:
+        try:
+            await self.run_computers(game_id)
+        except Exception:
+            log.exception("game %s: the computer players could not resume", game_id)
 
     async def announce(self, game: GameInfo, text: str) -> None:
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
