@@ -271,6 +271,10 @@ class Table(commands.Cog):
         self._board_versions: dict[int, int] = {}
         """The version each game's board message shows (this process)."""
         self._resuming: set[asyncio.Task[None]] = set()
+        self._computers_running: set[int] = set()
+        """Games whose computer seats are being played (this process)."""
+        self._computers_again: set[int] = set()
+        """Games whose computer seats must be looked at again when that run ends."""
 
     async def cog_load(self) -> None:
         self._background(self._resume_computers(), "resume-computers")
@@ -400,8 +404,22 @@ class Table(commands.Cog):
     async def run_computers(self, game_id: int) -> None:
         """Computer seats move, one published move at a time, until a human must act.
 
-        A decision that takes over a second shows in the thread as the bot typing."""
+        One run per game at a time: a call while one runs only asks it to look again
+        when it is done (several handlers of one game call this at once). A decision
+        that takes over a second shows in the thread as the bot typing."""
+        self._computers_again.add(game_id)
+        if game_id in self._computers_running:
+            return
+        self._computers_running.add(game_id)
+        try:
+            while game_id in self._computers_again:
+                self._computers_again.discard(game_id)
+                await self._play_computers(game_id)
+        finally:
+            self._computers_running.discard(game_id)
+            self._computers_again.discard(game_id)
 
+    async def _play_computers(self, game_id: int) -> None:
         async def typing() -> None:
             await self._channel(await self.bot.store.info(game_id)).typing()
 

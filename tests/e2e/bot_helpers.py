@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot import Settings, WorkshopBot
+from cogs.computers import Computers
 
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult
@@ -31,12 +32,16 @@ def make_bot(
     *,
     clock: Callable[[], datetime] | None = None,
     seed: int | None = None,
+    computers: Computers | None = None,
 ) -> WorkshopBot:
+    """The bot, its timers polled only when a test says so; ``computers`` replaces how
+    computer seats decide (e.g. slowly, or never: a computer caught thinking)."""
     settings = Settings(token=fake.token, database_url=database_url, timer_poll_seconds=3600)
     return WorkshopBot(
         settings,
         clock=clock or Clock(),
         new_seed=None if seed is None else (lambda: seed),
+        computers=computers,
     )
 
 
