@@ -171,9 +171,13 @@ class FairQueue:
     async def _run(self, key: Hashable, job: _Job) -> None:
         try:
             result = await job.make()
-        except asyncio.CancelledError:
-            job.done.cancel()
-            raise
+        except asyncio.CancelledError as error:
+            task = asyncio.current_task()
+            if self._closed or (task is not None and task.cancelling()):
+                job.done.cancel()  # the queue is closing: so are its callers
+                raise
+            if not job.done.done():  # the work was cancelled under us (a pool stopped)
+                job.done.set_exception(RuntimeError(f"The decision was cancelled ({error!r})."))
         except Exception as error:  # the caller gets it; the queue goes on
             if not job.done.done():
                 job.done.set_exception(error)

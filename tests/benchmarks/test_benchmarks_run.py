@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 RUNS = {  # the command line after python, and a figure its output must show
+    "ai_load": ("-m benchmarks.ai_load --clicks 2 --beside 1 --no-old", "p99 last / alone"),
     "engine_speed": ("benchmarks/engine_speed.py --games 2", "games/s"),
     "render_speed": ("benchmarks/render_speed.py --repeat 1", "through the drawing"),
     "storage_speed": (

@@ -120,6 +120,20 @@ async def test_a_failed_decision_reaches_its_caller_and_the_queue_goes_on() -> N
     assert await second == "ok"
 
 
+async def test_work_cancelled_under_the_queue_is_an_error_for_its_caller_only() -> None:
+    queue = FairQueue(slots=1)
+
+    async def pool_stopped() -> None:  # e.g. the worker pool was shut down meanwhile
+        raise asyncio.CancelledError
+
+    async def works() -> str:
+        return "ok"
+
+    with pytest.raises(RuntimeError, match="cancelled"):
+        await queue.run(1, pool_stopped)
+    assert await queue.run(1, works) == "ok"
+
+
 async def test_closing_cancels_waiting_and_running_decisions() -> None:
     queue = FairQueue(slots=1)
     forever = asyncio.Event()

@@ -1,0 +1,210 @@
+"""Do thinking computers slow the table next door? A humans-only table's clicks, alone and
+beside tables whose strong computer players keep thinking; the bot in its own process.
+
+    python -m benchmarks.ai_load [--clicks 60] [--beside 3,8] [--think 0.2] [--no-old]
+
+The bot (bot.py) runs in its own process against the fake Discord, which runs here. One
+Santa's Workshop table of two humans clicks through its turns (a think time of 0.1 s to
+2 × --think between clicks); the figure is the time from a click's dispatch to the bot's
+first response (the panel update), p50 and p99. Measured alone, then beside 3 and beside
+8 four-player tables (one human host who answers at once, three "strong" computers), so
+the computers are nearly always thinking; each figure comes from a fresh humans table.
+
+Two runs, each with a fresh bot process and database:
+- workers: computer decisions in worker processes (the default: AI_WORKERS unset);
+- old: AI_WORKERS=0, decisions in threads of the bot's process, as before issue 15
+  (skipped with --no-old).
+Target (issue 15): beside 8, p99 at most 1.5 x the p99 alone.
+Also printed: the moves the computer tables made during each measurement, to show they
+kept thinking (the humans table's own moves excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bot_latency import act_buttons, percentile
+from cogs.computers import default_workers
+from engine.core import Rng
+from tests.e2e.bot_helpers import add_computer, turn_prompts
+from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser
+
+POLL = 0.05
+"""Seconds between two looks at the fake's messages (a player noticing their turn)."""
+
+
+async def poll(check: Any, what: str, timeout: float = 120.0) -> None:  # noqa: ASYNC109
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(POLL)
+
+
+class Turns:
+    """A table's turn prompts, read as a player would: who is asked, and when anew."""
+
+    def __init__(self, fake: FakeDiscord, thread: Any, seated: dict[str, FakeUser]) -> None:
+        self.fake, self.thread, self.seated = fake, thread, seated
+        self.seen = 0
+        self.panel: FakeMessage | None = None
+        self.user: FakeUser | None = None
+
+    async def open_next_panel(self) -> None:
+        """Wait for the next turn prompt; its player opens their panel."""
+        await poll(lambda: len(turn_prompts(self.fake, self.thread)) > self.seen, "a turn prompt")
+        prompts = turn_prompts(self.fake, self.thread)
+        self.seen = len(prompts)
+        mentioned = prompts[-1].content.splitlines()[-1]
+        (player,) = [p for p in self.seated if f"<@{p}>" in mentioned]
+        self.user = self.seated[player]
+        self.panel = (await self.fake.click(self.user, prompts[-1], "Take your turn")).message
+
+    async def click(self, rng: Rng) -> float:
+        """One decision of whoever must act; returns the click's first-response latency."""
+        while self.panel is None or not act_buttons(self.panel):
+            await self.open_next_panel()
+        assert self.user is not None and self.panel is not None
+        choices = act_buttons(self.panel)
+        result = await self.fake.click(self.user, self.panel, choices[rng.below(len(choices))])
+        assert result.message is not None and result.latency is not None
+        self.panel = result.message
+        return result.latency
+
+
+async def humans_table(fake: FakeDiscord, name: str) -> Turns:
+    channel = fake.add_channel(name)
+    host, guest = fake.add_user(f"{name}-host"), fake.add_user(f"{name}-guest")
+    lobby = (await fake.slash(host, channel, "newgame", game="workshop")).message
+    assert lobby is not None
+    await fake.click(guest, lobby, "Join")
+    await fake.click(host, lobby, "Start")
+    await poll(lambda: fake.threads(channel), "the humans' thread")
+    (thread,) = fake.threads(channel)
+    return Turns(fake, thread, {str(host.id): host, str(guest.id): guest})
+
+
+class ComputerTable:
+    """A host and three strong computers; the host answers at once, so the computers
+    are nearly always thinking."""
+
+    def __init__(self, turns: Turns) -> None:
+        self.turns = turns
+        self.task: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, fake: FakeDiscord, n: int) -> ComputerTable:
+        channel = fake.add_channel(f"computers-{n}")
+        host = fake.add_user(f"computers-{n}-host")
+        lobby = (await fake.slash(host, channel, "newgame", game="workshop")).message
+        assert lobby is not None
+        for _ in range(3):
+            await add_computer(fake, host, lobby, "strong")
+        await fake.click(host, lobby, "Start")
+        await poll(lambda: fake.threads(channel), "a computers' thread")
+        (thread,) = fake.threads(channel)
+        table = cls(Turns(fake, thread, {str(host.id): host}))
+        table.task = asyncio.create_task(table.keep_playing(Rng(n)))
+        return table
+
+    async def keep_playing(self, rng: Rng) -> None:
+        while True:
+            await self.turns.click(rng)
+
+    def moves(self) -> int:
+        """The move number on the table's board (the bot edits it after every move)."""
+        fake, thread = self.turns.fake, self.turns.thread
+        for message in fake.messages(thread):
+            found = re.search(r"Move (\d+)", message.text()) if message.embeds else None
+            if found:
+                return int(found.group(1))
+        return 0
+
+
+async def measure(turns: Turns, clicks: int, think: float, rng: Rng) -> list[float]:
+    latencies = []
+    for _ in range(clicks):
+        await asyncio.sleep(0.1 + rng.below(max(1, int((2 * think - 0.1) * 1000))) / 1000)
+        latencies.append(await turns.click(rng))
+    return latencies
+
+
+async def run(
+    workers: str, clicks: int, beside: list[int], think: float
+) -> list[tuple[float, float]]:
+    """One bot process; returns (p50, p99) in ms alone and beside each count."""
+    folder = Path(tempfile.mkdtemp())
+    env = {"DATABASE_URL": f"sqlite:///{folder}/ai-load.db", "DISCORD_GUILD_ID": ""}
+    if workers:
+        env["AI_WORKERS"] = workers
+    async with FakeDiscord(validate_spec=False) as fake:
+        process = await fake.start_bot_process("bot.py", env=env)
+        fake.settle_after_interaction = False  # the bot is busy on purpose
+        rng = Rng(11)
+        computers: list[ComputerTable] = []
+        cells = []
+        for phase, count in enumerate([0, *beside]):
+            while len(computers) < count:
+                computers.append(await ComputerTable.open(fake, len(computers)))
+            if count:
+                await asyncio.sleep(2.0)  # the new tables' computers are thinking
+            humans = await humans_table(fake, f"humans-{phase}")
+            await humans.open_next_panel()
+            before = sum(table.moves() for table in computers)
+            started = time.perf_counter()
+            ms = [x * 1000 for x in await measure(humans, clicks, think, rng)]
+            seconds = time.perf_counter() - started
+            moved = sum(table.moves() for table in computers) - before
+            label = "alone" if not count else f"beside {count}"
+            cells.append((percentile(ms, 50), percentile(ms, 99)))
+            print(
+                f"  {label:>9}: p50 {percentile(ms, 50):6.1f} ms, p99 {percentile(ms, 99):7.1f} ms"
+                f" over {len(ms)} clicks in {seconds:.1f} s; computer tables made {moved} moves",
+                flush=True,
+            )
+        for table in computers:
+            assert table.task is not None
+            table.task.cancel()
+        await asyncio.gather(*(t.task for t in computers if t.task), return_exceptions=True)
+        await fake.stop_bot_process(process)
+        fake.check_no_violations()
+    return cells
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clicks", type=int, default=60, help="measured clicks per figure")
+    parser.add_argument("--beside", default="3,8", help="numbers of computer tables")
+    parser.add_argument("--think", type=float, default=0.2, help="mean think time, seconds")
+    parser.add_argument("--no-old", action="store_true", help="skip the in-thread run")
+    args = parser.parse_args()
+    if not 1 <= args.clicks <= 100:
+        parser.error("--clicks: 1 to 100 (a two-player game lasts about 115 decisions)")
+    beside = [int(n) for n in args.beside.split(",") if n.strip()]
+    runs = [("workers", "")] + ([] if args.no_old else [("old (threads)", "0")])
+    print(
+        f"ai_load: {os.cpu_count()} cores, {default_workers()} computer worker(s) by default;"
+        f" {args.clicks} clicks per figure, first response to a click, ms"
+    )
+    rows = []
+    for name, workers in runs:
+        print(f"{name}: AI_WORKERS={workers or '(unset)'}", flush=True)
+        rows.append((name, asyncio.run(run(workers, args.clicks, beside, args.think))))
+    heads = ["alone", *(f"beside {n}" for n in beside)]
+    print("\nhumans-only table, first response p50 / p99 (ms):")
+    print(f"  {'':<14}" + "".join(f"{h:>19}" for h in heads) + "   p99 last / alone")
+    for name, cells in rows:
+        shown = "".join(f"{f'{p50:.1f} / {p99:.1f}':>19}" for p50, p99 in cells)
+        print(f"  {name:<14}{shown}   {cells[-1][1] / cells[0][1]:.2f}x")
+    print("  target (issue 15): beside 8, p99 at most 1.5x the p99 alone")
+
+
+if __name__ == "__main__":
+    main()
