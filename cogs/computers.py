@@ -254,6 +254,9 @@ class Computers:
         await self.queue.close()
 
 
+_showing: set[asyncio.Future[bool]] = set()
+
+
 @contextlib.asynccontextmanager
 async def while_thinking(
     show: Callable[[], Awaitable[None]],
@@ -264,13 +267,22 @@ async def while_thinking(
     """Call ``show()`` once the body has run for ``after`` seconds, then every ``every``
     seconds until it ends. A ``show`` that fails is logged and not repeated."""
 
+    async def shown() -> bool:
+        try:
+            await show()
+        except Exception as error:  # e.g. no permission to post in the thread
+            log.info("cannot show that a computer is thinking: %s", error)
+            return False
+        return True
+
     async def keep_showing() -> None:
         await asyncio.sleep(after)
         while True:
-            try:
-                await show()
-            except Exception as error:  # e.g. no permission to post in the thread
-                log.info("cannot show that a computer is thinking: %s", error)
+            # shielded (and held): a request under way when the body ends is not cut off
+            request = asyncio.ensure_future(shown())
+            _showing.add(request)
+            request.add_done_callback(_showing.discard)
+            if not await asyncio.shield(request):
                 return
             await asyncio.sleep(every)
 

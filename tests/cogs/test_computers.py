@@ -221,3 +221,40 @@ async def test_with_no_workers_decisions_are_made_in_threads() -> None:
     case = decision(TONTTU, states.tonttu_state(5, 4), "greedy")
     assert await players.choose(case) == in_process(case)
     assert players.queue.slots == computers.THREAD_SLOTS
+
+
+# --------------------------------------------------------------------------- thinking shown
+
+
+async def test_thinking_is_shown_after_a_while_and_again_until_it_ends() -> None:
+    shown: list[int] = []
+    twice = asyncio.Event()
+
+    async def show() -> None:
+        shown.append(len(shown))
+        if len(shown) == 2:
+            twice.set()
+
+    async with computers.while_thinking(show, after=10.0):
+        pass  # a quick decision shows nothing
+    assert shown == []
+    async with computers.while_thinking(show, after=0.01, every=0.01):
+        await twice.wait()  # a long one: shown, then shown again
+    await asyncio.sleep(0.05)
+    assert shown == [0, 1]  # and no more once it has ended
+
+
+async def test_a_failing_indicator_is_not_repeated_and_does_not_fail_the_decision() -> None:
+    calls = 0
+    failed = asyncio.Event()
+
+    async def show() -> None:
+        nonlocal calls
+        calls += 1
+        failed.set()
+        raise PermissionError("Missing Permissions")
+
+    async with computers.while_thinking(show, after=0.0, every=0.0):
+        await failed.wait()
+        await asyncio.sleep(0.05)
+    assert calls == 1
