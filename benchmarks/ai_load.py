@@ -35,7 +35,7 @@ from benchmarks.bot_latency import act_buttons, percentile
 from cogs.computers import default_workers
 from engine.core import Rng
 from tests.e2e.bot_helpers import add_computer, turn_prompts
-from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser
+from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, ViolationError
 
 GAME_CLICKS = 100
 """Clicks measured on one humans table (a two-player game lasts about 115 decisions)."""
@@ -59,10 +59,16 @@ class Turns:
         self.seen = 0
         self.panel: FakeMessage | None = None
         self.user: FakeUser | None = None
+        self.missed = 0
+        """Clicks whose answer broke Discord's rules (a late answer: "interaction failed")."""
 
-    async def open_next_panel(self) -> None:
-        """Wait for the next turn prompt; its player opens their panel."""
-        await poll(lambda: len(turn_prompts(self.fake, self.thread)) > self.seen, "a turn prompt")
+    async def open_next_panel(self, again: bool = False) -> None:
+        """Wait for the next turn prompt (``again``: take the latest); its player opens
+        their panel."""
+        if not again:
+            await poll(
+                lambda: len(turn_prompts(self.fake, self.thread)) > self.seen, "a turn prompt"
+            )
         prompts = turn_prompts(self.fake, self.thread)
         self.seen = len(prompts)
         mentioned = prompts[-1].content.splitlines()[-1]
@@ -73,11 +79,20 @@ class Turns:
     async def click(self, rng: Rng) -> float:
         """One decision of whoever must act; returns the click's first-response latency."""
         while self.panel is None or not act_buttons(self.panel):
-            await self.open_next_panel()
+            await self.open_next_panel(again=self.panel is None and self.seen > 0)
         assert self.user is not None and self.panel is not None
         choices = act_buttons(self.panel)
-        result = await self.fake.click(self.user, self.panel, choices[rng.below(len(choices))])
-        assert result.message is not None and result.latency is not None
+        started = time.perf_counter()
+        try:
+            result = await self.fake.click(self.user, self.panel, choices[rng.below(len(choices))])
+        except ViolationError as error:  # e.g. Discord's 3 s deadline missed
+            self.missed += 1
+            late = error.result
+            if late is None or late.latency is None:  # refused: as long as the user waited
+                self.panel = None  # open a fresh panel for the next click
+                return time.perf_counter() - started
+            result = late
+        assert result.latency is not None
         self.panel = result.message
         return result.latency
 
@@ -159,7 +174,7 @@ async def run(
             if count:
                 await asyncio.sleep(2.0)  # the new tables' computers are thinking
             ms: list[float] = []
-            moved, seconds = 0, 0.0
+            moved, missed, seconds = 0, 0, 0.0
             for part in range(0, clicks, GAME_CLICKS):  # a fresh game before this one ends
                 humans = await humans_table(fake, f"humans-{phase}-{part}")
                 await humans.open_next_panel()
@@ -169,11 +184,13 @@ async def run(
                 ms += [x * 1000 for x in await measure(humans, some, think, rng)]
                 seconds += time.perf_counter() - started
                 moved += sum(table.moves() for table in computers) - before
+                missed += humans.missed
             label = "alone" if not count else f"beside {count}"
             cells.append((percentile(ms, 50), percentile(ms, 99)))
             print(
                 f"  {label:>9}: p50 {percentile(ms, 50):6.1f} ms, p99 {percentile(ms, 99):7.1f} ms"
-                f" over {len(ms)} clicks in {seconds:.1f} s; computer tables made {moved} moves",
+                f" over {len(ms)} clicks in {seconds:.1f} s ({missed} past Discord's 3 s);"
+                f" computer tables made {moved} moves",
                 flush=True,
             )
         for table in computers:
@@ -181,7 +198,9 @@ async def run(
             table.task.cancel()
         await asyncio.gather(*(t.task for t in computers if t.task), return_exceptions=True)
         await fake.stop_bot_process(process)
-        fake.check_no_violations()
+        broken = fake.take_violations()  # the old way misses Discord's 3 s deadline
+        kinds = sorted({v.kind for v in broken})
+        print(f"  Discord rules broken during the run: {len(broken)} {', '.join(kinds)}")
     return cells
 
 
