@@ -8,7 +8,10 @@ of thinking computers. So decisions run in worker processes
 (``nice``) so that on a small machine the process answering Discord wins the CPU
 whenever it has work. By default there is one worker per core but one, kept for the
 event loop (``AI_WORKERS`` overrides it; ``0`` decides in threads of the bot's process,
-the old way, kept to measure against).
+the old way, kept to measure against). The price of ``nice``: on a machine shared with
+other busy programs the workers get little CPU, so computers think slowly there (the
+thread shows it) while players' clicks stay fast; ``benchmarks/ai_load.py`` prints the
+moves the computer tables made beside each figure.
 
 What a worker gets is what :func:`engine.ai.choose` needs and nothing else: the game's
 kind, the state (pickled), the seat, the level and the seed. ``choose`` is pure and
