@@ -293,6 +293,8 @@ class FakeDiscord:
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("GET", GATEWAY_PATH, self._gateway_handler)
+        # GET /gateway/bot gives the URL without the slash (AutoShardedClient connects there)
+        app.router.add_route("GET", GATEWAY_PATH.rstrip("/"), self._gateway_handler)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest_handler)
         app.router.add_route("GET", "/attachments/{id}/{filename}", self._attachment_handler)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
