@@ -177,6 +177,40 @@ MIGRATIONS: tuple[Migration, ...] = (
         "each computer seat's level (NULL: the table's, as before)",
         ("ALTER TABLE seats ADD COLUMN ai_level TEXT",),
     ),
+    Migration(
+        7,
+        "work claimed across processes: timer leases, shown message versions, named claims",
+        (
+            # A process claims a due timer for a while (its lease) before firing it;
+            # when the lease runs out unfinished (the process died), another may claim it.
+            "ALTER TABLE timers ADD COLUMN claimed_by TEXT",
+            "ALTER TABLE timers ADD COLUMN claimed_until REAL",
+            # The version each public message shows, so no process edits it backwards;
+            # a version can be claimed before the message exists (message_id NULL).
+            """
+            CREATE TABLE game_messages_7 (
+                game_id       INTEGER NOT NULL REFERENCES games (id),
+                key           TEXT    NOT NULL,
+                message_id    INTEGER,
+                shown_version INTEGER,
+                PRIMARY KEY (game_id, key)
+            ) WITHOUT ROWID
+            """,
+            "INSERT INTO game_messages_7 (game_id, key, message_id)"
+            " SELECT game_id, key, message_id FROM game_messages",
+            "DROP TABLE game_messages",
+            "ALTER TABLE game_messages_7 RENAME TO game_messages",
+            # Once-only work (e.g. syncing slash commands): a name held by one owner
+            # until its lease runs out.
+            """
+            CREATE TABLE claims (
+                name          TEXT PRIMARY KEY,
+                owner         TEXT NOT NULL,
+                claimed_until REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -64,7 +64,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, cast
@@ -171,10 +171,12 @@ _INFO_COLUMNS = """
             json_array(s.position, s.player, s.user_id, s.display_name, s.ai_level))
        FROM seats AS s WHERE s.game_id = g.id),
     (SELECT json_group_object(m.key, m.message_id)
-       FROM game_messages AS m WHERE m.game_id = g.id),
-    g.settings
+       FROM game_messages AS m WHERE m.game_id = g.id AND m.message_id IS NOT NULL),
+    g.settings,
+    (SELECT json_group_object(m.key, m.shown_version)
+       FROM game_messages AS m WHERE m.game_id = g.id AND m.shown_version IS NOT NULL)
 """
-_SNAPSHOT = 18
+_SNAPSHOT = 19
 """Index of ``g.snapshot`` when appended after ``_INFO_COLUMNS``."""
 
 
@@ -208,6 +210,7 @@ def _info_from_row(row: Sequence[Any]) -> GameInfo:
         version=row[9],
         seats=seats,
         messages=json.loads(row[16]),
+        shown_versions=json.loads(row[18]),
         settings=_json_object(game_id, row[17], "settings"),
         result=None if row[10] is None else _json_object(game_id, row[10], "result"),
         created_at=_dt(row[11]),
@@ -604,9 +607,15 @@ class SqliteStorage:
     async def set_message(self, game_id: int, key: str, message_id: int | None) -> None:
         async with self._write() as db:
             await self._status(db, game_id)
-            if message_id is None:
+            if message_id is None:  # the shown version stays: it must never go back
                 await db.execute(
-                    "DELETE FROM game_messages WHERE game_id = ? AND key = ?", (game_id, key)
+                    "UPDATE game_messages SET message_id = NULL WHERE game_id = ? AND key = ?",
+                    (game_id, key),
+                )
+                await db.execute(
+                    "DELETE FROM game_messages"
+                    " WHERE game_id = ? AND key = ? AND shown_version IS NULL",
+                    (game_id, key),
                 )
             else:
                 await db.execute(
@@ -614,6 +623,54 @@ class SqliteStorage:
                     " ON CONFLICT (game_id, key) DO UPDATE SET message_id = excluded.message_id",
                     (game_id, key, message_id),
                 )
+
+    async def claim_message_version(self, game_id: int, key: str, version: int) -> bool:
+        """Record that message ``key`` is about to show ``version``: True (and stored)
+        when it showed nothing yet or an older version, False otherwise (do not edit).
+
+        An atomic compare-and-set in SQL, so of two processes publishing the same
+        game, the one with the older version loses, whichever order they arrive in.
+        """
+        async with self._write() as db:
+            await self._status(db, game_id)
+            rows = await self._rows(
+                db,
+                "INSERT INTO game_messages (game_id, key, shown_version) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id, key) DO UPDATE SET shown_version = excluded.shown_version"
+                " WHERE game_messages.shown_version IS NULL"
+                " OR game_messages.shown_version < excluded.shown_version"
+                " RETURNING key",
+                (game_id, key, version),
+            )
+            return bool(rows)
+
+    async def shown_version(self, game_id: int, key: str) -> int | None:
+        """The version message ``key`` was last claimed to show (``None``: never)."""
+        rows = await self._read(
+            "SELECT shown_version FROM game_messages WHERE game_id = ? AND key = ?",
+            (game_id, key),
+        )
+        return rows[0][0] if rows else None
+
+    async def try_claim(self, name: str, owner: str, lease: timedelta) -> bool:
+        """Hold ``name`` for ``lease``: True when it was free, its lease had run out, or
+        ``owner`` already held it (the lease is renewed); False while another holds it.
+
+        For work exactly one process should do (e.g. syncing slash commands for
+        one command tree: ``try_claim(f"sync:{tree_hash}", owner, timedelta(days=1))``).
+        """
+        now = self._now()
+        async with self._write() as db:
+            rows = await self._rows(
+                db,
+                "INSERT INTO claims (name, owner, claimed_until) VALUES (?, ?, ?)"
+                " ON CONFLICT (name) DO UPDATE"
+                " SET owner = excluded.owner, claimed_until = excluded.claimed_until"
+                " WHERE claims.claimed_until <= ? OR claims.owner = excluded.owner"
+                " RETURNING name",
+                (name, owner, now + lease.total_seconds(), now),
+            )
+            return bool(rows)
 
     # ------------------------------------------------------------------ reading
 
@@ -990,6 +1047,10 @@ class SqliteStorage:
             " ORDER BY due_at, id",
             params,
         )
+        return self._timers(rows)
+
+    @staticmethod
+    def _timers(rows: Sequence[Sequence[Any]]) -> list[Timer]:
         timers = []
         for timer_id, game_id, kind, due, payload, created in rows:
             try:
@@ -1013,6 +1074,40 @@ class SqliteStorage:
             "SELECT MIN(due_at) FROM timers WHERE fired_at IS NULL AND cancelled_at IS NULL"
         )
         return _opt_dt(rows[0][0])
+
+    async def claim_due_timers(
+        self, owner: str, lease: timedelta, now: datetime | None = None, limit: int = 100
+    ) -> list[Timer]:
+        """Claim up to ``limit`` due timers for ``owner`` for ``lease``, oldest first.
+
+        Only this owner gets them until the lease runs out: fire each, then
+        ``finish_timer``. A timer whose lease ran out unfinished (its process died)
+        is due again and can be claimed by another owner. A timer whose payload
+        cannot be read is logged and left out (it stays claimed until its lease ends).
+        """
+        moment = self._now() if now is None else _ts(now)
+        async with self._write() as db:
+            rows = await self._rows(
+                db,
+                "UPDATE timers SET claimed_by = ?, claimed_until = ? WHERE id IN ("
+                " SELECT id FROM timers WHERE fired_at IS NULL AND cancelled_at IS NULL"
+                " AND due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
+                " ORDER BY due_at, id LIMIT ?)"
+                " RETURNING id, game_id, kind, due_at, payload, created_at",
+                (owner, moment + lease.total_seconds(), moment, moment, limit),
+            )
+        return self._timers(sorted(rows, key=lambda row: (row[3], row[0])))
+
+    async def finish_timer(self, timer_id: int, owner: str) -> bool:
+        """Mark a claimed timer fired; False if ``owner`` no longer holds it (its lease ran
+        out and another claimed it), or it was cancelled or already fired."""
+        async with self._write() as db:
+            cursor = await db.execute(
+                "UPDATE timers SET fired_at = ? WHERE id = ? AND claimed_by = ?"
+                " AND fired_at IS NULL AND cancelled_at IS NULL",
+                (self._now(), timer_id, owner),
+            )
+            return cursor.rowcount == 1
 
     async def mark_fired(self, timer_id: int) -> bool:
         """Record that a timer fired; False if it already had (or was cancelled).

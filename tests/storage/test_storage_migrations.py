@@ -80,7 +80,8 @@ async def _write_data_of_version(path: Path, version: int) -> int:
         for game_id in (1, 2):
             for position, user in enumerate((100, 101)):
                 await db.execute(
-                    "INSERT INTO seats VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO seats (game_id, position, player, user_id, display_name)"
+                    " VALUES (?, ?, ?, ?, ?)",
                     (game_id, position, str(user), user, f"User {user}"),
                 )
         await db.execute(
