@@ -26,11 +26,12 @@ import hashlib
 import json
 import logging
 import os
+import secrets
 import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -39,6 +40,7 @@ from dotenv import load_dotenv
 
 import storage
 from cogs import EXTENSIONS, drawing
+from cogs.publishing import MessageGate
 from cogs.service import Tables
 
 log = logging.getLogger("bot")
@@ -144,7 +146,7 @@ class Settings:
 
 def process_name() -> str:
     """Who holds a claim: this host and process (for the logs and for storage leases)."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 class WorkshopBot(commands.AutoShardedBot):
@@ -152,6 +154,7 @@ class WorkshopBot(commands.AutoShardedBot):
 
     store: storage.Storage
     tables: Tables
+    gate: MessageGate
 
     def __init__(
         self,
@@ -178,6 +181,7 @@ class WorkshopBot(commands.AutoShardedBot):
         drawing.start()  # the picture worker process starts while we connect
         self.store = await storage.open(self.settings.database_url)
         self.tables = Tables(self.store, clock=self.clock)
+        self.gate = MessageGate(self.store, self.owner_name)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
@@ -194,7 +198,9 @@ class WorkshopBot(commands.AutoShardedBot):
         digest = hashlib.sha256(json.dumps([guild and guild.id, tree], sort_keys=True).encode())
         name = f"sync-commands:{digest.hexdigest()[:32]}"
         try_claim = getattr(self.store, "try_claim", None)
-        if try_claim is not None and not await try_claim(name, self.owner_name, SYNC_CLAIM_LEASE):
+        if try_claim is not None and not await try_claim(
+            name, self.owner_name, timedelta(seconds=SYNC_CLAIM_LEASE)
+        ):
             log.info("commands: another process synced this command tree; skipping")
             return False
         if try_claim is None and not self.runs_shard_zero:
