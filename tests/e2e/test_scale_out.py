@@ -1,0 +1,334 @@
+"""Three bot processes, one database, one (sharded) fake Discord: every interaction works
+whichever process receives it, timers fire once, public messages never go backwards.
+
+The bot has four shards, run by three processes (``SHARD_IDS`` 0-1, 2 and 3). There is a
+server on every shard, and in each a Santa's Workshop game (a human and a computer) and a
+Workshop Tonttu game (a human and two computers; speed mode on odd shards). Tonttu
+choices are made by DM (always delivered to shard 0, so to the first process, whatever
+the server) and with the thread's "Choose privately" button (delivered to the server's
+shard); race buttons are clicked in the thread. All the processes' clocks read one offset
+file, which the test moves forward: reminders, turn limits (the computer moves for the
+absent human) and speed-race closes fall due in every game at once, and any process may
+claim them. Mid-game the process running shard 3 is killed with SIGKILL; DMs and timers
+of its server's games go on meanwhile (they do not need it), and it is started again.
+
+Afterwards: every game finished, with final scores equal to an engine replay of its
+stored log (``storage.replay``); every fired timer had its effect exactly once (one
+reminder message per fired reminder, one announcement per fired turn limit, one TIMER
+action per fired race close); every version of every board message, as the fake
+recorded them, shows a move number not lower than the one before, and every status
+message only ever gains chosen players until it closes; and no Discord rule was broken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import get_game
+from engine.core import TIMER, Rng
+from storage import LoadedGame, Storage
+from storage import open as open_storage
+
+from .bot_helpers import add_computer, turn_prompts
+from .fake_discord import FakeChannel, FakeDiscord, FakeUser, ViolationError
+from .tonttu_helpers import choose_by_dm, choose_privately, status_message
+
+SHARD_COUNT = 4
+PROCESSES = {"first": "0-1", "second": "2", "third": "3"}
+"""SHARD_IDS of each bot process."""
+KILLED = "third"
+TURN_LIMIT_HOURS = 2
+REMINDER_HOURS = 1
+JUMP = (TURN_LIMIT_HOURS + 0.1) * 3600
+"""Each clock jump makes every pending reminder and turn limit (and race) fall due."""
+MOVE_NUMBER = re.compile(r"Move (\d+)")
+CLOCKED_BOT = Path(__file__).with_name("clocked_bot.py")
+
+
+@dataclass
+class Table:
+    kind: str
+    guild_shard: int
+    human: FakeUser
+    channel: FakeChannel
+    thread: Any = None
+    game_id: int = 0
+    human_moves: int = 0
+    players: list[str] = field(default_factory=list)
+
+
+class Cluster:
+    """The bot processes and the shared clock."""
+
+    def __init__(self, fake: FakeDiscord, database_url: str, folder: Path) -> None:
+        self.fake = fake
+        self.database_url = database_url
+        self.offset_file = folder / "clock-offset"
+        self.offset = 0.0
+        self._write_offset()
+        self.processes: dict[str, asyncio.subprocess.Process] = {}
+
+    def _write_offset(self) -> None:
+        temporary = self.offset_file.with_suffix(".tmp")
+        temporary.write_text(str(self.offset))
+        os.replace(temporary, self.offset_file)  # the bots never read half a number
+
+    def jump(self, seconds: float) -> None:
+        self.offset += seconds
+        self._write_offset()
+
+    def shards_of(self, name: str) -> list[int]:
+        first, _, last = PROCESSES[name].partition("-")
+        return list(range(int(first), int(last or first) + 1))
+
+    async def start(self, name: str) -> None:
+        env = {
+            "DATABASE_URL": self.database_url,
+            "SHARD_COUNT": str(SHARD_COUNT),
+            "SHARD_IDS": PROCESSES[name],
+            "TIMER_POLL_SECONDS": "0.2",
+            "BOT_CLOCK_OFFSET_FILE": str(self.offset_file),
+        }
+        self.processes[name] = await self.fake.start_bot_process(
+            CLOCKED_BOT, env=env, shards=self.shards_of(name), timeout=60
+        )
+
+    def running_shards(self) -> set[int]:
+        return {s for name in self.processes for s in self.shards_of(name)}
+
+
+async def open_game(fake: FakeDiscord, table: Table) -> None:
+    options: dict[str, Any] = {
+        "game": table.kind,
+        "reminder_hours": REMINDER_HOURS,
+        "turn_limit_hours": TURN_LIMIT_HOURS,
+    }
+    if table.kind == "tonttu":
+        options.update(mode="speed" if table.guild_shard % 2 else "tactical", speed_seconds=15)
+    result = await fake.slash(table.human, table.channel, "newgame", **options)
+    lobby = result.message
+    assert lobby is not None
+    for level in ("greedy", "random")[: 1 if table.kind == "workshop" else 2]:
+        await add_computer(fake, table.human, lobby, level)
+    await fake.click(table.human, lobby, "Start")
+    await fake.wait_for(lambda: fake.threads(table.channel), timeout=15, what="the thread")
+    (table.thread,) = fake.threads(table.channel)
+
+
+async def quiet(fake: FakeDiscord, store: Storage, tables: list[Table], timeout: float) -> None:  # noqa: ASYNC109
+    """Wait until every game waits for its human (or is over) and nothing moved or was
+    sent for a while: no bot process is in the middle of anything."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    last: list[int] = []
+    while True:
+        games = [await store.load(t.game_id) for t in tables]
+        versions = [g.version for g in games]
+        idle = loop.time() - fake._last_activity
+        if versions == last and idle > 0.4 and all(map(waits_for_human, games)):
+            return
+        if loop.time() > end:
+            stuck = [(g.id, g.version, g.status) for g in games if not waits_for_human(g)]
+            raise AssertionError(f"the games did not come to rest: {stuck}")
+        last = versions
+        await asyncio.sleep(0.25)
+
+
+def waits_for_human(game: LoadedGame) -> bool:
+    if game.status != "active":
+        return True
+    acting = get_game(game.kind).to_act(game.state)
+    humans = {s.player for s in game.seats if not s.is_ai}
+    return bool(acting) and set(acting) <= humans
+
+
+async def human_move(
+    fake: FakeDiscord, store: Storage, table: Table, rng: Rng, *, dm_only: bool = False
+) -> None:
+    """One move of the table's human, the way a player makes it (``dm_only``: by DM)."""
+    game = await store.load(table.game_id)
+    if game.status != "active":
+        return
+    rules = get_game(game.kind)
+    player = str(table.human.id)
+    state = game.state
+    legal = rules.legal_actions(state, player)
+    if table.kind == "workshop":
+        prompts = turn_prompts(fake, table.thread)
+        if not prompts:
+            return
+        opened = await fake.click(table.human, prompts[-1], "Take your turn")
+        panel = opened.message
+        assert panel is not None
+        buttons = [b["custom_id"] for b in panel.buttons() if b["custom_id"].startswith("act:")]
+        if buttons:
+            await fake.click(table.human, panel, buttons[rng.below(len(buttons))])
+        else:
+            (select,) = panel.selects()
+            values = [o["value"] for o in select["options"]]
+            await fake.select(table.human, panel, select["custom_id"], [rng.choice(values)])
+    elif state.phase == "point" and state.mode == "speed":
+        race = status_message(fake, table.thread)
+        buttons = [b["custom_id"] for b in race.buttons() if b["custom_id"].startswith("ttr:")]
+        if buttons:
+            await fake.click(table.human, race, buttons[rng.below(len(buttons))])
+    elif legal:
+        action = legal[rng.below(len(legal))]
+        if dm_only or rng.below(3):
+            await choose_by_dm(fake, table.human, state, action)  # to shard 0
+        else:
+            await choose_privately(fake, table.human, table.thread, state, action)
+    table.human_moves += 1
+
+
+def board_regressions(fake: FakeDiscord, thread: Any) -> list[str]:
+    """Boards whose move number ever went down from one version to the next."""
+    found = []
+    for message in fake.messages(thread):
+        moves = [
+            int(m[1])
+            for version in message.history
+            for embed in version.get("embeds") or []
+            if (m := MOVE_NUMBER.search((embed.get("footer") or {}).get("text", "")))
+        ]
+        if moves != sorted(moves):
+            found.append(f"board {message.id} showed moves {moves}")
+    return found
+
+
+def status_regressions(fake: FakeDiscord, thread: Any) -> list[str]:
+    """Status messages that lost a chosen player, or came back to life after closing."""
+    found = []
+    for message in fake.messages(thread):
+        contents = [version.get("content") or "" for version in message.history]
+        if not any("Chosen: " in c for c in contents):
+            continue
+        chosen: list[set[str]] = []
+        closed = False
+        for content in contents:
+            if content.startswith("This phase is over"):
+                closed = True
+                continue
+            if closed:
+                found.append(f"status {message.id} edited after it closed: {content[:80]}")
+            line = content.split("Chosen: ", 1)[1].splitlines()[0] if "Chosen: " in content else ""
+            names = set() if line in ("", "nobody yet") else set(line.split(", "))
+            if chosen and not chosen[-1] <= names:
+                found.append(f"status {message.id} went from {chosen[-1]} to {names}")
+            chosen.append(names)
+    return found
+
+
+def fired_timers(database_path: Path) -> dict[tuple[int, str], int]:
+    """(game id, kind) → how many timers fired (read straight from the database file)."""
+    with sqlite3.connect(database_path) as db:
+        rows = db.execute(
+            "SELECT game_id, kind, COUNT(*) FROM timers WHERE fired_at IS NOT NULL"
+            " GROUP BY game_id, kind"
+        ).fetchall()
+    return {(game_id, kind): count for game_id, kind, count in rows}
+
+
+async def test_three_processes_share_the_games_of_every_shard(tmp_path: Path) -> None:
+    database_path = tmp_path / "bot.db"
+    database_url = f"sqlite:///{database_path}"
+    rng = Rng(2026)
+    async with FakeDiscord(shard_count=SHARD_COUNT, max_concurrency=SHARD_COUNT) as fake:
+        fake.settle_after_interaction = False  # the bots are in other processes
+        store = await open_storage(database_url)
+        cluster = Cluster(fake, database_url, tmp_path)
+        try:
+            for name in PROCESSES:
+                await cluster.start(name)
+            tables: list[Table] = []
+            for shard in range(SHARD_COUNT):
+                guild = fake.add_guild(f"Server {shard}", owner=fake.owner, shard=shard)
+                assert fake.shard_of(guild) == shard
+                for kind in ("workshop", "tonttu"):
+                    human = fake.add_user(f"{kind}-{shard}", guild=guild)
+                    channel = fake.add_channel(kind, guild=guild)
+                    tables.append(Table(kind, shard, human, channel))
+            await asyncio.sleep(0.5)  # the bots see the new servers (GUILD_CREATE)
+            await asyncio.gather(*(open_game(fake, t) for t in tables))
+            for table in tables:
+                found = await store.find_open(table.channel.id)
+                assert found is not None and found.status == "active"
+                table.game_id = found.id
+
+            jumps = rounds = 0
+            killed_at = restarted_at = -1
+            while True:
+                await quiet(fake, store, tables, timeout=40)
+                games = {t.game_id: await store.load(t.game_id) for t in tables}
+                if all(g.status != "active" for g in games.values()):
+                    break
+                rounds += 1
+                if rounds == 6:  # mid-game: SIGKILL the process running shard 3
+                    await fake.kill_bot_process(cluster.processes.pop(KILLED))
+                    killed_at = rounds
+                elif killed_at > 0 and restarted_at < 0 and rounds == killed_at + 3:
+                    await cluster.start(KILLED)
+                    restarted_at = rounds
+                if rounds % 3 == 0:  # reminders, turn limits and races fall due everywhere
+                    cluster.jump(JUMP)
+                    jumps += 1
+                    continue
+                running = cluster.running_shards()
+                moves = []
+                for table in tables:
+                    game = games[table.game_id]
+                    if game.status != "active" or rng.below(4) == 0:
+                        continue
+                    # a dead shard's server gets nothing but DMs (shard 0) meanwhile
+                    state = game.state
+                    by_dm = table.kind == "tonttu" and not (
+                        state.phase == "point" and state.mode == "speed"
+                    )
+                    down = table.guild_shard not in running
+                    if down and not by_dm:
+                        continue
+                    moves.append(human_move(fake, store, table, rng, dm_only=down))
+                await asyncio.gather(*moves)
+
+            # -- every game finished, and its scores are the engine's replay of its log
+            for table in tables:
+                game = await store.load(table.game_id)
+                assert game.status == "finished", (table.kind, game.status)
+                report = await store.replay(table.game_id)  # seed + log → the snapshot
+                assert report.ok, report
+                outcome = get_game(game.kind).outcome(game.state)
+                assert outcome is not None and game.result == outcome.model_dump(mode="json")
+                final = [m for m in fake.messages(table.thread) if "final scores" in m.text()]
+                assert len(final) == 1, f"{len(final)} final-score posts in game {game.id}"
+            # -- each fired timer had its effect exactly once
+            fired = fired_timers(database_path)
+            for table in tables:
+                texts = [m.content for m in fake.messages(table.thread)]
+                reminders = sum(t.startswith("Reminder") for t in texts)
+                limits = sum("did not move within" in t for t in texts)
+                assert reminders == fired.get((table.game_id, "remind"), 0), table
+                assert limits == fired.get((table.game_id, "turn_limit"), 0), table
+                closes = sum(1 for a in await store.log(table.game_id) if a.player == TIMER)
+                assert closes == fired.get((table.game_id, "speed_close"), 0), table
+            assert sum(n for (_, kind), n in fired.items() if kind == "remind") > 0
+            assert sum(n for (_, kind), n in fired.items() if kind == "turn_limit") > 0
+            assert sum(n for (_, kind), n in fired.items() if kind == "speed_close") > 0
+            # -- no public message went backwards
+            for table in tables:
+                assert not board_regressions(fake, table.thread)
+                assert not status_regressions(fake, table.thread)
+            # -- the work really was spread: every process answered interactions
+            assert killed_at > 0 and restarted_at > killed_at and jumps >= 2
+            dm_moves = [s for s, e, d in fake.dispatched if e == "INTERACTION_CREATE"]
+            assert set(dm_moves) == set(range(SHARD_COUNT))
+            leftover = fake.take_violations()
+            if leftover:
+                raise ViolationError(leftover)
+        finally:
+            await store.close()
