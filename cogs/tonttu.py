@@ -697,6 +697,7 @@ class Tonttu(commands.Cog):
                     game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
                 )
                 await self.table.publish(played)
+                await self.table.run_computers(game.id)  # they pick in the next phase at once
             return True
         if timer.kind == "remind":
             acting = self._acting_humans(game)
