@@ -500,6 +500,9 @@ class Tonttu(commands.Cog):
         # game may have been read before that phase's start was published).
         game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
         await self._close_status(game)
+        if game.state.mode == "speed" and game.state.phase == "pick":
+            # a race everyone finished pointing in: its close timer has nothing to do
+            await self.bot.store.cancel_timers(game.id, "speed_close")
         drawing = asyncio.create_task(self.table.board_png(game))  # while the phase starts
         if game.status == "active":
             await self.start_phase(game)

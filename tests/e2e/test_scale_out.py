@@ -37,15 +37,15 @@ from storage import LoadedGame, Storage
 from storage import open as open_storage
 
 from .bot_helpers import add_computer, turn_prompts
-from .fake_discord import FakeChannel, FakeDiscord, FakeUser, ViolationError
+from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, ViolationError
 from .tonttu_helpers import choose_by_dm, choose_privately, dm_panel, status_message
 
 SHARD_COUNT = 4
 PROCESSES = {"first": "0-1", "second": "2", "third": "3"}
 """SHARD_IDS of each bot process."""
 KILLED = "third"
-GAMES = {0: ("workshop",), 1: ("tonttu",), 2: ("workshop",), 3: ("tonttu",)}
-"""The games in the server of each shard (Tonttu in speed mode on odd shards)."""
+GAMES = {0: ("tonttu",), 1: ("workshop",), 2: ("tonttu",), 3: ("tonttu",)}
+"""The game in the server of each shard (Tonttu in speed mode on shard 2)."""
 TURN_LIMIT_HOURS = 2
 REMINDER_HOURS = 1
 JUMP = (TURN_LIMIT_HOURS + 0.1) * 3600
@@ -63,6 +63,8 @@ class Table:
     thread: Any = None
     game_id: int = 0
     human_moves: int = 0
+    panel: FakeMessage | None = None
+    waits: list[float] = field(default_factory=list)
     players: list[str] = field(default_factory=list)
 
 
@@ -113,7 +115,7 @@ async def open_game(fake: FakeDiscord, table: Table) -> None:
         "turn_limit_hours": TURN_LIMIT_HOURS,
     }
     if table.kind == "tonttu":
-        options.update(mode="speed" if table.guild_shard % 2 else "tactical", speed_seconds=15)
+        options.update(mode="speed" if table.guild_shard == 2 else "tactical", speed_seconds=15)
     result = await fake.slash(table.human, table.channel, "newgame", **options)
     lobby = result.message
     assert lobby is not None
@@ -173,21 +175,28 @@ async def human_move(
     state = game.state
     legal = rules.legal_actions(state, str(table.human.id))
     if table.kind == "workshop":
-        prompts = turn_prompts(fake, table.thread)
-        if not prompts:
-            return False
-        opened = await fake.click(table.human, prompts[-1], "Take your turn")
-        panel = opened.message
-        assert panel is not None
+        panel = table.panel  # after a choice it shows the next one, while the turn lasts
+        current = f"act:{game.id}:{game.version}:"
+        if panel is None or not any(current in str(c.get("custom_id")) for c in components(panel)):
+            prompts = turn_prompts(fake, table.thread)
+            if not prompts:
+                return False
+            opened = await fake.click(table.human, prompts[-1], "Take your turn")
+            panel = table.panel = opened.message
+            assert panel is not None
         buttons = [b["custom_id"] for b in panel.buttons() if b["custom_id"].startswith("act:")]
         if buttons:
-            await fake.click(table.human, panel, buttons[rng.below(len(buttons))])
+            result = await fake.click(table.human, panel, buttons[rng.below(len(buttons))])
         elif panel.selects():
             (select,) = panel.selects()
             values = [o["value"] for o in select["options"]]
-            await fake.select(table.human, panel, select["custom_id"], [rng.choice(values)])
+            result = await fake.select(
+                table.human, panel, select["custom_id"], [rng.choice(values)]
+            )
         else:
+            table.panel = None
             return False  # the panel was drawn before the turn came back: try again
+        table.panel = result.message
     elif not status_posted(fake, table, state):
         return False  # the phase's status message is not posted yet
     elif state.phase == "point" and state.mode == "speed":
@@ -210,6 +219,10 @@ async def human_move(
             await choose_privately(fake, table.human, table.thread, state, action)
     table.human_moves += 1
     return True
+
+
+def components(message: FakeMessage) -> list[dict[str, Any]]:
+    return [*message.buttons(), *message.selects()]
 
 
 def status_posted(fake: FakeDiscord, table: Table, state: Any) -> bool:
@@ -252,9 +265,11 @@ async def play(
             await asyncio.sleep(0.05)
             continue
         made += 1
-        end = loop.time() + 10
+        started = loop.time()
+        end = started + 3  # a refused move (a race card taken meanwhile) changes nothing
         while (await store.load(table.game_id)).version == game.version and loop.time() < end:  # noqa: ASYNC110
             await asyncio.sleep(0.05)
+        table.waits.append(round(loop.time() - started, 2))
 
 
 def board_regressions(fake: FakeDiscord, thread: Any) -> list[str]:
@@ -316,8 +331,7 @@ async def test_three_processes_share_the_games_of_every_shard(tmp_path: Path) ->
         store = await open_storage(database_url)
         cluster = Cluster(fake, database_url, tmp_path)
         try:
-            for name in PROCESSES:
-                await cluster.start(name)
+            await asyncio.gather(*(cluster.start(name) for name in PROCESSES))
             tables: list[Table] = []
             for shard in range(SHARD_COUNT):
                 guild = fake.add_guild(f"Server {shard}", owner=fake.owner, shard=shard)
