@@ -118,7 +118,12 @@ class _Migrating:
         self.db = db
 
     async def version(self) -> int:
-        exists = await self.db.fetchval("SELECT to_regclass('schema_version') IS NOT NULL")
+        # A plain catalog query (statement snapshot), not to_regclass(): after waiting for
+        # the migration lock, a cached "no such table" must not hide another process's.
+        exists = await self.db.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables"
+            " WHERE schemaname = current_schema() AND tablename = 'schema_version')"
+        )
         if not exists:
             return 0
         found = await self.db.fetchval("SELECT max(version) FROM schema_version")
