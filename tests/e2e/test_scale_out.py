@@ -30,10 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+import pytest
+
 from cogs.tonttu import phase_name
 from engine import get_game
 from engine.core import TIMER, Rng
-from storage import LoadedGame, Storage
+from storage import LoadedGame, Storage, sqlite_path
 from storage import open as open_storage
 
 from .bot_helpers import add_computer, turn_prompts
@@ -310,21 +313,34 @@ def status_regressions(fake: FakeDiscord, thread: Any) -> list[str]:
     return found
 
 
-def fired_timers(database_path: Path) -> dict[tuple[int, str], int]:
+async def fired_timers(database_url: str) -> dict[tuple[int, str], int]:
     """(game id, kind) → how many timers were claimed to fire (read straight from the
-    database file). A claimed timer may end up cancelled rather than fired: the prompt
-    a reminder posts replaces the reminder (``schedule(replace=True)``)."""
-    with sqlite3.connect(database_path) as db:
-        rows = db.execute(
-            "SELECT game_id, kind, COUNT(*) FROM timers WHERE claimed_by IS NOT NULL"
-            " GROUP BY game_id, kind"
-        ).fetchall()
+    database). A claimed timer may end up cancelled rather than fired: the prompt a
+    reminder posts replaces the reminder (``schedule(replace=True)``)."""
+    sql = (
+        "SELECT game_id, kind, COUNT(*) FROM timers WHERE claimed_by IS NOT NULL"
+        " GROUP BY game_id, kind"
+    )
+    if database_url.startswith("sqlite:///"):
+        with sqlite3.connect(sqlite_path(database_url)) as db:
+            rows = db.execute(sql).fetchall()
+    else:
+        connection = await asyncpg.connect(database_url)
+        try:
+            rows = [tuple(row) for row in await connection.fetch(sql)]
+        finally:
+            await connection.close()
     return {(game_id, kind): count for game_id, kind, count in rows}
 
 
-async def test_three_processes_share_the_games_of_every_shard(tmp_path: Path) -> None:
-    database_path = tmp_path / "bot.db"
-    database_url = f"sqlite:///{database_path}"
+@pytest.mark.parametrize("backend", ["postgres"])
+async def test_three_processes_share_the_games_of_every_shard(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if backend == "postgres":
+        database_url = str(request.getfixturevalue("postgres_url"))
+    else:
+        database_url = f"sqlite:///{tmp_path}/bot.db"  # several processes on one file work too
     rng = Rng(2026)
     async with FakeDiscord(shard_count=SHARD_COUNT, max_concurrency=SHARD_COUNT) as fake:
         fake.settle_after_interaction = False  # the bots are in other processes
@@ -384,7 +400,7 @@ async def test_three_processes_share_the_games_of_every_shard(tmp_path: Path) ->
                 final = [m for m in fake.messages(table.thread) if "final scores" in m.text()]
                 assert len(final) == 1, f"{len(final)} final-score posts in game {game.id}"
             # -- each fired timer had its effect exactly once
-            fired = fired_timers(database_path)
+            fired = await fired_timers(database_url)
             for table in tables:
                 texts = [m.content for m in fake.messages(table.thread)]
                 reminders = sum(t.startswith("Reminder") for t in texts)
