@@ -12,7 +12,10 @@ drawn from 0.2 s to 2 × ``--think`` s (paced arrivals, like live tables). Figur
 actions per second completed, and p50/p99 of the time from INTERACTION_CREATE dispatch
 to the bot's answer ("> 3 s": answers later than Discord allows). "DB ms/submit" is the
 database alone: ``Storage.submit`` timed in this process, one game at a time, on a fresh
-database of the same backend.
+database of the same backend. "REST/act": requests per action that count against
+Discord's global 50 requests/s per bot (interaction callbacks and webhooks do not). "CPU
+ms/act": CPU time per action of the bot processes (with their drawing workers) and of
+this process (the fake Discord and the simulated players), while playing.
 
 PostgreSQL is a throwaway server started here the way the tests start theirs
 (``tests/postgres_server.py``); the bots run as their own processes
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import statistics
 import tempfile
 import time
@@ -59,6 +64,12 @@ class Figures:
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     late: int = 0
+    rest: int = 0
+    fake_cpu: float = 0.0
+    """CPU seconds of this process (the fake Discord and the players) while playing."""
+    bot_cpu: float = 0.0
+    """CPU seconds of the bot processes and their drawing workers while playing."""
+    """REST requests under the global 50/s limit (not interaction callbacks/webhooks)."""
     """Interactions not answered within Discord's 3 s (the user saw a failure)."""
     db_ms: float = 0.0
 
@@ -67,8 +78,26 @@ class Figures:
         rate = self.actions / self.seconds if self.seconds else 0.0
         return (
             f"{name:<22} {rate:>9.1f} {percentile(ms, 50):>9.0f} {percentile(ms, 99):>9.0f}"
-            f" {self.late:>6} {self.db_ms:>12.2f}"
+            f" {self.late:>6} {self.rest / max(1, self.actions):>9.2f} {self.db_ms:>12.2f}"
+            f" {1000 * self.bot_cpu / max(1, self.actions):>12.0f}"
+            f" {1000 * self.fake_cpu / max(1, self.actions):>12.0f}"
         )
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes and their children (Linux /proc; 0 elsewhere)."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for pid in pids:
+        family = [pid]
+        with contextlib.suppress(OSError):
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            family += [int(child) for child in children]
+        for member in family:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
 
 
 def act_buttons(message: FakeMessage) -> list[str]:
@@ -131,7 +160,7 @@ async def through_discord(
             )
             for shard in range(processes)
         ]
-        await asyncio.gather(*started)
+        bots = await asyncio.gather(*started)
         guilds = [
             fake.add_guild(f"Server {s}", owner=fake.owner, shard=s) for s in range(processes)
         ]
@@ -161,8 +190,17 @@ async def through_discord(
                     figures.latencies.append(latency)
 
         begun = loop.time()
+        requests_before = len(fake.requests)
+        fake_cpu, bot_cpu = time.process_time(), cpu_seconds([b.pid for b in bots])
         await asyncio.gather(*(play(t, Rng(i)) for i, t in enumerate(tables)))
         figures.seconds = loop.time() - begun
+        figures.fake_cpu = time.process_time() - fake_cpu
+        figures.bot_cpu = cpu_seconds([b.pid for b in bots]) - bot_cpu
+        figures.rest = sum(
+            1
+            for r in fake.requests[requests_before:]
+            if not r.path.startswith(("/interactions/", "/webhooks/"))
+        )
         fake.take_violations()  # counted in ``late``
     return figures
 
@@ -219,7 +257,7 @@ async def run(games: int, seconds: float, think: float, submits: int) -> None:
     print(f"\n{games} Workshop games at once, {seconds:.0f} s each, think 0.2-{2 * think:.1f} s")
     print(
         f"{'set-up':<22} {'actions/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'> 3 s':>6}"
-        f" {'DB ms/submit':>12}"
+        f" {'REST/act':>9} {'DB ms/submit':>12} {'bot CPU ms/act':>12} {'fake CPU ms/act':>12}"
     )
     for name, figures in results:
         print(figures.row(name))
