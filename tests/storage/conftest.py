@@ -24,7 +24,7 @@ assert race_game.GAME.name == "race"  # importing it registered the game
 
 # --doctest-modules would import these helpers a second time under another module
 # name, registering a second copy of the game whose classes differ from ours.
-collect_ignore = ["race_game.py", "crash_child.py", "restart_child.py"]
+collect_ignore = ["race_game.py", "crash_child.py", "restart_child.py", "worker_child.py"]
 
 
 class FakeClock:
