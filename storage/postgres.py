@@ -53,8 +53,10 @@ moment loses nothing committed, and other processes see it at once; a crash of
 the database server or its machine may lose the last fraction of a second of
 commits (``wal_writer_delay``) but never corrupts anything. Waiting for the disk
 on every commit would cost a flush per group commit (milliseconds on ordinary
-disks) for a guarantee the SQLite default does not give either. Migrations run in one transaction holding an advisory lock,
-so processes starting at once migrate once (see :mod:`storage.migrations`).
+disks) for a guarantee the SQLite default does not give either.
+
+Migrations run in one transaction holding an advisory lock, so processes starting
+at once migrate once (see :mod:`storage.migrations`).
 """
 
 from __future__ import annotations
