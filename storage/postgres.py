@@ -2,9 +2,9 @@
 
 For a bot that runs as several processes, on one or several machines, sharing one
 database. Everything that is not SQL dialect (the write queue, group commit, the
-state cache, conflicts and preconditions) lives in :mod:`storage.core`, so both
-backends behave the same; this module connects, runs transactions, and applies
-actions in PostgreSQL's own words.
+state cache, conflicts and preconditions) lives in :mod:`storage.core`, and the
+queries in :mod:`storage.repository`, so both backends behave the same; this
+module connects, runs transactions, and applies actions in PostgreSQL's own words.
 
 Options weighed
 ---------------
@@ -72,9 +72,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from storage.core import INFO_COLUMNS, Clock, SqlStorage, Tx, Write, is_postgres_url, utc_now
+from storage.core import INFO_COLUMNS, Clock, Tx, Write, is_postgres_url, utc_now
 from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
+from storage.repository import SqlStorage
 
 log = logging.getLogger(__name__)
 
