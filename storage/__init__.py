@@ -12,7 +12,8 @@ one small interface.
 ``open(DATABASE_URL)`` returns a :class:`Storage`: ``sqlite:///path`` (the default)
 or ``postgresql://user:password@host:5432/database`` for several processes. See
 :mod:`storage.base` for the methods, :mod:`storage.core` for how writes stay safe
-under concurrency, and :mod:`storage.sqlite` / :mod:`storage.postgres` for each dialect.
+under concurrency, :mod:`storage.repository` for the queries (written once), and
+:mod:`storage.sqlite` / :mod:`storage.postgres` for each dialect.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from storage.base import Storage
-from storage.core import Clock, SqlStorage, is_postgres_url, utc_now
+from storage.core import Clock, is_postgres_url, utc_now
 from storage.errors import (
     AlreadySeated,
     BadDatabaseUrl,
@@ -49,6 +50,7 @@ from storage.models import (
     Timer,
     human_player,
 )
+from storage.repository import SqlStorage
 from storage.sqlite import (
     BUSY_TIMEOUT_MS,
     DEFAULT_DATABASE_URL,

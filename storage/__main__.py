@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from storage import open_storage
-from storage.core import SqlStorage, is_postgres_url
+from storage.core import is_postgres_url
 from storage.errors import StorageError
+from storage.repository import SqlStorage
 from storage.sqlite import DEFAULT_DATABASE_URL, sqlite_path
 
 TABLES = {

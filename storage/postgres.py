@@ -2,9 +2,9 @@
 
 For a bot that runs as several processes, on one or several machines, sharing one
 database. Everything that is not SQL dialect (the write queue, group commit, the
-state cache, conflicts and preconditions) lives in :mod:`storage.core`, so both
-backends behave the same; this module connects, runs transactions, and applies
-actions in PostgreSQL's own words.
+state cache, conflicts and preconditions) lives in :mod:`storage.core`, and the
+queries in :mod:`storage.repository`, so both backends behave the same; this
+module connects, runs transactions, and applies actions in PostgreSQL's own words.
 
 Options weighed
 ---------------
@@ -53,8 +53,10 @@ moment loses nothing committed, and other processes see it at once; a crash of
 the database server or its machine may lose the last fraction of a second of
 commits (``wal_writer_delay``) but never corrupts anything. Waiting for the disk
 on every commit would cost a flush per group commit (milliseconds on ordinary
-disks) for a guarantee the SQLite default does not give either. Migrations run in one transaction holding an advisory lock,
-so processes starting at once migrate once (see :mod:`storage.migrations`).
+disks) for a guarantee the SQLite default does not give either.
+
+Migrations run in one transaction holding an advisory lock, so processes starting
+at once migrate once (see :mod:`storage.migrations`).
 """
 
 from __future__ import annotations
@@ -70,9 +72,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from storage.core import INFO_COLUMNS, Clock, SqlStorage, Tx, Write, is_postgres_url, utc_now
+from storage.core import INFO_COLUMNS, Clock, Tx, Write, is_postgres_url, utc_now
 from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
+from storage.repository import SqlStorage
 
 log = logging.getLogger(__name__)
 

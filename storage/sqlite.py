@@ -1,8 +1,9 @@
 """The SQLite backend of :class:`storage.base.Storage`, on aiosqlite: the dialect only.
 
 Everything that is not SQL dialect (the write queue, group commit, the state
-cache, conflicts and preconditions) lives in :mod:`storage.core`; this module
-connects, runs transactions, and applies actions with SQLite's own tools.
+cache, conflicts and preconditions) lives in :mod:`storage.core`, and the queries
+in :mod:`storage.repository`; this module connects, runs transactions, and
+applies actions with SQLite's own tools.
 
 How writes stay correct on SQLite
 ---------------------------------
@@ -56,9 +57,10 @@ from typing import Any, ClassVar
 
 import aiosqlite
 
-from storage.core import INFO_COLUMNS, Clock, SqlStorage, Write, utc_now
+from storage.core import INFO_COLUMNS, Clock, Write, utc_now
 from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
+from storage.repository import SqlStorage
 
 log = logging.getLogger(__name__)
 
