@@ -2,18 +2,37 @@
 
     python bot.py          (or ./dev run)
 
-Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS and AI_WORKERS
-from the environment or .env.
+Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS, AI_WORKERS,
+SHARD_COUNT and SHARD_IDS from the environment or .env (``.env.example`` describes each).
+
+Several processes, one bot
+--------------------------
+The bot is a discord.py ``AutoShardedBot``. Without ``SHARD_COUNT`` one process runs every
+shard Discord recommends (one, for a bot in fewer than 2,500 servers). With
+``SHARD_COUNT=N`` and ``SHARD_IDS=0-3`` (or ``4,5,6,7``) a process runs only those shards,
+so N shards can be spread over several processes or machines sharing one database
+(``DATABASE_URL=postgresql://…``). Discord sends a server's events to the shard that owns
+it and every DM to shard 0, so any process may get an interaction for any game: the cogs
+keep nothing another process would need (see ``docs/scaling.md``).
+
+Slash commands are synced by one process only: the first to claim the hash of its
+command tree in storage (``try_claim``) syncs; the others, running the same tree, skip.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import json
 import logging
 import os
+import secrets
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import discord
 from discord.ext import commands
@@ -22,6 +41,7 @@ from dotenv import load_dotenv
 import storage
 from cogs import EXTENSIONS, drawing
 from cogs.computers import Computers
+from cogs.publishing import MessageGate
 from cogs.service import Tables
 
 log = logging.getLogger("bot")
@@ -43,6 +63,44 @@ To try the games offline, in this terminal, with no token:
 """
 
 
+IDENTIFY_INTERVAL = 5.0
+"""Discord accepts ``max_concurrency`` IDENTIFYs per 5 seconds (one per rate-limit bucket,
+``shard_id % max_concurrency``)."""
+SYNC_CLAIM_LEASE = 600.0
+"""How long one process's claim to sync a command tree keeps the others from syncing it."""
+
+
+def parse_shard_ids(text: str, shard_count: int) -> tuple[int, ...]:
+    """``"0-3"`` → (0, 1, 2, 3); ``"4,5,6,7"`` and mixes such as ``"0-1,6"`` too.
+
+    Raises ``ValueError`` with a sentence naming what is wrong.
+
+    >>> parse_shard_ids("0-2,5", 8)
+    (0, 1, 2, 5)
+    """
+    ids: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError(
+                f"SHARD_IDS must be shard numbers and ranges such as 0-3 or 4,5,6,7, not {text!r}."
+            )
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError(f"SHARD_IDS: the range {part} runs backwards; write {high}-{low}.")
+        ids.extend(range(low, high + 1))
+    outside = sorted({i for i in ids if i >= shard_count})
+    if outside:
+        raise ValueError(
+            f"SHARD_IDS names shard {outside[0]}, but with SHARD_COUNT={shard_count} the "
+            f"shards are 0 to {shard_count - 1}."
+        )
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"SHARD_IDS names shard {twice[0]} twice.")
+    return tuple(sorted(ids))
+
+
 @dataclass(frozen=True)
 class Settings:
     token: str
@@ -51,6 +109,10 @@ class Settings:
     timer_poll_seconds: float = 30.0
     ai_workers: int | None = None
     """Computer players' worker processes (None: one per core but one; 0: in threads)."""
+    shard_count: int | None = None
+    """All shards of the bot (every process the same); ``None``: what Discord recommends."""
+    shard_ids: tuple[int, ...] | None = None
+    """The shards this process runs; ``None``: all of them."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -60,20 +122,46 @@ class Settings:
         workers = env.get("AI_WORKERS", "").strip()
         if workers and not workers.isdigit():
             raise SystemExit(f"AI_WORKERS must be a number of processes, not {workers!r}.")
+        count_text = env.get("SHARD_COUNT", "").strip()
+        ids_text = env.get("SHARD_IDS", "").strip()
+        if count_text and (not count_text.isdigit() or int(count_text) < 1):
+            raise SystemExit(
+                f"SHARD_COUNT must be a whole number of 1 or more, not {count_text!r}."
+            )
+        shard_count = int(count_text) if count_text else None
+        shard_ids = None
+        if ids_text:
+            if shard_count is None:
+                raise SystemExit(
+                    "SHARD_IDS needs SHARD_COUNT too: every process must be told how many "
+                    "shards the bot has in all (e.g. SHARD_COUNT=8 SHARD_IDS=0-3)."
+                )
+            try:
+                shard_ids = parse_shard_ids(ids_text, shard_count)
+            except ValueError as error:
+                raise SystemExit(str(error)) from None
         return cls(
             token=env.get("DISCORD_TOKEN", "").strip(),
             database_url=env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL,
             guild_id=int(guild) if guild else None,
             timer_poll_seconds=float(env.get("TIMER_POLL_SECONDS", "") or 30.0),
             ai_workers=int(workers) if workers else None,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
         )
 
 
-class WorkshopBot(commands.Bot):
+def process_name() -> str:
+    """Who holds a claim: this host and process (for the logs and for storage leases)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+class WorkshopBot(commands.AutoShardedBot):
     """The bot: storage and the game service are opened in ``setup_hook``."""
 
     store: storage.Storage
     tables: Tables
+    gate: MessageGate
 
     def __init__(
         self,
@@ -84,31 +172,75 @@ class WorkshopBot(commands.Bot):
         computers: Computers | None = None,
     ) -> None:
         # Default intents only: no privileged Message Content intent is needed.
-        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+        shards: dict[str, Any] = {"shard_count": settings.shard_count}
+        if settings.shard_ids is not None:
+            shards["shard_ids"] = list(settings.shard_ids)
+        super().__init__(
+            command_prefix=commands.when_mentioned, intents=discord.Intents.default(), **shards
+        )
         self.settings = settings
         self.clock = clock
         self.new_seed = new_seed
         self.computers = computers or Computers(settings.ai_workers)
+        self.owner_name = process_name()
+        self._identify_buckets: dict[int, float] = {}
+        self._max_concurrency: int | None = None
 
     async def setup_hook(self) -> None:
         drawing.start()  # the picture worker process starts while we connect
         self.computers.start()  # and the computer players' workers
         self.store = await storage.open(self.settings.database_url)
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
+        self.gate = MessageGate(self.store, self.owner_name)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        if self.settings.guild_id:
-            guild = discord.Object(id=self.settings.guild_id)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> bool:
+        """Sync the slash commands unless another process already synced this very tree;
+        returns whether this process synced."""
+        guild = discord.Object(id=self.settings.guild_id) if self.settings.guild_id else None
+        if guild is not None:
             self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-        else:
-            synced = await self.tree.sync()
+        tree = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        digest = hashlib.sha256(json.dumps([guild and guild.id, tree], sort_keys=True).encode())
+        name = f"sync-commands:{digest.hexdigest()[:32]}"
+        if not await self.store.try_claim(
+            name, self.owner_name, timedelta(seconds=SYNC_CLAIM_LEASE)
+        ):
+            log.info("commands: another process synced this command tree; skipping")
+            return False
+        synced = await self.tree.sync(guild=guild)
         log.info("synced %d commands", len(synced))
+        return True
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Discord allows ``max_concurrency`` IDENTIFYs per 5 s, one per bucket
+        (``shard_id % max_concurrency``); discord.py's default waits 5 s before every
+        IDENTIFY but the first, so a process with many shards starts faster like this.
+        (Processes do not coordinate: Discord answers a too-early IDENTIFY with an
+        INVALID_SESSION, and discord.py then identifies again.)"""
+        if self._max_concurrency is None:
+            limits = await self.fetch_session_start_limits()
+            self._max_concurrency = max(1, limits.max_concurrency)
+        bucket = (shard_id or 0) % self._max_concurrency
+        loop = asyncio.get_running_loop()
+        last = self._identify_buckets.get(bucket)
+        if last is not None:
+            await asyncio.sleep(max(0.0, last + IDENTIFY_INTERVAL - loop.time()))
+        self._identify_buckets[bucket] = loop.time()
 
     async def on_ready(self) -> None:
-        log.info("ready as %s in %d servers", self.user, len(self.guilds))
+        shards = sorted(self.shards)
+        log.info(
+            "ready as %s in %d servers (shards %s of %s)",
+            self.user,
+            len(self.guilds),
+            ",".join(map(str, shards)),
+            self.shard_count,
+        )
 
     async def close(self) -> None:
         await self.computers.close()  # decisions waiting for a worker are dropped

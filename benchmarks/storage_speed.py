@@ -1,12 +1,20 @@
-"""Storage speed: committed submits per second, latency, and opening a large database.
+"""Storage speed on each backend: committed submits per second, latency, database time
+per submit, and opening a large database.
 
-    python benchmarks/storage_speed.py                 # the fake race game from the tests
-    python benchmarks/storage_speed.py --game workshop # a real game, once it exists
+    python benchmarks/storage_speed.py                       # both backends, the race game
+    python benchmarks/storage_speed.py --backends sqlite     # SQLite only
+    python benchmarks/storage_speed.py --game workshop       # a real game
 
-Prints, in one run:
+PostgreSQL runs on a throwaway server started for the run (``tests/postgres_server.py``,
+with ``fsync`` on, as in production), or on ``TEST_POSTGRES_URL``'s server.
+
+Prints, in one run, a column per backend:
   * committed ``submit`` calls per second on one game, and across 100 games at once;
-  * the same machine's raw baseline: aiosqlite, one INSERT + one UPDATE per
-    transaction, same pragmas, same row sizes (target: storage >= half of it);
+  * database time per submit: a submit's latency minus the engine's share, on one
+    game (one submit at a time: the round trips and the commit), and the writer's
+    time per submit with 100 games (group commit shares one commit among many);
+  * the same machine's raw baseline: the driver alone, one INSERT + one UPDATE per
+    transaction, same row sizes (target: storage >= half of it);
   * submit latency (p50/p99) with 100 games submitting concurrently: closed loop
     (every game always has a submit waiting: the worst case) and open loop (each
     game submits at random moments, a fixed total rate);
@@ -40,13 +48,13 @@ import storage  # noqa: E402
 from engine import get_game  # noqa: E402
 from engine.core import Game, Rng  # noqa: E402
 from engine.records import pick_random  # noqa: E402
-from storage import SqliteStorage  # noqa: E402
+from storage import SqlStorage  # noqa: E402
 
 
 class Table:
     """One game kept going: a random legal action each time; a new game when it ends."""
 
-    def __init__(self, store: SqliteStorage, game: Game, channel: int, seed: int) -> None:
+    def __init__(self, store: SqlStorage, game: Game, channel: int, seed: int) -> None:
         self.store, self.game, self.channel = store, game, channel
         self.rng = Rng(seed)
         self.game_id = 0
@@ -272,9 +280,9 @@ async def _create_empty(path: Path) -> None:
         pass
 
 
-async def open_and_serve(path: Path, finished: int, active: int) -> dict[str, float]:
+async def open_and_serve(url: str, finished: int, active: int) -> dict[str, float]:
     t0 = time.perf_counter()
-    store = await storage.open(f"sqlite:///{path}")
+    store = await storage.open(url)
     t1 = time.perf_counter()
     # What the bot does first: timers due, then a click in some channel.
     await store.due_timers()
@@ -302,6 +310,129 @@ async def timed(label: str, work: Callable[[], Awaitable[Any]]) -> Any:
     return await work()
 
 
+async def raw_postgres_baseline(url: str, snapshot: str, seconds: float) -> float:
+    """asyncpg alone, one INSERT + one UPDATE per transaction (BEGIN … COMMIT), with the
+    storage's durability setting (commits do not wait for the disk)."""
+    import asyncpg
+
+    db = await asyncpg.connect(url, server_settings={"synchronous_commit": "off"})
+    await db.execute("CREATE TABLE g (id BIGINT PRIMARY KEY, snapshot TEXT, version INTEGER)")
+    await db.execute(
+        "CREATE TABLE a (game_id BIGINT REFERENCES g (id), seq INTEGER, player TEXT,"
+        " action TEXT, events TEXT, created_at DOUBLE PRECISION, PRIMARY KEY (game_id, seq))"
+    )
+    await db.execute("INSERT INTO g VALUES (1, $1, 0)", snapshot)
+    action, events = '{"kind":"roll"}', '[{"kind":"rolled","player":"1","value":2}]'
+    count = 0
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    while time.perf_counter() < deadline:
+        count += 1
+        async with db.transaction():
+            await db.execute(
+                "INSERT INTO a VALUES (1, $1, '1', $2, $3, $4)", count, action, events, time.time()
+            )
+            await db.execute(
+                "UPDATE g SET snapshot = $1, version = version + 1 WHERE id = 1 AND version = $2",
+                snapshot,
+                count - 1,
+            )
+    elapsed = time.perf_counter() - started
+    await db.close()
+    return count / elapsed
+
+
+def copy_to(source_url: str, target_url: str) -> float:
+    """``python -m storage copy`` (in-process); returns the seconds it took."""
+    import io
+
+    from storage.__main__ import copy
+
+    out = io.StringIO()
+    started = time.perf_counter()
+    status = asyncio.run(copy(source_url, target_url, out))
+    assert status == 0, out.getvalue()
+    return time.perf_counter() - started
+
+
+def measure(
+    backend: str, new_url: Callable[[str], str], game: Game, args: argparse.Namespace
+) -> dict[str, str]:
+    """Every figure for one backend; ``new_url(name)`` makes an empty database."""
+    one = asyncio.run(
+        timed(
+            f"{backend}: one game",
+            lambda: submits_per_second(new_url("one"), game, 1, args.seconds),
+        )
+    )
+    many = asyncio.run(
+        timed(
+            f"{backend}: 100 games",
+            lambda: submits_per_second(new_url("many"), game, 100, args.seconds),
+        )
+    )
+    snapshot = game.new_game(
+        [str(p) for p in range(1, game.min_players + 1)],
+        1,
+        game.parse_options(OPTIONS.get(game.name)),
+    ).model_dump_json()
+    if backend == "sqlite":
+        raw = asyncio.run(
+            timed(
+                "raw",
+                lambda: raw_baseline(Path(new_url("raw")[10:]), snapshot, args.seconds, False),
+            )
+        )
+        raw_label = f"{round(raw)} (aiosqlite)"
+    else:
+        raw = asyncio.run(
+            timed("raw", lambda: raw_postgres_baseline(new_url("raw"), snapshot, args.seconds))
+        )
+        raw_label = f"{round(raw)} (asyncpg)"
+    engine = asyncio.run(engine_cost(game, 2000))
+    paced = asyncio.run(
+        timed(
+            f"{backend}: open loop",
+            lambda: open_loop(new_url("paced"), game, 100, args.open_rate, args.seconds),
+        )
+    )
+    finished, active = args.finished, max(1, args.finished // 10)
+    big = new_url("big")
+    print(f"... {backend}: {finished:,} finished + {active:,} active games", file=sys.stderr)
+    build_started = time.perf_counter()
+    if backend == "sqlite":
+        build_big_database(Path(big[10:]), game, finished, active)
+        built = f"built in {time.perf_counter() - build_started:.1f} s"
+    else:
+        staging = new_url("staging")  # an SQLite file, copied with `storage copy`
+        build_big_database(Path(staging[10:]), game, finished, active)
+        built = f"storage copy from SQLite (with its check) {copy_to(staging, big):.1f} s"
+    opened = asyncio.run(open_and_serve(big, finished, active))
+
+    closed = many["latencies"]
+    one_mean = statistics.fmean(one["latencies"])
+    return {
+        "submits/s, one game": f"{one['rate']:.0f}",
+        "submits/s, 100 games at once": f"{many['rate']:.0f}",
+        "database time per submit, one game (latency - engine)": ms(one_mean - engine),
+        "wall time per submit, 100 games (1 / rate)": ms(1 / many["rate"]),
+        "engine (apply + JSON) per submit": ms(engine),
+        "raw driver baseline (INSERT + UPDATE per transaction)/s": raw_label,
+        "storage / baseline, one game": f"{one['rate'] / raw:.2f}",
+        "storage / baseline, 100 games": f"{many['rate'] / raw:.2f}",
+        "latency, one game p50 / p99": f"{ms(percentile(one['latencies'], 0.5))} / "
+        f"{ms(percentile(one['latencies'], 0.99))}",
+        "latency, 100 games closed loop p50 / p99": f"{ms(percentile(closed, 0.5))} / "
+        f"{ms(percentile(closed, 0.99))}",
+        f"latency, 100 games open loop at {args.open_rate:g}/s p50 / p99": (
+            f"{ms(percentile(paced, 0.5))} / {ms(percentile(paced, 0.99))}"
+        ),
+        "big database": f"{finished + active:,} games, {built}",
+        f"open {finished:,} finished + {active:,} active": ms(opened["open"]),
+        "open + first requests (timers, find_open, history)": ms(opened["open+first requests"]),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="race", help="race (the tests' fake game) or a real one")
@@ -310,91 +441,46 @@ def main() -> None:
     parser.add_argument(
         "--finished", type=int, default=10_000, help="finished games in the big database"
     )
+    parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated")
     args = parser.parse_args()
     if args.game == "race":
         import tests.storage.race_game  # noqa: F401 - registers the fake game
     game = get_game(args.game)
 
+    columns: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        one = asyncio.run(
-            timed(
-                "one game",
-                lambda: submits_per_second(f"sqlite:///{base}/one.db", game, 1, args.seconds),
-            )
-        )
-        many = asyncio.run(
-            timed(
-                "100 games",
-                lambda: submits_per_second(f"sqlite:///{base}/many.db", game, 100, args.seconds),
-            )
-        )
-        snapshot = game.new_game(
-            [str(p) for p in range(1, game.min_players + 1)],
-            1,
-            game.parse_options(OPTIONS.get(game.name)),
-        ).model_dump_json()
-        raw = asyncio.run(
-            timed("raw", lambda: raw_baseline(base / "raw.db", snapshot, args.seconds, False))
-        )
-        raw_explicit = asyncio.run(
-            timed("raw+", lambda: raw_baseline(base / "raw2.db", snapshot, args.seconds, True))
-        )
-        engine = asyncio.run(engine_cost(game, 2000))
-        paced = asyncio.run(
-            timed(
-                "open loop",
-                lambda: open_loop(
-                    f"sqlite:///{base}/paced.db", game, 100, args.open_rate, args.seconds
-                ),
-            )
-        )
-        finished, active = args.finished, max(1, args.finished // 10)
-        print(
-            f"... building {finished:,} finished + {active:,} active games",
-            file=sys.stderr,
-            flush=True,
-        )
-        build_started = time.perf_counter()
-        build_big_database(base / "big.db", game, finished, active)
-        built = time.perf_counter() - build_started
-        big_size = (base / "big.db").stat().st_size
-        opened = asyncio.run(open_and_serve(base / "big.db", finished, active))
 
-    closed = many["latencies"]
-    figures = {
-        "game": game.name,
-        "snapshot bytes": len(snapshot),
-        "submits/s, one game": round(one["rate"]),
-        "submits/s, one game, time inside submit only": round(
-            len(one["latencies"]) / sum(one["latencies"])
-        ),
-        "submits/s, 100 games at once": round(many["rate"]),
-        "raw aiosqlite baseline (INSERT + UPDATE per transaction)/s": round(raw),
-        "raw baseline with explicit BEGIN IMMEDIATE/s": round(raw_explicit),
-        "storage / baseline, one game": round(one["rate"] / raw, 2),
-        "storage / baseline, 100 games": round(many["rate"] / raw, 2),
-        "engine (apply + JSON) per submit": ms(engine),
-        "driver (random legal action) per submit, one game": ms(
-            one["elapsed"] / len(one["latencies"]) - statistics.fmean(one["latencies"])
-        ),
-        "latency, one game p50 / p99": f"{ms(percentile(one['latencies'], 0.5))} / "
-        f"{ms(percentile(one['latencies'], 0.99))}",
-        "latency, 100 games closed loop p50 / p99": f"{ms(percentile(closed, 0.5))} / "
-        f"{ms(percentile(closed, 0.99))}",
-        f"latency, 100 games open loop at {args.open_rate:g}/s p50 / p99": (
-            f"{ms(percentile(paced, 0.5))} / {ms(percentile(paced, 0.99))} "
-            f"({len(paced)} submits, mean {ms(statistics.fmean(paced))})"
-        ),
-        "big database: games / size": f"{finished + active:,} / {big_size / 1e6:.1f} MB"
-        f" (built in {built:.1f} s)",
-        f"open {finished:,} finished + {active:,} active": ms(opened["open"]),
-        "open + first requests (timers, find_open, history)": ms(opened["open+first requests"]),
-    }
-    width = max(len(key) for key in figures)
-    for key, value in figures.items():
-        print(f"{key:<{width}}  {value}")
-    print(json.dumps({k: v for k, v in figures.items()}), file=sys.stderr)
+        def sqlite_url(name: str) -> str:
+            return f"sqlite:///{base}/{name}.db"
+
+        for backend in args.backends.split(","):
+            if backend == "sqlite":
+                columns["sqlite"] = measure("sqlite", sqlite_url, game, args)
+                continue
+            from tests import postgres_server
+
+            try:
+                server = postgres_server.start(durable=True)
+            except postgres_server.ServerUnavailable as error:
+                print(f"postgres: not measured ({error})")
+                continue
+            try:
+
+                def pg_url(name: str, server: postgres_server.PostgresServer = server) -> str:
+                    return sqlite_url(name) if name == "staging" else server.new_database()
+
+                columns["postgres"] = measure("postgres", pg_url, game, args)
+            finally:
+                server.stop()
+
+    print(f"game: {game.name}; each rate run {args.seconds:g} s; same machine, same run")
+    keys = list(next(iter(columns.values())))
+    width = max(len(key) for key in keys)
+    print(f"{'':<{width}}  " + "  ".join(f"{name:<24}" for name in columns))
+    for key in keys:
+        print(f"{key:<{width}}  " + "  ".join(f"{col[key]:<24}" for col in columns.values()))
+    print(json.dumps(columns), file=sys.stderr)
 
 
 if __name__ == "__main__":

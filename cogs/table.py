@@ -269,7 +269,8 @@ class Table(commands.Cog):
         self.presenters: dict[str, Presenter] = {}
         """By game kind; a game without one uses the generic prompt and panel."""
         self._board_versions: dict[int, int] = {}
-        """The version each game's board message shows (this process)."""
+        """The version each game's board message shows, as far as this process knows (an
+        accelerator: ``bot.gate`` decides, against the version stored for the message)."""
         self._resuming: set[asyncio.Task[None]] = set()
         self._computers_running: set[int] = set()
         """Games whose computer seats are being played (this process)."""
@@ -287,6 +288,8 @@ class Table(commands.Cog):
     async def cog_unload(self) -> None:
         for task in self._resuming:
             task.cancel()
+        """The version each game's board message shows, as far as this process knows (an
+        accelerator: ``bot.gate`` decides, against the version stored for the message)."""
 
     async def board_png(self, game: LoadedGame) -> bytes:
         key = (game.id, game.version)
@@ -450,23 +453,31 @@ class Table(commands.Cog):
     async def update_board(self, game: LoadedGame) -> None:
         """Edit the board message in place, picture included (post it if it is missing).
 
-        Two moves published at once may finish drawing out of order: a board not newer
-        than the one already shown is skipped."""
-        if self._board_versions.get(game.id, -1) >= game.version:
+        Two moves published at once (by this process or another) may finish drawing out
+        of order: a board not newer than the one already shown is skipped."""
+        known = max(self._board_versions.get(game.id, -1), game.shown_versions.get("board", -1))
+        if known >= game.version:
             return  # already showing this move or a later one
-        self._board_versions[game.id] = game.version
-        embed, picture = board_picture(game, await self.board_png(game))
-        board_id = game.messages.get("board")
-        channel = self._channel(game)
-        if board_id is not None:
-            try:
-                # one edit: the new picture replaces the old attachment
-                await channel.get_partial_message(board_id).edit(embed=embed, attachments=[picture])
-                return
-            except discord.NotFound:
-                embed, picture = board_picture(game, await self.board_png(game))  # a fresh file
-        message = await channel.send(embed=embed, file=picture)
-        await self.bot.store.set_message(game.id, "board", message.id)
+        png = await self.board_png(game)  # drawn before taking the message: it can be slow
+
+        async def edit() -> None:
+            self._board_versions[game.id] = game.version
+            embed, picture = board_picture(game, png)
+            board_id = game.messages.get("board")
+            channel = self._channel(game)
+            if board_id is not None:
+                try:
+                    # one edit: the new picture replaces the old attachment
+                    await channel.get_partial_message(board_id).edit(
+                        embed=embed, attachments=[picture]
+                    )
+                    return
+                except discord.NotFound:
+                    embed, picture = board_picture(game, png)  # a fresh file
+            message = await channel.send(embed=embed, file=picture)
+            await self.bot.store.set_message(game.id, "board", message.id)
+
+        await self.bot.gate.show(game.id, "board", game.version, edit)
 
     async def prompt(
         self, game: LoadedGame, acting: set[PlayerId], *, reminder: bool = False, log: str = ""

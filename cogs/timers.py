@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import secrets
+import socket
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from discord.ext import commands
@@ -16,6 +20,14 @@ if TYPE_CHECKING:
     from bot import WorkshopBot
 
 log = logging.getLogger("bot.timers")
+
+OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+"""Who claims timers in this process (unique across processes and machines)."""
+TIMER_LEASE = timedelta(minutes=5)
+"""How long a claimed timer is ours: longer than firing one takes, short enough that
+another process takes over soon after this one dies."""
+MAX_TIMERS_PER_RUN = 200
+"""Timers fired in one poll at most; the rest wait for the next poll."""
 
 MAX_STAND_IN_MOVES = 50
 """Decisions the computer makes for an absent player in one turn, at most."""
@@ -43,16 +55,28 @@ class Timers(commands.Cog):
             await asyncio.sleep(self.bot.settings.timer_poll_seconds)
 
     async def run_due(self) -> int:
-        """Fire every timer that is due now; returns how many fired."""
+        """Fire every timer that is due now; returns how many fired.
+
+        Each timer is claimed in the database for ``TIMER_LEASE`` first, so of several
+        bot processes exactly one fires it; a process killed while holding a claim
+        loses it when the lease runs out, and another process fires the timer then.
+        One at a time: a timer that an earlier one cancels (a reminder the turn limit
+        made moot) is never claimed.
+        """
         fired = 0
-        for timer in await self.bot.store.due_timers(self.bot.clock()):
-            if not await self.bot.store.mark_fired(timer.id):
-                continue  # fired elsewhere already
+        store, now = self.bot.store, self.bot.clock()
+        for _ in range(MAX_TIMERS_PER_RUN):
+            claimed = await store.claim_due_timers(OWNER, TIMER_LEASE, now, limit=1)
+            if not claimed:
+                break
+            (timer,) = claimed
             try:
                 await self.fire(timer)
                 fired += 1
             except Exception:
                 log.exception("timer %s of game %s failed", timer.id, timer.game_id)
+            if not await store.finish_timer(timer.id, OWNER):
+                log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
         return fired
 
     async def fire(self, timer: Timer) -> None:

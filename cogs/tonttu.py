@@ -16,6 +16,15 @@ registers itself as the Tonttu *presenter* of the Table cog:
 - speed mode (T-4): the point phase is a race of public buttons, one per middle card,
   closed by a stored timer (``speed_close``) through the engine's TIMER action.
 
+Any bot process may publish for a game (a DM choice arrives at shard 0's process, a
+thread click at the server's): what every process needs lives in storage. Each phase's
+status message is stored under its own key (``phase:ROUND:PHASE``, and ``phase`` for the
+latest), so a process whose game is already in the next phase never edits the previous
+phase's message; its edits go through ``bot.gate`` (``cogs/publishing.py``), so a status
+never goes back to an older version. Who could not be sent a DM is stored too
+(``no_dm:ROUND:PHASE``, a bit per seat). The reveal is published by the one process
+whose submit completed the phase (the submit's events say so; storage commits one).
+
 No rules here: choices, their labels and the log lines all come from the engine.
 """
 
@@ -230,6 +239,16 @@ def tonttu_of(interaction: discord.Interaction) -> Tonttu:
     return cog
 
 
+def status_key(state: Any) -> str:
+    """Where the status message of ``state``'s phase is stored (and its shown version)."""
+    return f"phase:{state.round}:{state.phase}"
+
+
+def no_dm_key(state: Any) -> str:
+    """Which seats (a bit each) could not be sent a DM at the start of ``state``'s phase."""
+    return f"no_dm:{state.round}:{state.phase}"
+
+
 def still_open(round_: int, phase: str) -> Any:
     """The staleness check of a choice: its round and phase must still be open.
 
@@ -255,14 +274,11 @@ def still_open(round_: int, phase: str) -> Any:
 class Tonttu(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
-        self._no_dm: dict[int, set[PlayerId]] = {}
-        """Per game: players whose DMs were refused at the latest phase start."""
         self._wakeups: set[asyncio.Task[None]] = set()
         self._locks: dict[int, asyncio.Lock] = {}
+        """Per game: this process's publishes run one at a time (an accelerator: it
+        coalesces status edits; ``bot.gate`` keeps the order between processes)."""
         self._dirty: set[int] = set()
-        self._shown: dict[int, tuple[int, int, str]] = {}
-        """Per game: the status message posted last and the (round, phase) it is for.
-        (Empty after a restart; then the stored status message is taken as current.)"""
         """Games whose status message must be drawn again when the running publish ends."""
 
     async def cog_load(self) -> None:
@@ -484,10 +500,11 @@ class Tonttu(commands.Cog):
         # game may have been read before that phase's start was published).
         game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
         await self._close_status(game)
+        if game.state.mode == "speed" and game.state.phase == "pick":
+            # a race everyone finished pointing in: its close timer has nothing to do
+            await self.bot.store.cancel_timers(game.id, "speed_close")
         drawing = asyncio.create_task(self.table.board_png(game))  # while the phase starts
-        if game.status != "active":
-            self._no_dm.pop(game.id, None)
-        else:
+        if game.status == "active":
             await self.start_phase(game)
         await drawing
         await self.table.update_board(game)
@@ -500,9 +517,11 @@ class Tonttu(commands.Cog):
         acting = self._acting_humans(game)
         if state.phase == "pick" or state.mode == "tactical":
             sent = await asyncio.gather(*(self._dm(game, p) for p in acting))
-            self._no_dm[game.id] = {p for p, ok in zip(acting, sent, strict=True) if not ok}
-        else:
-            self._no_dm[game.id] = set()
+            refused = [p for p, ok in zip(acting, sent, strict=True) if not ok]
+            if refused:  # for whichever process edits the status line next
+                mask = sum(1 << game.players.index(p) for p in refused)
+                await self.bot.store.set_message(game.id, no_dm_key(state), mask)
+                game = replace(game, messages={**game.messages, no_dm_key(state): mask})
         await self.table.schedule_timers(game)
         if is_race(state):
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
@@ -513,8 +532,12 @@ class Tonttu(commands.Cog):
             self._wake_after(seconds)
         content, view = self._status(game, await self._deadlines(game))
         message = await self._channel(game).send(content, view=view, allowed_mentions=ALLOWED_PINGS)
+        await self.bot.store.set_message(game.id, status_key(state), message.id)
         await self.bot.store.set_message(game.id, "phase", message.id)
-        self._shown[game.id] = (message.id, state.round, state.phase)
+        # Choices made (in any process) while this was posted: show them now.
+        latest = await self.bot.store.load(game.id)
+        if latest.version > game.version and latest.status == "active":
+            await self._edit_status(latest)
 
     async def _deadlines(self, game: LoadedGame) -> dict[str, datetime]:
         """When this phase's race closes (``speed_close``) and its turn limit ends."""
@@ -584,7 +607,8 @@ class Tonttu(commands.Cog):
         lines.append("Chosen: " + (", ".join(chosen) or "nobody yet"))
         if waiting:
             lines.append("Waiting for: " + ", ".join(mention(game, p) for p in waiting))
-        no_dm = [p for p in self._no_dm.get(game.id, ()) if p in waiting]
+        mask = game.messages.get(no_dm_key(state), 0)
+        no_dm = [p for i, p in enumerate(game.players) if mask >> i & 1 and p in waiting]
         if no_dm:
             lines.append(
                 "I could not send a DM to "
@@ -609,36 +633,49 @@ class Tonttu(commands.Cog):
         return cards[:25]
 
     async def _edit_status(self, game: LoadedGame) -> None:
-        message_id = game.messages.get("phase")
-        if message_id is None:
+        """Show ``game`` on its phase's status message, unless that message shows a newer
+        version already (or is not posted yet: its poster shows the latest then)."""
+        key = status_key(game.state)
+        message_id = game.messages.get(key)
+        if message_id is None or game.shown_versions.get(key, -1) >= game.version:
             return
-        shown = self._shown.get(game.id)
-        if shown is not None and shown != (message_id, game.state.round, game.state.phase):
-            return  # a newer phase whose publish is still queued: it posts its own status
         content, view = self._status(game, await self._deadlines(game))
-        with contextlib.suppress(discord.NotFound):
-            await (
-                self._channel(game)
-                .get_partial_message(message_id)
-                .edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
-            )
+
+        async def edit() -> None:
+            with contextlib.suppress(discord.NotFound):
+                await (
+                    self._channel(game)
+                    .get_partial_message(message_id)
+                    .edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+                )
+
+        await self.bot.gate.show(game.id, key, game.version, edit)
 
     async def _close_status(self, game: LoadedGame) -> None:
-        """The previous phase's status message loses its buttons."""
+        """The status message of the phase that just ended loses its buttons (shown as of
+        the version that ended it: newer than any edit made during that phase)."""
         message_id = game.messages.get("phase")
         if message_id is None:
             return
-        with contextlib.suppress(discord.NotFound):
-            await (
-                self._channel(game)
-                .get_partial_message(message_id)
-                .edit(
-                    content="This phase is over; everyone has chosen (or time ran out). "
-                    "See the reveal below.",
-                    view=discord.ui.View(timeout=None),
-                    allowed_mentions=NO_MENTIONS,
+        key = next(
+            (k for k, v in game.messages.items() if v == message_id and k.startswith("phase:")),
+            "phase",
+        )
+
+        async def edit() -> None:
+            with contextlib.suppress(discord.NotFound):
+                await (
+                    self._channel(game)
+                    .get_partial_message(message_id)
+                    .edit(
+                        content="This phase is over; everyone has chosen (or time ran out). "
+                        "See the reveal below.",
+                        view=discord.ui.View(timeout=None),
+                        allowed_mentions=NO_MENTIONS,
+                    )
                 )
-            )
+
+        await self.bot.gate.show(game.id, key, game.version, edit)
 
     # ------------------------------------------------------------ timers
 
@@ -663,6 +700,7 @@ class Tonttu(commands.Cog):
                     game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
                 )
                 await self.table.publish(played)
+                await self.table.run_computers(game.id)  # they pick in the next phase at once
             return True
         if timer.kind == "remind":
             acting = self._acting_humans(game)

@@ -10,7 +10,7 @@ multi-process deployment: its ``submit`` would use the same
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Protocol, Self
 
@@ -76,6 +76,18 @@ class Storage(Protocol):
 
     async def set_message(self, game_id: int, key: str, message_id: int | None) -> None:
         """Remember (or with ``None`` forget) a message the bot edits later."""
+        ...
+
+    async def claim_message_version(self, game_id: int, key: str, version: int) -> bool:
+        """Compare-and-set the version message ``key`` shows: True (and stored) when it
+        showed nothing or an older version; False: leave the message as it is."""
+        ...
+
+    async def shown_version(self, game_id: int, key: str) -> int | None: ...
+
+    async def try_claim(self, name: str, owner: str, lease: timedelta) -> bool:
+        """Hold ``name`` for ``lease`` (once-only work across processes); True when free,
+        expired, or already ``owner``'s (renewed)."""
         ...
 
     # ------------------------------------------------------------------ reading
@@ -144,6 +156,16 @@ class Storage(Protocol):
     async def next_due_at(self) -> datetime | None: ...
 
     async def mark_fired(self, timer_id: int) -> bool: ...
+
+    async def claim_due_timers(
+        self, owner: str, lease: timedelta, now: datetime | None = None, limit: int = 100
+    ) -> list[Timer]:
+        """Due timers, each claimed by ``owner`` alone until its lease runs out."""
+        ...
+
+    async def finish_timer(self, timer_id: int, owner: str) -> bool:
+        """Mark a timer fired if ``owner`` still holds its claim."""
+        ...
 
     # ------------------------------------------------------------------ audit
     async def replay(self, game_id: int) -> ReplayReport: ...

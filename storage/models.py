@@ -56,6 +56,9 @@ class GameInfo:
     seats: tuple[Seat, ...]
     messages: Mapping[str, int]
     """Message ids the bot edits later, by key (e.g. ``board``, ``lobby``, ``prompt``)."""
+    shown_versions: Mapping[str, int]
+    """The game version each public message shows, by key, as last claimed with
+    ``claim_message_version`` (a message never goes back to an older version)."""
     settings: Mapping[str, Any]
     """The table's settings chosen at ``create_lobby`` (not the engine's options)."""
     result: Mapping[str, Any] | None

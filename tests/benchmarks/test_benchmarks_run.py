@@ -26,6 +26,10 @@ RUNS = {  # the command line after python, and a figure its output must show
         "tonttu burst",
     ),
     "e2e_harness": ("-m benchmarks.e2e_harness --users 3 --rounds 1", "p99"),
+    "scale_out": (
+        "-m benchmarks.scale_out --games 2 --seconds 1 --think 0.1 --submits 5",
+        "PostgreSQL, 2 processes / 1 process",
+    ),
 }
 
 

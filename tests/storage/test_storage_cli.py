@@ -10,8 +10,9 @@ from pathlib import Path
 
 import storage
 from storage.__main__ import main
-from tests.storage.conftest import FakeClock, lobby, started, to_act
+from tests.storage.conftest import FakeClock, lobby, raw, started, to_act
 from tests.storage.race_game import Roll
+from tests.storage.test_storage_corruption import json_set
 
 # A child process learns the fake game the way the engine learns real ones.
 RUN_CHECK = (
@@ -51,10 +52,8 @@ async def test_check_passes_a_sound_database(db_url: str, clock: FakeClock) -> N
 
 async def test_check_names_each_mismatching_game_and_fails(db_url: str, clock: FakeClock) -> None:
     ids = await make_games(db_url, clock)
-    with sqlite3.connect(storage.sqlite_path(db_url)) as db:
-        db.execute(
-            "UPDATE games SET snapshot = json_set(snapshot, '$.turn', 3) WHERE id = ?", (ids[1],)
-        )
+    edited = json_set(db_url, "snapshot", "turn", "3")
+    await raw(db_url, f"UPDATE games SET snapshot = {edited} WHERE id = ?", ids[1])
     result = run_check(db_url)
     assert result.returncode == 1
     assert f"game #{ids[1]}: the replayed state differs from the snapshot in: turn" in result.stdout

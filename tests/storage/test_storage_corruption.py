@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
-from pathlib import Path
 
 import pytest
 
 import storage
 from storage import SqliteStorage, UnreadableGame
-from tests.storage.conftest import FakeClock, started, to_act
+from tests.storage.conftest import FakeClock, allow_tampering, raw, started, to_act
 from tests.storage.race_game import Roll
 
 
-def tamper(path: Path, sql: str, *params: object) -> None:
-    with sqlite3.connect(path) as db:
-        db.execute("DROP TRIGGER IF EXISTS actions_are_never_updated")
-        db.execute("DROP TRIGGER IF EXISTS actions_are_never_deleted")
-        db.execute(sql, params)
+async def tamper(url: str, sql: str, *params: object) -> None:
+    await allow_tampering(url)
+    await raw(url, sql, *params)
+
+
+def json_set(url: str, column: str, path: str, value: str) -> str:
+    """SQL for ``column`` with the JSON value at ``path`` (``a.b.0``) replaced."""
+    if storage.is_postgres_url(url):
+        return f"jsonb_set({column}::jsonb, '{{{path.replace('.', ',')}}}', '{value}')::text"
+    sqlite_path = "$" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path.split("."))
+    return f"json_set({column}, '{sqlite_path}', {value})"
 
 
 async def three_games(db_url: str, clock: FakeClock) -> list[int]:
@@ -37,11 +41,7 @@ async def test_a_truncated_snapshot_is_reported_and_the_others_keep_working(
     db_url: str, clock: FakeClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     bad, good, _ = await three_games(db_url, clock)
-    tamper(
-        storage.sqlite_path(db_url),
-        "UPDATE games SET snapshot = substr(snapshot, 1, 40) WHERE id = ?",
-        bad,
-    )
+    await tamper(db_url, "UPDATE games SET snapshot = substr(snapshot, 1, 40) WHERE id = ?", bad)
     async with await storage.open(db_url, clock=clock) as store:  # a restarted bot
         for attempt in (store.load(bad), store.find_open(10), store.submit(bad, "100", Roll(), 3)):
             with pytest.raises(UnreadableGame) as caught:
@@ -63,11 +63,8 @@ async def test_a_truncated_snapshot_is_reported_and_the_others_keep_working(
 
 async def test_a_hand_edited_snapshot_fails_the_replay_audit(db_url: str, clock: FakeClock) -> None:
     ids = await three_games(db_url, clock)
-    tamper(
-        storage.sqlite_path(db_url),
-        "UPDATE games SET snapshot = json_set(snapshot, '$.scores[0]', 11) WHERE id = ?",
-        ids[1],
-    )
+    edited = json_set(db_url, "snapshot", "scores.0", "11")
+    await tamper(db_url, f"UPDATE games SET snapshot = {edited} WHERE id = ?", ids[1])
     async with await storage.open(db_url, clock=clock) as store:
         report = await store.replay(ids[1])
         assert not report.ok and report.actions == 3
@@ -86,7 +83,7 @@ async def test_a_hand_edited_snapshot_fails_the_replay_audit(db_url: str, clock:
         ("DELETE FROM actions WHERE seq = 2 AND game_id = ?", "gap"),
         ("DELETE FROM actions WHERE seq = 3 AND game_id = ?", "log holds 2"),
         (
-            "UPDATE games SET options = json_set(options, '$.target', 13) WHERE id = ?",
+            "UPDATE games SET options = {target_13} WHERE id = ?",
             "differs from the snapshot in: target",
         ),
         ("UPDATE games SET status = 'finished' WHERE id = ?", "not over"),
@@ -98,7 +95,8 @@ async def test_a_tampered_log_or_row_is_reported_by_replay(
     db_url: str, clock: FakeClock, sql: str, problem: str
 ) -> None:
     ids = await three_games(db_url, clock)
-    tamper(storage.sqlite_path(db_url), sql, ids[2])
+    sql = sql.replace("{target_13}", json_set(db_url, "options", "target", "13"))
+    await tamper(db_url, sql, ids[2])
     async with await storage.open(db_url, clock=clock) as store:
         reports = await store.check_all()
         assert [r.ok for r in reports] == [True, True, False]
@@ -109,8 +107,7 @@ async def test_unreadable_rows_are_left_out_of_lists_with_a_warning(
     db_url: str, clock: FakeClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     ids = await three_games(db_url, clock)
-    path = storage.sqlite_path(db_url)
-    tamper(path, "UPDATE games SET options = 'not json' WHERE id = ?", ids[0])
+    await tamper(db_url, "UPDATE games SET options = 'not json' WHERE id = ?", ids[0])
     async with await storage.open(db_url, clock=clock) as store:
         with caplog.at_level(logging.WARNING, logger="storage"):
             assert [g.id for g in await store.list_games()] == ids[1:]
@@ -119,7 +116,7 @@ async def test_unreadable_rows_are_left_out_of_lists_with_a_warning(
             await store.load(ids[0])
         ok = await store.schedule(ids[1], "reminder", clock.now)
         broken = await store.schedule(ids[2], "reminder", clock.now)
-        tamper(path, "UPDATE timers SET payload = '{' WHERE id = ?", broken.id)
+        await tamper(db_url, "UPDATE timers SET payload = '{' WHERE id = ?", broken.id)
         with caplog.at_level(logging.WARNING, logger="storage"):
             assert [t.id for t in await store.due_timers()] == [ok.id]
         assert f"timer {broken.id}" in caplog.text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
+import asyncpg
 import pytest
 
 import storage
@@ -19,7 +20,7 @@ from storage import (
     UnknownGame,
     WrongStatus,
 )
-from tests.storage.conftest import FakeClock, lobby, started, to_act
+from tests.storage.conftest import FakeClock, lobby, raw, started, to_act
 from tests.storage.race_game import GAME, Roll
 
 
@@ -198,18 +199,18 @@ async def test_racing_creates_in_one_channel_make_exactly_one_game(db_url: str) 
         await second.close()
 
 
-async def test_the_schema_itself_refuses_a_second_open_game(store: SqliteStorage) -> None:
+async def test_the_schema_itself_refuses_a_second_open_game(
+    store: SqliteStorage, db_url: str
+) -> None:
     await lobby(store, 10)
-    path = store.path
     insert = (
         "INSERT INTO games (guild_id, channel_id, host_id, kind, status, created_at, updated_at)"
         " VALUES (1, 10, 1, 'race', ?, 0, 0)"
     )
-    with sqlite3.connect(path) as db:
-        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
-            db.execute(insert, ("active",))
-        db.execute(insert, ("finished",))  # closed games may pile up in a channel
-        db.execute(insert, ("abandoned",))
+    with pytest.raises((sqlite3.IntegrityError, asyncpg.UniqueViolationError)):
+        await raw(db_url, insert, "active")
+    await raw(db_url, insert, "finished")  # closed games may pile up in a channel
+    await raw(db_url, insert, "abandoned")
 
 
 async def test_threads_and_message_ids_are_remembered(store: SqliteStorage) -> None:

@@ -5,65 +5,111 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiosqlite
+import asyncpg
 import pytest
 
 import storage
 from storage import LATEST_VERSION, BadDatabaseUrl, SchemaTooNew, SqliteStorage
 from storage.migrations import MIGRATIONS, Migration, migrate
-from tests.storage.conftest import FakeClock, to_act
+from storage.postgres import _Migrating as PgMigrating
+from storage.postgres import numbered
+from storage.sqlite import migrate_sqlite
+from tests.storage.conftest import FakeClock, by_backend, raw, started, to_act
 from tests.storage.race_game import GAME, Roll
 
-EXPECTED_TABLES = {"games", "seats", "actions", "timers", "game_messages"}
+EXPECTED_TABLES = {"games", "seats", "actions", "timers", "game_messages", "claims"}
 
 
-def tables(path: Path) -> set[str]:
-    with sqlite3.connect(path) as db:
-        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    return {row[0] for row in rows}
+async def tables(url: str) -> set[str]:
+    sql = by_backend(
+        url,
+        sqlite="SELECT name FROM sqlite_master WHERE type = 'table'",
+        postgres="SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+    )
+    return {str(row[0]) for row in await raw(url, sql)}
 
 
-def user_version(path: Path) -> int:
-    with sqlite3.connect(path) as db:
-        return int(db.execute("PRAGMA user_version").fetchone()[0])
+async def schema_version(url: str) -> int:
+    """The schema version of the database at ``url``; 0 if it does not exist yet."""
+    if storage.is_postgres_url(url):
+        if not await raw(
+            url,
+            "SELECT to_regclass('schema_version')::text WHERE"
+            " to_regclass('schema_version') IS NOT NULL",
+        ):
+            return 0
+        return int((await raw(url, "SELECT version FROM schema_version"))[0][0])  # type: ignore[call-overload]
+    if not storage.sqlite_path(url).exists():
+        return 0
+    return int((await raw(url, "PRAGMA user_version"))[0][0])  # type: ignore[call-overload]
 
 
-def path_of(url: str) -> Path:
-    return storage.sqlite_path(url)
-
-
-async def test_an_empty_file_is_migrated_to_the_latest_version(db_url: str) -> None:
+async def test_an_empty_database_is_migrated_to_the_latest_version(db_url: str) -> None:
     async with await storage.open(db_url):
         pass
-    path = path_of(db_url)
-    assert path.parent.is_dir()  # the folder was created on first use
-    assert user_version(path) == LATEST_VERSION == len(MIGRATIONS)
-    assert tables(path) >= EXPECTED_TABLES
+    if not storage.is_postgres_url(db_url):
+        assert storage.sqlite_path(db_url).parent.is_dir()  # the folder was created on first use
+    assert await schema_version(db_url) == LATEST_VERSION == len(MIGRATIONS)
+    assert await tables(db_url) >= EXPECTED_TABLES
 
 
-async def test_connections_use_wal_foreign_keys_and_a_busy_timeout(store: SqliteStorage) -> None:
-    for db in (store._writer, store._reader):
-        assert list(await db.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
-        assert list(await db.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
-        assert list(await db.execute_fetchall("PRAGMA busy_timeout")) == [(5000,)]
-    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
-        await store._writer.execute(
-            "INSERT INTO seats (game_id, position, player, user_id, display_name)"
-            " VALUES (999, 0, 'x', 1, 'X')"
-        )
+async def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
+    async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
+        assert isinstance(store, SqliteStorage)
+        for db in (store._writer, store._reader):
+            assert list(await db.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
+            assert list(await db.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
+            assert list(await db.execute_fetchall("PRAGMA busy_timeout")) == [(5000,)]
 
 
-async def _write_data_of_version(path: Path, version: int) -> int:
+async def test_foreign_keys_are_enforced(store: SqliteStorage) -> None:
+    with pytest.raises((sqlite3.IntegrityError, asyncpg.ForeignKeyViolationError)):
+        async with store._write() as db:
+            await db.execute(
+                "INSERT INTO seats (game_id, position, player, user_id, display_name)"
+                " VALUES (999, 0, 'x', 1, 'X')"
+            )
+
+
+class _Raw:
+    """``execute`` with ``?`` placeholders on a raw connection of either backend."""
+
+    def __init__(self, sqlite_db: aiosqlite.Connection | None, pg: asyncpg.Connection | None):
+        self.sqlite_db, self.pg = sqlite_db, pg
+
+    async def execute(self, sql: str, *params: object) -> None:
+        if self.pg is not None:
+            await self.pg.execute(numbered(sql), *params)
+        else:
+            assert self.sqlite_db is not None
+            await self.sqlite_db.execute(sql, params)
+
+
+async def _migrated_to(url: str, version: int) -> tuple[_Raw, Callable[[], Awaitable[None]]]:
+    """A raw connection to ``url`` with migrations up to ``version`` applied."""
+    if storage.is_postgres_url(url):
+        pg = await asyncpg.connect(url)
+        await migrate(PgMigrating(pg), url, MIGRATIONS[:version])
+        return _Raw(None, pg), pg.close
+    storage.sqlite_path(url).parent.mkdir(parents=True, exist_ok=True)
+    db = await aiosqlite.connect(storage.sqlite_path(url), isolation_level=None)
+    await migrate_sqlite(db, url, MIGRATIONS[:version])
+    return _Raw(db, None), db.close
+
+
+async def _write_data_of_version(url: str, version: int) -> int:
     """Rows that schema ``version`` can hold: a lobby, an active game with one action,
     then a timer (v2) and a message id (v3). Returns the active game's id."""
     state = GAME.new_game(["100", "101"], 5, GAME.parse_options(None))
     (player,) = GAME.to_act(state)
     after, events = GAME.apply(state, player, Roll())
     events_json = "[" + ",".join(event.model_dump_json() for event in events) + "]"
-    async with aiosqlite.connect(path, isolation_level=None) as db:
-        await migrate(db, str(path), MIGRATIONS[:version])
+    db, close = await _migrated_to(url, version)
+    try:
         if version == 0:
             return 0
         await db.execute(
@@ -75,37 +121,42 @@ async def _write_data_of_version(path: Path, version: int) -> int:
             "INSERT INTO games (id, guild_id, channel_id, host_id, kind, options, seed, status,"
             " snapshot, version, created_at, updated_at, started_at)"
             " VALUES (2, 1, 12, 100, 'race', '{\"target\":12}', 5, 'active', ?, 1, 0, 0, 0)",
-            (after.model_dump_json(),),
+            after.model_dump_json(),
         )
         for game_id in (1, 2):
             for position, user in enumerate((100, 101)):
                 await db.execute(
-                    "INSERT INTO seats VALUES (?, ?, ?, ?, ?)",
-                    (game_id, position, str(user), user, f"User {user}"),
-                )
+                    "INSERT INTO seats (game_id, position, player, user_id, display_name)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    game_id, position, str(user), user, f"User {user}",
+                )  # fmt: skip
         await db.execute(
-            "INSERT INTO actions VALUES (2, 1, ?, ?, ?, 0)",
-            (player, Roll().model_dump_json(), events_json),
-        )
+            "INSERT INTO actions (game_id, seq, player, action, events, created_at)"
+            " VALUES (2, 1, ?, ?, ?, 0)",
+            player, Roll().model_dump_json(), events_json,
+        )  # fmt: skip
         if version >= 2:
             await db.execute(
                 "INSERT INTO timers (game_id, kind, due_at, payload, created_at)"
                 " VALUES (2, 'reminder', 100, '{\"version\":1}', 0)"
             )
         if version >= 3:
-            await db.execute("INSERT INTO game_messages VALUES (2, 'board', 555)")
+            await db.execute(
+                "INSERT INTO game_messages (game_id, key, message_id) VALUES (2, 'board', 555)"
+            )
+    finally:
+        await close()
     return 2
 
 
 @pytest.mark.parametrize("version", range(LATEST_VERSION))
 async def test_every_earlier_version_upgrades_and_keeps_its_games(
-    tmp_path: Path, clock: FakeClock, version: int
+    db_url: str, clock: FakeClock, version: int
 ) -> None:
-    path = tmp_path / "old.db"
-    game_id = await _write_data_of_version(path, version)
-    assert user_version(path) == version
-    async with await storage.open(f"sqlite:///{path}", clock=clock) as store:
-        assert user_version(path) == LATEST_VERSION
+    game_id = await _write_data_of_version(db_url, version)
+    assert await schema_version(db_url) == version
+    async with await storage.open(db_url, clock=clock) as store:
+        assert await schema_version(db_url) == LATEST_VERSION
         if version == 0:
             assert await store.list_games() == []
             return
@@ -130,58 +181,72 @@ async def test_every_earlier_version_upgrades_and_keeps_its_games(
 
 
 async def test_a_newer_database_is_refused_and_left_unchanged(db_url: str) -> None:
-    async with await storage.open(db_url):
-        pass
-    path = path_of(db_url)
-    with sqlite3.connect(path) as db:
-        db.execute(f"PRAGMA user_version = {LATEST_VERSION + 4}")
-    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    async with await storage.open(db_url) as store:
+        await started(store, 10)
+    newer = LATEST_VERSION + 4
+    await raw(
+        db_url,
+        by_backend(
+            db_url,
+            sqlite=f"PRAGMA user_version = {newer}",
+            postgres=f"UPDATE schema_version SET version = {newer}",
+        ),
+    )
+
+    async def contents() -> object:
+        if storage.is_postgres_url(db_url):
+            return (await tables(db_url), await raw(db_url, "SELECT * FROM games ORDER BY id"))
+        return hashlib.sha256(storage.sqlite_path(db_url).read_bytes()).hexdigest()
+
+    before = await contents()
     with pytest.raises(SchemaTooNew) as caught:
         await storage.open(db_url)
     message = str(caught.value)
-    assert f"version {LATEST_VERSION + 4}" in message and f"up to {LATEST_VERSION}" in message
+    assert f"version {newer}" in message and f"up to {LATEST_VERSION}" in message
     assert "newer version of the bot" in message
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert await contents() == before
+    assert await schema_version(db_url) == newer
 
 
 @pytest.mark.parametrize("start", [0, LATEST_VERSION])
 async def test_a_failing_migration_leaves_the_previous_version_intact(
-    tmp_path: Path, start: int
+    db_url: str, start: int
 ) -> None:
-    path = tmp_path / "bot.db"
     if start:
-        async with await storage.open(f"sqlite:///{path}"):
+        async with await storage.open(db_url):
             pass
-    broken = Migration(
-        LATEST_VERSION + 1,
-        "half a migration",
-        ("CREATE TABLE extra (x INTEGER)", "INSERT INTO no_such_table VALUES (1)"),
-    )
-    with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
-        await storage.open(f"sqlite:///{path}", migrations=(*MIGRATIONS, broken))
-    assert user_version(path) == start
-    assert "extra" not in tables(path)
-    assert (tables(path) >= EXPECTED_TABLES) == bool(start)
+    half = ("CREATE TABLE extra (x INTEGER)", "INSERT INTO no_such_table VALUES (1)")
+    broken = Migration(LATEST_VERSION + 1, "half a migration", half, half)
+    with pytest.raises((sqlite3.OperationalError, asyncpg.UndefinedTableError), match="no_such"):
+        await storage.open(db_url, migrations=(*MIGRATIONS, broken))
+    assert await schema_version(db_url) == start
+    assert "extra" not in await tables(db_url)
+    assert (await tables(db_url) >= EXPECTED_TABLES) == bool(start)
 
 
-async def test_migrations_must_be_numbered_in_order(tmp_path: Path) -> None:
+async def test_migrations_must_be_numbered_in_order(db_url: str) -> None:
     shuffled = (MIGRATIONS[1], MIGRATIONS[0])
     with pytest.raises(ValueError, match="out of order"):
-        await storage.open(f"sqlite:///{tmp_path}/x.db", migrations=shuffled)
+        await storage.open(db_url, migrations=shuffled)
 
 
-async def test_processes_opening_a_new_file_at_once_migrate_it_once(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path}/bot.db"
-    stores = await asyncio.gather(*(storage.open(url) for _ in range(8)))
+async def test_processes_opening_a_new_database_at_once_migrate_it_once(db_url: str) -> None:
+    stores = await asyncio.gather(*(storage.open(db_url) for _ in range(8)))
     for store in stores:
         await store.close()
-    assert user_version(tmp_path / "bot.db") == LATEST_VERSION
+    assert await schema_version(db_url) == LATEST_VERSION
+
+
+async def test_an_unreachable_postgresql_server_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(storage.StorageError, match="Cannot connect to the database") as caught:
+        await storage.open("postgresql://bot:secret@127.0.0.1:1/bot")
+    assert "secret" not in str(caught.value)  # the password is never shown
 
 
 @pytest.mark.parametrize(
     "url",
     [
-        "postgresql://bot@localhost/bot",
+        "mysql://bot@localhost/bot",
         "data/bot.db",
         "sqlite:///:memory:",
         "sqlite:///",
@@ -189,7 +254,7 @@ async def test_processes_opening_a_new_file_at_once_migrate_it_once(tmp_path: Pa
     ],
 )
 async def test_database_urls_that_cannot_be_opened_say_why(url: str) -> None:
-    with pytest.raises(BadDatabaseUrl, match=r"DATABASE_URL|PostgreSQL"):
+    with pytest.raises(BadDatabaseUrl, match=r"DATABASE_URL"):
         await storage.open(url)
 
 

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-async def test_a_thousand_games_load_and_continue_after_a_restart(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path}/bot.db"
+async def test_a_thousand_games_load_and_continue_after_a_restart(db_url: str) -> None:
+    url = db_url
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -6,12 +6,14 @@ import asyncio
 import json
 import sqlite3
 
+import asyncpg
 import pytest
 
 import storage
 from engine.core import TIMER, IllegalAction, NotInGame, NotYourTurn
 from storage import Conflict, GameNotFound, LoadedGame, SqliteStorage, WrongStatus
-from tests.storage.conftest import FakeClock, lobby, started, to_act
+from storage.postgres import APPLY
+from tests.storage.conftest import FakeClock, lobby, raw, started, to_act
 from tests.storage.race_game import GAME, Play, Roll, Skip
 
 
@@ -225,14 +227,18 @@ async def test_without_an_expected_version_racing_actions_all_apply_in_commit_or
     assert (await store.replay(game.id)).ok
 
 
-async def test_the_action_log_is_append_only(store: SqliteStorage) -> None:
+async def test_the_action_log_is_append_only(store: SqliteStorage, db_url: str) -> None:
     game = await started(store, 10)
     await store.submit(game.id, to_act(game), Roll(), 0)
-    with sqlite3.connect(store.path) as db:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            db.execute("UPDATE actions SET player = 'x'")
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            db.execute("DELETE FROM actions")
+    refused = (sqlite3.IntegrityError, asyncpg.RaiseError)
+    with pytest.raises(refused, match="append-only"):
+        await raw(db_url, "UPDATE actions SET player = 'x'")
+    with pytest.raises(refused, match="append-only"):
+        await raw(db_url, "DELETE FROM actions")
+    if storage.is_postgres_url(db_url):
+        with pytest.raises(refused, match="append-only"):
+            await raw(db_url, "TRUNCATE actions")
+    assert await log_seqs(store, game.id) == [1]
 
 
 async def test_a_cancelled_submit_leaves_no_open_transaction(store: SqliteStorage) -> None:
@@ -249,20 +255,40 @@ async def test_a_cancelled_submit_leaves_no_open_transaction(store: SqliteStorag
     assert (await store.replay(game.id)).ok
 
 
-async def test_the_schema_refuses_an_action_row_at_a_stale_version(store: SqliteStorage) -> None:
-    # The version guard lives in SQL (the apply_action trigger), not only in Python.
+async def test_the_schema_refuses_an_action_row_at_a_stale_version(
+    store: SqliteStorage, db_url: str
+) -> None:
+    # The version guard lives in SQL (SQLite: the apply_action trigger; PostgreSQL: the
+    # UPDATE … WHERE version = seq - 1 that the log row depends on), not only in Python.
     game = await started(store, 10)
-    insert = (
-        "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
-        " snapshot, result) VALUES (?, ?, '100', '{}', '[]', 0, '{}', NULL)"
-    )
-    with sqlite3.connect(store.path) as db:
-        for seq in (2, 0):
-            with pytest.raises(sqlite3.IntegrityError, match="stale version"):
-                db.execute(insert, (game.id, seq))
+
+    async def apply_at(seq: int) -> bool:
+        if storage.is_postgres_url(db_url):
+            connection = await asyncpg.connect(db_url)
+            try:
+                rows = await connection.fetch(
+                    APPLY, [game.id], [seq], ["100"], ["{}"], ["[]"], ["{}"], [None], 0.0
+                )
+            finally:
+                await connection.close()
+            return bool(rows)
+        try:
+            await raw(
+                db_url,
+                "INSERT INTO apply_action (game_id, seq, player, action, events, created_at,"
+                " snapshot, result) VALUES (?, ?, '100', '{}', '[]', 0, '{}', NULL)",
+                game.id,
+                seq,
+            )
+        except sqlite3.IntegrityError as error:
+            assert "stale version" in str(error)
+            return False
+        return True
+
+    for seq in (2, 0):
+        assert not await apply_at(seq)
     await store.abandon(game.id)
-    with sqlite3.connect(store.path) as db, pytest.raises(sqlite3.IntegrityError):
-        db.execute(insert, (game.id, 1))  # the right version, but not an active game
+    assert not await apply_at(1)  # the right version, but not an active game
     assert await log_seqs(store, game.id) == []
     assert (await store.info(game.id)).version == 0
 

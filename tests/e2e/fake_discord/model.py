@@ -31,6 +31,13 @@ class SnowflakeFactory:
         millis = int(time.time() * 1000) - DISCORD_EPOCH_MS
         return (millis << 22) | (next(self._counter) & 0x3FFFFF)
 
+    def on_shard(self, shard_id: int, shard_count: int) -> int:
+        """A snowflake whose guild would land on ``shard_id``: ``(id >> 22) % shard_count``
+        is its timestamp in milliseconds modulo the count, so step back a few ms."""
+        millis = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        millis -= (millis - shard_id) % shard_count
+        return (millis << 22) | (next(self._counter) & 0x3FFFFF)
+
 
 def iso_now() -> str:
     return dt.datetime.now(dt.UTC).isoformat()

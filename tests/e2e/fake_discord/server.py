@@ -170,9 +170,10 @@ class _GatewayConnection:
 
 
 class _GatewaySession:
-    def __init__(self, session_id: str, intents: int) -> None:
+    def __init__(self, session_id: str, intents: int, shard_id: int = 0) -> None:
         self.id = session_id
         self.intents = intents
+        self.shard_id = shard_id
         self.seq = 0
         self.buffer: list[dict[str, Any]] = []
         self.conn: _GatewayConnection | None = None
@@ -188,6 +189,14 @@ class FakeDiscord:
 
     Use ``async with FakeDiscord() as fake:`` (or the ``fake`` pytest fixture): that
     starts the server and points discord.py at it.
+
+    Sharding, as on Discord: ``shard_count`` is what ``GET /gateway/bot`` recommends and
+    what every IDENTIFY must carry (``[shard_id, shard_count]``, or nothing with one
+    shard). Each gateway session is bound to its shard; a guild's events go only to shard
+    ``(guild_id >> 22) % shard_count`` and everything without a guild (DM interactions,
+    DM messages) to shard 0. Any number of bot processes may connect at once, each with
+    its own shards; a new IDENTIFY for a shard replaces that shard's session only.
+    ``add_guild(..., shard=k)`` makes a guild that lands on shard ``k``.
     """
 
     deadline = 3.0  # seconds to the initial callback
@@ -203,8 +212,14 @@ class FakeDiscord:
         token: str = "fake-bot-token",
         validate_spec: bool = True,
         spec_path: Path | None = None,
+        shard_count: int = 1,
+        max_concurrency: int = 1,
     ) -> None:
+        if shard_count < 1 or max_concurrency < 1:
+            raise ValueError("shard_count and max_concurrency must be at least 1")
         self.token = token
+        self.shard_count = shard_count
+        self.max_concurrency = max_concurrency  # GET /gateway/bot's session_start_limit
         self.snowflake = SnowflakeFactory()
         path = spec_path or SPEC_PATH
         self.spec: Spec | None = load_spec(path) if validate_spec else None
@@ -243,9 +258,11 @@ class FakeDiscord:
         self.interactions: dict[int, InteractionRecord] = {}
         self._by_token: dict[str, InteractionRecord] = {}
 
-        self._sessions: dict[str, _GatewaySession] = {}
+        self._sessions: dict[str, _GatewaySession] = {}  # resumable sessions, every shard
+        self._shard_sessions: dict[int, _GatewaySession] = {}  # the current one per shard
+        self.readies: dict[int, int] = {}  # shard id -> READYs sent on it
+        self.dispatched: list[tuple[int, str, dict[str, Any]]] = []  # (shard, event, data)
         self._pending_dispatches: set[asyncio.Task[None]] = set()
-        self._session: _GatewaySession | None = None
         self.guild = self.add_guild("Test Server", owner=self.owner)
         self.channel = self.add_channel("general")
 
@@ -276,6 +293,8 @@ class FakeDiscord:
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("GET", GATEWAY_PATH, self._gateway_handler)
+        # GET /gateway/bot gives the URL without the slash (AutoShardedClient connects there)
+        app.router.add_route("GET", GATEWAY_PATH.rstrip("/"), self._gateway_handler)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest_handler)
         app.router.add_route("GET", "/attachments/{id}/{filename}", self._attachment_handler)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -345,11 +364,22 @@ class FakeDiscord:
         *args: str,
         env: dict[str, str] | None = None,
         timeout: float = 30.0,  # noqa: ASYNC109 - a harness setting, not a cancel scope
+        shards: Iterable[int] | None = None,
     ) -> asyncio.subprocess.Process:
         """Start ``python script args`` in a new process against this fake (see run_bot.py)
         and wait until it has identified and gone quiet. The token is in DISCORD_TOKEN;
-        output goes to ``fake.process_logs[pid]``."""
+        output goes to ``fake.process_logs[pid]``.
+
+        ``shards``: the shard ids the process runs; it counts as connected once each of
+        them got a new READY (``None``: once any shard did)."""
         readies = self.gateway_log.count("READY")
+        shard_readies = {s: self.readies.get(s, 0) for s in shards} if shards is not None else None
+
+        def connected() -> bool:
+            if shard_readies is None:
+                return self.gateway_log.count("READY") > readies and self._session is not None
+            return all(self.readies.get(s, 0) > n for s, n in shard_readies.items())
+
         full_env = {**os.environ, **(env or {})}
         full_env.update(
             FAKE_DISCORD_API=self.api_base,
@@ -378,7 +408,7 @@ class FakeDiscord:
         log.close()
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while self.gateway_log.count("READY") == readies or self._session is None:
+        while not connected():
             if process.returncode is not None or loop.time() > end:
                 output = self.process_logs[process.pid].read_text(errors="replace")[-3000:]
                 await self.stop_bot_process(process)
@@ -386,6 +416,15 @@ class FakeDiscord:
             await asyncio.sleep(0.02)
         await self.settle(quiet=0.2)
         return process
+
+    async def kill_bot_process(self, process: asyncio.subprocess.Process) -> int:
+        """SIGKILL the bot process (no clean shutdown: its gateway connections just break,
+        so their sessions stay resumable); returns its exit code."""
+        if process in self._processes:
+            self._processes.remove(process)
+        if process.returncode is None:
+            process.kill()
+        return await process.wait()
 
     async def stop_bot_process(
         self,
@@ -409,8 +448,20 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ world setup
 
-    def add_guild(self, name: str, *, owner: FakeUser) -> FakeGuild:
-        gid = self.snowflake()
+    def shard_of(self, guild: FakeGuild | int | None) -> int:
+        """The shard that receives ``guild``'s events (``None``, a DM: shard 0)."""
+        if guild is None:
+            return 0
+        guild_id = guild if isinstance(guild, int) else guild.id
+        return (guild_id >> 22) % self.shard_count
+
+    def add_guild(self, name: str, *, owner: FakeUser, shard: int | None = None) -> FakeGuild:
+        """A guild the bot is in (``shard``: one whose id lands on that shard)."""
+        if shard is not None and not 0 <= shard < self.shard_count:
+            raise HarnessError(f"shard {shard} is not in 0..{self.shard_count - 1}")
+        gid = (
+            self.snowflake() if shard is None else self.snowflake.on_shard(shard, self.shard_count)
+        )
         guild = FakeGuild(gid, name, owner.id)
         guild.roles[gid] = FakeRole(gid, "@everyone", EVERYONE_PERMISSIONS)
         bot_role = FakeRole(self.snowflake(), "Workshop Bot", BOT_PERMISSIONS, position=1)
@@ -918,19 +969,35 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ gateway
 
+    @property
+    def _session(self) -> _GatewaySession | None:
+        """Shard 0's session (the only one without sharding)."""
+        return self._shard_sessions.get(0)
+
+    def _shard_for_event(self, event: str, data: dict[str, Any]) -> int:
+        """Discord's routing: a guild's events to its shard, the rest to shard 0."""
+        guild_id = data.get("id") if event.startswith("GUILD_") else data.get("guild_id")
+        return self.shard_of(int(guild_id)) if guild_id else 0
+
     def _spawn_dispatch(self, event: str, data: dict[str, Any]) -> None:
-        if self._session is None:
+        if not self._shard_sessions:
             return
         with contextlib.suppress(RuntimeError):  # no running loop: nothing connected yet
             task = asyncio.get_running_loop().create_task(self.dispatch(event, data))
             self._pending_dispatches.add(task)
             task.add_done_callback(self._pending_dispatches.discard)
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a DISPATCH to the bot (buffered for RESUME while it is disconnected)."""
-        session = self._session
+    async def dispatch(
+        self, event: str, data: dict[str, Any], *, session: _GatewaySession | None = None
+    ) -> None:
+        """Send a DISPATCH to the bot on the shard it belongs to (buffered for RESUME while
+        that shard is disconnected; dropped if the shard never identified)."""
         if session is None:
-            return
+            shard = self._shard_for_event(event, data)
+            session = self._shard_sessions.get(shard)
+            if session is None:
+                return
+        self.dispatched.append((session.shard_id, event, data))
         wanted = _INTENT_FOR_EVENT.get(event)
         if wanted is not None:
             bit = wanted[0] if data.get("guild_id") else wanted[1]
@@ -951,11 +1018,11 @@ class FakeDiscord:
             # settle() waits a quiet period after this too, so the bot has handled it.
             self._last_activity = asyncio.get_running_loop().time()
 
-    async def reconnect_gateway(self, *, resume: bool = True) -> None:
+    async def reconnect_gateway(self, *, resume: bool = True, shard: int = 0) -> None:
         """Ask the bot to reconnect (op 7 RECONNECT; it then RESUMEs), or drop the
         connection abruptly with close code 4000 (``resume=False`` closes with 4009,
         session timed out, so the bot identifies anew)."""
-        session = self._session
+        session = self._shard_sessions.get(shard)
         if session is None or session.conn is None:
             raise HarnessError("the bot is not connected to the gateway")
         conn = session.conn
@@ -965,20 +1032,20 @@ class FakeDiscord:
             self._sessions.pop(session.id, None)
             await conn.ws.close(code=4009, message=b"Session timed out")
 
-    async def drop_gateway(self) -> None:
+    async def drop_gateway(self, shard: int = 0) -> None:
         """Close the bot's connection with code 4000 (unknown error): it resumes."""
-        session = self._session
+        session = self._shard_sessions.get(shard)
         if session is None or session.conn is None:
             raise HarnessError("the bot is not connected to the gateway")
         conn, session.conn = session.conn, None
         await conn.ws.close(code=4000, message=b"Unknown error")
 
-    async def wait_connected(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
-        await self.wait_for(
-            lambda: self._session is not None and self._session.conn is not None,
-            timeout,
-            "the bot's gateway connection",
-        )
+    async def wait_connected(self, timeout: float = 10.0, shard: int = 0) -> None:  # noqa: ASYNC109
+        def connected() -> bool:
+            session = self._shard_sessions.get(shard)
+            return session is not None and session.conn is not None
+
+        await self.wait_for(connected, timeout, f"the bot's gateway connection (shard {shard})")
 
     async def _gateway_handler(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
@@ -1015,6 +1082,8 @@ class FakeDiscord:
                 session.conn = None
                 if ws.close_code == 1000:  # a clean close ends the session, as on Discord
                     self._sessions.pop(session.id, None)
+                    if self._shard_sessions.get(session.shard_id) is session:
+                        del self._shard_sessions[session.shard_id]
         return ws
 
     async def _identify(
@@ -1024,15 +1093,31 @@ class FakeDiscord:
         if d.get("token") != self.token:
             await conn.ws.close(code=4004, message=b"Authentication failed.")
             return None
-        session = _GatewaySession(secrets.token_hex(16), int(d.get("intents") or 0))
-        # One bot token: a new IDENTIFY replaces any earlier session.
-        self._sessions = {session.id: session}
-        self._session = session
+        shard_id, shard_count = d.get("shard") or (0, 1)
+        if shard_count != self.shard_count or not 0 <= shard_id < shard_count:
+            # Discord: 4010 Invalid shard / 4011 Sharding required
+            self._violate(
+                Violation(
+                    "gateway",
+                    f"IDENTIFY with shard [{shard_id}, {shard_count}], but the bot has "
+                    f"{self.shard_count} shard(s) (GET /gateway/bot)",
+                )
+            )
+            await conn.ws.close(code=4010, message=b"Invalid shard.")
+            return None
+        session = _GatewaySession(secrets.token_hex(16), int(d.get("intents") or 0), shard_id)
+        # A new IDENTIFY for a shard replaces that shard's earlier session (and only it).
+        old = self._shard_sessions.get(shard_id)
+        if old is not None:
+            self._sessions.pop(old.id, None)
+        self._sessions[session.id] = session
+        self._shard_sessions[shard_id] = session
         session.conn = conn
+        guilds = [g for g in self.guilds if self.shard_of(g) == shard_id]
         ready: dict[str, Any] = {
             "v": 10,
             "user": {**self.bot_user.payload(), "verified": True, "mfa_enabled": False, "flags": 0},
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
@@ -1047,10 +1132,12 @@ class FakeDiscord:
         }
         if d.get("shard"):
             ready["shard"] = d["shard"]
-        await self.dispatch("READY", ready)
+        await self.dispatch("READY", ready, session=session)
         self.gateway_log.append("READY")
-        for guild in self.guilds.values():
-            await self.dispatch("GUILD_CREATE", self._guild_create_payload(guild))
+        self.readies[shard_id] = self.readies.get(shard_id, 0) + 1
+        for guild_id in guilds:
+            payload = self._guild_create_payload(self.guilds[guild_id])
+            await self.dispatch("GUILD_CREATE", payload, session=session)
         self._identified.set()
         return session
 
@@ -1065,7 +1152,7 @@ class FakeDiscord:
         last = int(d.get("seq") or 0)
         for payload in [p for p in session.buffer if p["s"] > last]:
             await conn.send(payload)
-        await self.dispatch("RESUMED", {"_trace": ["fake-discord"]})
+        await self.dispatch("RESUMED", {"_trace": ["fake-discord"]}, session=session)
         self.gateway_log.append("RESUMED")
         return session
 
@@ -1259,12 +1346,12 @@ class FakeDiscord:
         async def get_gateway_bot(rec: RecordedRequest) -> Any:
             return {
                 "url": self.gateway_url.rstrip("/"),
-                "shards": 1,
+                "shards": self.shard_count,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,
                     "reset_after": 0,
-                    "max_concurrency": 1,
+                    "max_concurrency": self.max_concurrency,
                 },
             }
 
@@ -1883,8 +1970,9 @@ class FakeDiscord:
     async def _run(
         self, record: InteractionRecord, *, expect_response: bool = True
     ) -> InteractionResult:
-        if self._session is None:  # never identified; a disconnected bot gets it on RESUME
-            await self.wait_connected()
+        shard = self._shard_for_event("INTERACTION_CREATE", record.payload)
+        if shard not in self._shard_sessions:  # never identified; a disconnected bot gets
+            await self.wait_connected(shard=shard)  # it on RESUME
         loop = asyncio.get_running_loop()
         first_violation = len(self.violations)
         self.interactions[record.id] = record

@@ -1,0 +1,540 @@
+"""What both SQL backends share on the write path: the write lock, the write queue and
+group commit, the state cache, and the conflict, retry and precondition logic of
+``submit``; plus the row helpers every query uses.
+
+:class:`SqlCore` holds it; :class:`storage.repository.SqlStorage` adds the other
+queries (lobby, reading, timers, claims, audit), also written once. A backend
+(:mod:`storage.sqlite`, :mod:`storage.postgres`) subclasses that and supplies only
+what differs between SQL dialects: how to connect, a write transaction
+(:class:`Tx`), how to read, the JSON aggregates of :data:`INFO_COLUMNS`, the
+statement that applies a batch of actions with the version guard (``_apply``),
+and its integrity check.
+
+How writes stay correct
+-----------------------
+Options weighed for sharing the write path between the backends:
+
+* **Each backend its own write path** (SQLite's single writer, a PostgreSQL
+  connection pool with a transaction per submit). It would let PostgreSQL run
+  writes of one process in parallel, but it doubles the subtle code (group
+  commit, cancellation, the cache's invariants), and two copies drift apart.
+* **One write path over a small dialect interface** (chosen). Every process has
+  one writer connection, used under ``self._lock`` (an ``asyncio.Lock``, FIFO,
+  held only while SQL runs, never across engine work), and one place that reads
+  (a second connection, or a small pool). On a shared connection another task's
+  statement issued between someone's ``BEGIN`` and ``COMMIT`` would silently join
+  that transaction; the lock rules that out for both dialects alike. Throughput
+  does not suffer: submits that arrive while the writer is busy are committed
+  together (group commit), so one transaction and one round trip carry many
+  actions; and several processes (the reason to use PostgreSQL) each have a writer.
+
+``submit`` is optimistic, like boardgame.io's state id. It takes the state at
+``expected_version`` (from the in-memory cache, or a read) and runs the engine
+*outside* the lock, then queues the resulting row for the writer. The writer's
+next turn hands every queued row to the backend's ``_apply`` at once; ``_apply``
+writes them in one transaction with the guard **in SQL**: a row applies only if
+the game is still ``active`` at ``version = seq - 1`` (SQLite: the
+``apply_action`` view's trigger; PostgreSQL: ``WITH g AS (UPDATE games … WHERE
+version = seq - 1 RETURNING id) INSERT INTO actions …``). It returns the games it
+applied; each of the others is a clean :class:`Conflict` (another process or
+connection won), nothing of it written. A submit returns once its transaction has
+committed. Because the guard is in SQL it holds between processes and machines,
+and a stale cache entry can cause a ``Conflict`` but never a wrong write: the
+cache only holds states read from committed data or written by a committed
+statement, keyed by version, and any ``Conflict`` drops the game's entry.
+
+With ``expected_version=None`` (simultaneous choices judged by a precondition,
+not by the version the player saw) a lost race is not the caller's problem: the
+submit runs under the lock (so this process's own such submits queue rather than
+conflict) and, when another *process* committed in between, re-reads the latest
+state, re-runs the precondition and the engine, and tries again, backing off a
+little outside the lock after the first retries. A version race therefore never
+loses a choice; only the precondition or the engine can refuse it.
+
+Other work done once across processes is claimed in SQL too (due timers, message
+versions, named claims): see :mod:`storage.repository`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, ClassVar, Protocol, Self, cast
+
+from pydantic import BaseModel
+
+from engine import get_game
+from engine.core import Game, PlayerId
+from storage.errors import (
+    Conflict,
+    GameNotFound,
+    StorageError,
+    UnreadableGame,
+    WrongStatus,
+)
+from storage.models import (
+    GameInfo,
+    LoadedGame,
+    Seat,
+    Status,
+    Submitted,
+)
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+STATE_CACHE_SIZE = 2048
+SUBMIT_RETRIES = 50
+"""Attempts of ``submit(..., expected_version=None)`` before giving up with ``Conflict``:
+each failed attempt means another process committed to the same game meanwhile."""
+CLOSED = "The database closed before this move was saved."
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def is_postgres_url(database_url: str) -> bool:
+    """``postgresql://…`` (or ``postgres://…``) selects the PostgreSQL backend."""
+    return database_url.startswith(("postgresql://", "postgres://"))
+
+
+# --------------------------------------------------------------------------- time
+
+
+def ts(moment: datetime) -> float:
+    if moment.tzinfo is None:
+        raise ValueError(f"{moment!r} has no time zone; pass an aware datetime (UTC).")
+    return moment.timestamp()
+
+
+def dt(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def opt_dt(seconds: float | None) -> datetime | None:
+    return None if seconds is None else dt(seconds)
+
+
+# --------------------------------------------------------------------------- rows
+
+INFO_COLUMNS = """
+    g.id, g.guild_id, g.channel_id, g.thread_id, g.host_id, g.kind, g.options, g.seed,
+    g.status, g.version, g.result, g.created_at, g.updated_at, g.started_at, g.finished_at,
+    {seats}, {messages}, g.settings, {shown}
+"""
+"""The columns of a :class:`GameInfo`; a backend fills in three JSON aggregates:
+``seats`` (an array of ``[position, player, user_id, display_name, ai_level]``),
+``messages`` (``{key: message_id}``) and ``shown`` (``{key: shown_version}``)."""
+SNAPSHOT = 19
+"""Index of ``g.snapshot`` when appended after the info columns."""
+
+
+def json_object(game_id: int, text: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as error:
+        raise UnreadableGame(game_id, f"its {what} is not valid JSON ({error}).") from None
+    if not isinstance(value, dict):
+        raise UnreadableGame(game_id, f"its {what} is not a JSON object.")
+    return value
+
+
+def info_from_row(row: Sequence[Any]) -> GameInfo:
+    game_id = int(row[0])
+    seats_raw = sorted(json.loads(row[15]))
+    seats = tuple(
+        Seat(player=p, display_name=name, user_id=uid, level=level)
+        for _pos, p, uid, name, level in seats_raw
+    )
+    return GameInfo(
+        id=game_id,
+        guild_id=row[1],
+        channel_id=row[2],
+        thread_id=row[3],
+        host_id=row[4],
+        kind=row[5],
+        options=json_object(game_id, row[6], "options"),
+        seed=row[7],
+        status=cast(Status, row[8]),
+        version=row[9],
+        seats=seats,
+        messages=json.loads(row[16]),
+        shown_versions=json.loads(row[18]),
+        settings=json_object(game_id, row[17], "settings"),
+        result=None if row[10] is None else json_object(game_id, row[10], "result"),
+        created_at=dt(row[11]),
+        updated_at=dt(row[12]),
+        started_at=opt_dt(row[13]),
+        finished_at=opt_dt(row[14]),
+    )
+
+
+def loaded(info: GameInfo, state: Any) -> LoadedGame:
+    fields = {name: getattr(info, name) for name in GameInfo.__dataclass_fields__}
+    return LoadedGame(**fields, state=state)
+
+
+def dump_events(events: Sequence[Any]) -> str:
+    return "[" + ",".join(event.model_dump_json() for event in events) + "]"
+
+
+class _Cached:
+    __slots__ = ("kind", "state", "version")
+
+    def __init__(self, version: int, kind: str, state: Any) -> None:
+        self.version = version
+        self.kind = kind
+        self.state = state
+
+
+class Tx(Protocol):
+    """One open write transaction, in the core's ``?`` placeholder style."""
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        ...
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        """Run one statement (a SELECT, or a write with RETURNING); its rows."""
+        ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement once per row of parameters."""
+        ...
+
+
+class Write:
+    """One applied action on its way to the writer (alone, or in a group commit)."""
+
+    def __init__(
+        self,
+        game_id: int,
+        player: PlayerId,
+        version: int,
+        expected: int | None,
+        row: tuple[str, str, str, str | None],
+    ) -> None:
+        self.game_id, self.player, self.version, self.expected = game_id, player, version, expected
+        self.seq = version + 1
+        self.snapshot, self.action, self.events, self.result = row
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def succeed(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def fail(self, error: Exception) -> None:
+        if not self.done.done():
+            self.done.set_exception(error)
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class SqlCore:
+    """The write path: the lock, the state cache, ``submit`` and group commit.
+
+    :class:`storage.repository.SqlStorage` adds every other query; a backend
+    subclasses that and provides the dialect: ``_transaction``, ``_read``, ``_apply``,
+    ``_close_connections``, ``integrity_check``, :attr:`UNIQUE_VIOLATION`,
+    :attr:`FOR_UPDATE` and :attr:`INFO` (``INFO_COLUMNS`` filled in).
+    """
+
+    UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]] = ()
+    """What the driver raises when a unique index refuses a row."""
+    FOR_UPDATE: ClassVar[str] = ""
+    """Appended to a write transaction's read of a game row, to lock it (PostgreSQL);
+    SQLite's ``BEGIN IMMEDIATE`` already holds the whole database."""
+    INFO: ClassVar[str] = ""
+
+    where: str
+    """The database, as shown in messages (a file path, or the URL without password)."""
+
+    def __init__(self, clock: Clock = utc_now) -> None:
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._cache: OrderedDict[int, _Cached] = OrderedDict()
+        self._closed = False
+        self._queued: list[Write] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ dialect
+
+    def _transaction(self) -> AbstractAsyncContextManager[Tx]:
+        """A write transaction on the writer connection; the caller holds the lock."""
+        raise NotImplementedError
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of one read, outside any write transaction (committed data only)."""
+        raise NotImplementedError
+
+    async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
+        """Apply ``writes`` (at most one per game) with the version guard in SQL, in one
+        transaction if it can. Returns, by game id, ``None`` for a write that applied or
+        the error of one that failed on its own; a game left out lost the version race.
+        Raising means that none applied. The caller holds the lock."""
+        raise NotImplementedError
+
+    async def _close_connections(self) -> None:
+        raise NotImplementedError
+
+    async def integrity_check(self) -> list[str]:
+        """``["ok"]`` for a sound database, otherwise what is wrong."""
+        raise NotImplementedError
+
+    async def _ids_copied(self, db: Tx) -> None:
+        """Rows were inserted with their ids (``storage copy``): make new ids follow them."""
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._flusher is not None:
+            await self._flusher  # what was submitted is committed before closing
+        async with self._lock:
+            await self._close_connections()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _now(self) -> float:
+        return ts(self._clock())
+
+    # ------------------------------------------------------------------ plumbing
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[Tx]:
+        """One write transaction, under the process-wide lock."""
+        async with self._lock, self._transaction() as tx:
+            yield tx
+
+    def _engine(self, game_id: int, kind: str) -> Game:
+        try:
+            return get_game(kind)
+        except (KeyError, ImportError) as error:
+            raise UnreadableGame(game_id, f"unknown game kind {kind!r} ({error}).") from None
+
+    def _parse_state(self, game_id: int, kind: str, snapshot: str | None) -> Any:
+        game = self._engine(game_id, kind)
+        if snapshot is None:
+            raise UnreadableGame(game_id, "it is started but has no saved state.")
+        try:
+            return game.parse_state(snapshot)
+        except (ValueError, TypeError) as error:  # pydantic's ValidationError is a ValueError
+            summary = str(error).splitlines()[0]
+            raise UnreadableGame(game_id, f"its state does not parse ({summary}).") from None
+
+    def _remember(self, game_id: int, version: int, kind: str, state: Any) -> None:
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.version > version:
+            return  # a newer committed state is already here
+        self._cache[game_id] = _Cached(version, kind, state)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > STATE_CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    async def _status(self, db: Tx, game_id: int) -> tuple[str, Status]:
+        rows = await db.fetch(
+            f"SELECT kind, status FROM games WHERE id = ?{self.FOR_UPDATE}", (game_id,)
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        return rows[0][0], rows[0][1]
+
+    async def _lobby_kind(self, db: Tx, game_id: int) -> str:
+        kind, status = await self._status(db, game_id)
+        if status != "lobby":
+            raise WrongStatus(game_id, status, "a lobby")
+        return kind
+
+    # ------------------------------------------------------------------ play
+
+    async def submit(
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected_version: int | None,
+        *,
+        precondition: Callable[[Any], None] | None = None,
+    ) -> Submitted:
+        """Apply ``action`` by ``player`` and persist it in one transaction.
+
+        ``expected_version`` is the version the player saw (encode it in the
+        button). A different current version, or another submit committing
+        first, raises :class:`Conflict` and writes nothing.
+
+        With ``None`` the action is applied to the latest state: for
+        simultaneous choices whose validity does not depend on the others'
+        (T-4: arrival order is the order storage commits them). Such submits
+        run the engine while holding the write lock, so they queue instead of
+        conflicting; when another process commits in between, the submit reads
+        the new state and applies the action again (see the module doc).
+
+        ``precondition(state)``, if given, is called with the state the action is
+        about to be applied to (with ``None``: the latest, under the write lock, and
+        again on every retry), so a check there and the commit are one step;
+        whatever it raises propagates and nothing is written (e.g. a simultaneous
+        choice for a phase that has ended).
+
+        A ``RuleError`` from the engine propagates; nothing is written. When the
+        engine reports an outcome the game becomes finished, which frees its
+        channel, and its pending timers are cancelled.
+        """
+        if expected_version is not None:
+            return await self._submit_once(
+                game_id, player, action, expected_version, precondition=precondition
+            )
+        for attempt in range(1, SUBMIT_RETRIES + 1):
+            try:
+                async with self._lock:
+                    return await self._submit_once(
+                        game_id, player, action, None, locked=True, precondition=precondition
+                    )
+            except Conflict:
+                # Only another process can win against a holder of our lock.
+                if attempt == SUBMIT_RETRIES:
+                    raise
+            if attempt >= 3:  # a busy game: let the other processes' commits through
+                await asyncio.sleep(random.uniform(0, 0.002 * attempt))
+        raise AssertionError("unreachable")
+
+    async def _current(self, game_id: int, expected: int | None) -> tuple[int, str, Any]:
+        """``(version, kind, state)`` to apply to; raises if the game cannot take actions."""
+        cached = self._cache.get(game_id)
+        if cached is not None:
+            if expected is None or cached.version == expected:
+                return cached.version, cached.kind, cached.state
+            if cached.version > expected:
+                raise Conflict(game_id, expected, cached.version)
+        rows = await self._read(
+            "SELECT kind, status, version, snapshot FROM games WHERE id = ?", (game_id,)
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        kind, status, version, snapshot = rows[0]
+        if status != "active":
+            raise WrongStatus(game_id, status, "active")
+        if expected is not None and version != expected:
+            raise Conflict(game_id, expected, version)
+        state = self._parse_state(game_id, kind, snapshot)
+        self._remember(game_id, version, kind, state)
+        return version, kind, state
+
+    async def _submit_once(
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected: int | None,
+        *,
+        locked: bool = False,
+        precondition: Callable[[Any], None] | None = None,
+    ) -> Submitted:
+        version, kind, state = await self._current(game_id, expected)
+        if precondition is not None:
+            precondition(state)
+        game = self._engine(game_id, kind)
+        parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
+        # A RuleError leaves here, before anything is written.
+        new_state, events = game.apply(state, player, parsed)
+        outcome = game.outcome(new_state)
+        row = (
+            new_state.model_dump_json(),
+            parsed.model_dump_json(),
+            dump_events(events),
+            None if outcome is None else outcome.model_dump_json(),
+        )
+        write = Write(game_id, player, version, expected, row)
+        if locked:
+            await self._commit(write)
+        else:
+            await self._group_commit(write)
+        if outcome is None:
+            self._remember(game_id, version + 1, kind, new_state)
+        else:
+            self._cache.pop(game_id, None)
+        return Submitted(new_state, tuple(events), version + 1)
+
+    async def _group_commit(self, write: Write) -> None:
+        """Commit ``write`` together with the others waiting for the writer (one
+        transaction, one round trip for all of them); return once it is committed."""
+        self._queued.append(write)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush(), name="storage-group-commit")
+        await write.done  # cancelling this wait does not take the write back
+
+    async def _flush(self) -> None:
+        """Commit the queued writes, a batch at a time, until none is left."""
+        try:
+            while self._queued:
+                async with self._lock:
+                    batch, self._queued = self._queued, []
+                    await self._commit_batch(batch)
+        finally:  # cancelled: no submit may wait for ever
+            for write in self._queued:
+                write.fail(StorageError(CLOSED))
+            self._queued = []
+
+    def _lost_here(self, write: Write) -> bool:
+        """Another submit of this process already moved the game past ``write``."""
+        cached = self._cache.get(write.game_id)
+        return cached is not None and cached.version != write.version
+
+    async def _commit_batch(self, batch: list[Write]) -> None:
+        """Apply the batch in one transaction; each write gets its own result (a
+        ``Conflict`` for one another process won). The caller holds the lock."""
+        ready: list[Write] = []
+        games: set[int] = set()
+        for write in batch:
+            if write.game_id in games or self._lost_here(write):
+                # a second write at one version in this batch, or lost to a committed one
+                write.fail(Conflict(write.game_id, write.expected, None))
+            else:
+                games.add(write.game_id)
+                ready.append(write)
+        try:
+            results = await self._apply(ready, self._now()) if ready else {}
+        except BaseException as error:
+            for write in ready:
+                write.fail(error if isinstance(error, Exception) else StorageError(CLOSED))
+            if not isinstance(error, Exception):
+                raise
+            return
+        for write in ready:
+            if write.game_id not in results:
+                self._cache.pop(write.game_id, None)  # re-read from the database next time
+                write.fail(Conflict(write.game_id, write.expected, None))
+            elif (failure := results[write.game_id]) is not None:
+                write.fail(failure)
+            else:
+                write.succeed()
+
+    async def _commit(self, write: Write) -> None:
+        """Write one applied action; the caller holds ``self._lock``."""
+        if self._lost_here(write):
+            raise Conflict(write.game_id, write.expected, self._cache[write.game_id].version)
+        results = await self._apply([write], self._now())
+        if write.game_id not in results:
+            self._cache.pop(write.game_id, None)  # re-read from the database next time
+            raise Conflict(write.game_id, write.expected, None)  # another process won
+        if (failure := results[write.game_id]) is not None:
+            raise failure

@@ -1,0 +1,639 @@
+"""Every query of :class:`storage.base.Storage` except the write path, written once for
+both SQL dialects.
+
+:class:`SqlStorage` extends :class:`storage.core.SqlCore` (the lock, the state cache,
+``submit`` and group commit) with the lobby, reading, timers, claims and the audit.
+A backend (:mod:`storage.sqlite`, :mod:`storage.postgres`) subclasses it and
+supplies only what differs between dialects (see ``SqlCore``).
+
+Options weighed for writing the queries once:
+
+* **An SQL toolkit (SQLAlchemy Core) generating each dialect.** One more large
+  dependency and a second language for queries that are short and fixed; the
+  dialect differences that matter here (JSON aggregates, row locks, the action
+  statement) would still need hand-written branches.
+* **Portable SQL with ``?`` placeholders, a few named dialect fragments**
+  (chosen). SQLite and PostgreSQL share ``INSERT … ON CONFLICT … DO UPDATE …
+  WHERE``, ``RETURNING``, partial indexes and ``UPDATE … WHERE id IN (SELECT …
+  LIMIT ?)``; the PostgreSQL backend numbers the placeholders (``$1``, ``$2`` …).
+  What differs is named on the backend: the JSON aggregates of ``INFO_COLUMNS``,
+  ``FOR_UPDATE`` (PostgreSQL locks the game row a write transaction decides on;
+  SQLite's ``BEGIN IMMEDIATE`` already holds the whole file), and which error
+  is a unique violation.
+
+Times are stored as UNIX seconds (``REAL`` / ``DOUBLE PRECISION``) and JSON as text
+on both, so a row means the same in either database and ``storage copy`` moves it
+unchanged.
+
+Why each write is safe between processes: every multi-statement write runs in one
+transaction that first reads (and on PostgreSQL locks) the game row; every
+once-only decision is a single guarded statement: timer claims (``claimed_until
+<= now``, ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), ``finish_timer`` (``claimed_by
+= owner``), message versions (``shown_version < new``) and named claims (expired or
+already ours).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from engine import GAME_MODULES, get_game
+from engine.core import PlayerId, RuleError
+from storage.core import (
+    SNAPSHOT,
+    SqlCore,
+    Tx,
+    dt,
+    dump_events,
+    info_from_row,
+    json_object,
+    loaded,
+    opt_dt,
+    ts,
+)
+from storage.errors import (
+    AlreadySeated,
+    ChannelBusy,
+    GameNotFound,
+    LobbyFull,
+    NotSeated,
+    UnknownGame,
+    UnreadableGame,
+    WrongStatus,
+)
+from storage.models import (
+    AI_PREFIX,
+    GameInfo,
+    LoadedGame,
+    LoggedAction,
+    ReplayReport,
+    Timer,
+    human_player,
+)
+
+log = logging.getLogger(__name__)
+
+
+class SqlStorage(SqlCore):
+    """Games, seats, the action log, timers and claims in SQL. See the module doc."""
+
+    # ------------------------------------------------------------------ lobby
+
+    async def create_lobby(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        kind: str,
+        options: Mapping[str, Any] | None,
+        host_id: int,
+        host_name: str,
+        settings: Mapping[str, Any] | None = None,
+    ) -> LoadedGame:
+        try:
+            game = get_game(kind)
+        except (KeyError, ImportError):  # unknown name, or its engine is not installed
+            raise UnknownGame(kind, ", ".join(sorted(GAME_MODULES))) from None
+        options_json = game.parse_options(options).model_dump_json()  # InvalidSetup propagates
+        settings_json = json.dumps(dict(settings or {}))
+        now = self._now()
+        try:
+            async with self._write() as db:
+                ((game_id,),) = await db.fetch(
+                    "INSERT INTO games (guild_id, channel_id, host_id, kind, options, settings,"
+                    " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'lobby', ?, ?)"
+                    " RETURNING id",
+                    (guild_id, channel_id, host_id, kind, options_json, settings_json, now, now),
+                )
+                await db.execute(
+                    "INSERT INTO seats (game_id, position, player, user_id, display_name)"
+                    " VALUES (?, 0, ?, ?, ?)",
+                    (game_id, human_player(host_id), host_id, host_name),
+                )
+        except self.UNIQUE_VIOLATION:
+            # The partial unique index refused a second open game in this channel.
+            rows = await self._read(
+                "SELECT id, kind, status FROM games"
+                " WHERE channel_id = ? AND status IN ('lobby', 'active')",
+                (channel_id,),
+            )
+            if not rows:
+                raise
+            raise ChannelBusy(channel_id, rows[0][0], rows[0][1], rows[0][2]) from None
+        return await self.load(game_id)
+
+    async def _add_seat(
+        self,
+        game_id: int,
+        player: PlayerId | None,
+        user_id: int | None,
+        name: str | None,
+        level: str | None = None,
+    ) -> None:
+        async with self._write() as db:
+            kind = await self._lobby_kind(db, game_id)
+            seats = await db.fetch(
+                "SELECT position, player FROM seats WHERE game_id = ?", (game_id,)
+            )
+            taken = {row[1] for row in seats}
+            if player in taken:
+                raise AlreadySeated(f"You already have a seat in game #{game_id}.")
+            maximum = self._engine(game_id, kind).max_players
+            if len(seats) >= maximum:
+                raise LobbyFull(f"Game #{game_id} is full: it seats at most {maximum} players.")
+            if player is None:  # an AI seat: the lowest free number
+                number = next(n for n in range(1, len(seats) + 2) if f"{AI_PREFIX}{n}" not in taken)
+                player = f"{AI_PREFIX}{number}"
+                name = name or f"AI {number}"
+            position = max((row[0] for row in seats), default=-1) + 1
+            await db.execute(
+                "INSERT INTO seats (game_id, position, player, user_id, display_name, ai_level)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, position, player, user_id, name, level),
+            )
+            await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (self._now(), game_id))
+
+    async def join(self, game_id: int, user_id: int, display_name: str) -> LoadedGame:
+        await self._add_seat(game_id, human_player(user_id), user_id, display_name)
+        return await self.load(game_id)
+
+    async def add_ai(
+        self, game_id: int, display_name: str | None = None, level: str | None = None
+    ) -> LoadedGame:
+        """A computer seat ("AI n" unless named); ``level`` is how it plays (stored as
+        given: the bot knows the levels, storage does not)."""
+        await self._add_seat(game_id, None, None, display_name, level)
+        return await self.load(game_id)
+
+    async def leave(self, game_id: int, player: PlayerId) -> LoadedGame:
+        async with self._write() as db:
+            await self._lobby_kind(db, game_id)
+            removed = await db.execute(
+                "DELETE FROM seats WHERE game_id = ? AND player = ?", (game_id, player)
+            )
+            if removed != 1:
+                raise NotSeated(f"That player has no seat in game #{game_id}.")
+            await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (self._now(), game_id))
+        return await self.load(game_id)
+
+    async def start(self, game_id: int, seed: int) -> LoadedGame:
+        async with self._write() as db:
+            rows = await db.fetch(
+                f"SELECT kind, status, options FROM games WHERE id = ?{self.FOR_UPDATE}",
+                (game_id,),
+            )
+            if not rows:
+                raise GameNotFound(game_id)
+            kind, status, options_json = rows[0]
+            if status != "lobby":
+                raise WrongStatus(game_id, status, "a lobby")
+            seats = await db.fetch(
+                "SELECT player FROM seats WHERE game_id = ? ORDER BY position", (game_id,)
+            )
+            game = self._engine(game_id, kind)
+            options = game.parse_options(json_object(game_id, options_json, "options"))
+            # InvalidSetup (e.g. too few players) propagates and rolls back: nothing written.
+            state = game.new_game([row[0] for row in seats], seed, options)
+            now = self._now()
+            await db.execute(
+                "UPDATE games SET status = 'active', seed = ?, snapshot = ?, version = 0,"
+                " started_at = ?, updated_at = ? WHERE id = ?",
+                (seed, state.model_dump_json(), now, now, game_id),
+            )
+        self._remember(game_id, 0, kind, state)
+        return await self.load(game_id)
+
+    async def set_thread(self, game_id: int, thread_id: int | None) -> None:
+        async with self._write() as db:
+            changed = await db.execute(
+                "UPDATE games SET thread_id = ?, updated_at = ? WHERE id = ?",
+                (thread_id, self._now(), game_id),
+            )
+            if changed != 1:
+                raise GameNotFound(game_id)
+
+    async def set_message(self, game_id: int, key: str, message_id: int | None) -> None:
+        async with self._write() as db:
+            await self._status(db, game_id)
+            if message_id is None:  # the shown version stays: it must never go back
+                await db.execute(
+                    "UPDATE game_messages SET message_id = NULL WHERE game_id = ? AND key = ?",
+                    (game_id, key),
+                )
+                await db.execute(
+                    "DELETE FROM game_messages"
+                    " WHERE game_id = ? AND key = ? AND shown_version IS NULL",
+                    (game_id, key),
+                )
+            else:
+                await db.execute(
+                    "INSERT INTO game_messages (game_id, key, message_id) VALUES (?, ?, ?)"
+                    " ON CONFLICT (game_id, key) DO UPDATE SET message_id = excluded.message_id",
+                    (game_id, key, message_id),
+                )
+
+    async def claim_message_version(self, game_id: int, key: str, version: int) -> bool:
+        """Record that message ``key`` is about to show ``version``: True (and stored)
+        when it showed nothing yet or an older version, False otherwise (do not edit).
+
+        An atomic compare-and-set in SQL, so of two processes publishing the same
+        game, the one with the older version loses, whichever order they arrive in.
+        """
+        async with self._write() as db:
+            await self._status(db, game_id)
+            rows = await db.fetch(
+                "INSERT INTO game_messages (game_id, key, shown_version) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id, key) DO UPDATE SET shown_version = excluded.shown_version"
+                " WHERE game_messages.shown_version IS NULL"
+                " OR game_messages.shown_version < excluded.shown_version"
+                " RETURNING key",
+                (game_id, key, version),
+            )
+            return bool(rows)
+
+    async def shown_version(self, game_id: int, key: str) -> int | None:
+        """The version message ``key`` was last claimed to show (``None``: never)."""
+        rows = await self._read(
+            "SELECT shown_version FROM game_messages WHERE game_id = ? AND key = ?",
+            (game_id, key),
+        )
+        return rows[0][0] if rows else None
+
+    async def try_claim(self, name: str, owner: str, lease: timedelta) -> bool:
+        """Hold ``name`` for ``lease``: True when it was free, its lease had run out, or
+        ``owner`` already held it (the lease is renewed); False while another holds it.
+
+        For work exactly one process should do (e.g. syncing slash commands for
+        one command tree: ``try_claim(f"sync:{tree_hash}", owner, timedelta(days=1))``).
+        """
+        now = self._now()
+        async with self._write() as db:
+            rows = await db.fetch(
+                "INSERT INTO claims (name, owner, claimed_until) VALUES (?, ?, ?)"
+                " ON CONFLICT (name) DO UPDATE"
+                " SET owner = excluded.owner, claimed_until = excluded.claimed_until"
+                " WHERE claims.claimed_until <= ? OR claims.owner = excluded.owner"
+                " RETURNING name",
+                (name, owner, now + lease.total_seconds(), now),
+            )
+            return bool(rows)
+
+    # ------------------------------------------------------------------ reading
+
+    async def info(self, game_id: int) -> GameInfo:
+        rows = await self._read(f"SELECT {self.INFO} FROM games AS g WHERE g.id = ?", (game_id,))
+        if not rows:
+            raise GameNotFound(game_id)
+        return info_from_row(rows[0])
+
+    async def load(self, game_id: int) -> LoadedGame:
+        rows = await self._read(
+            f"SELECT {self.INFO}, g.snapshot FROM games AS g WHERE g.id = ?", (game_id,)
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        return self._loaded_from_row(rows[0])
+
+    def _loaded_from_row(self, row: Sequence[Any]) -> LoadedGame:
+        info = info_from_row(row)
+        if info.status == "lobby" or (info.status == "abandoned" and info.seed is None):
+            return loaded(info, None)
+        cached = self._cache.get(info.id)
+        if cached is not None and cached.version == info.version:
+            return loaded(info, cached.state)
+        state = self._parse_state(info.id, info.kind, row[SNAPSHOT])
+        if info.status == "active":
+            self._remember(info.id, info.version, info.kind, state)
+        return loaded(info, state)
+
+    async def find_open(self, channel_id: int) -> LoadedGame | None:
+        rows = await self._read(
+            f"SELECT {self.INFO}, g.snapshot FROM games AS g"
+            " WHERE g.channel_id = ? AND g.status IN ('lobby', 'active')"
+            " UNION ALL "
+            f"SELECT {self.INFO}, g.snapshot FROM games AS g"
+            " WHERE g.thread_id = ? AND g.status IN ('lobby', 'active')",
+            (channel_id, channel_id),
+        )
+        return self._loaded_from_row(rows[0]) if rows else None
+
+    async def list_games(
+        self, *, guild_id: int | None = None, statuses: Sequence[str] | None = None
+    ) -> list[GameInfo]:
+        """Games by id; unreadable ones are logged and left out (``check`` reports them)."""
+        where, params = ["TRUE"], list[Any]()
+        if guild_id is not None:
+            where.append("g.guild_id = ?")
+            params.append(guild_id)
+        if statuses is not None:
+            where.append(f"g.status IN ({', '.join('?' for _ in statuses)})")
+            params.extend(statuses)
+        rows = await self._read(
+            f"SELECT {self.INFO} FROM games AS g WHERE {' AND '.join(where)} ORDER BY g.id",
+            params,
+        )
+        return self._readable(rows)
+
+    def _readable(self, rows: Sequence[Sequence[Any]]) -> list[GameInfo]:
+        games = []
+        for row in rows:
+            try:
+                games.append(info_from_row(row))
+            except UnreadableGame as error:
+                log.warning("%s", error)
+        return games
+
+    async def history(
+        self, guild_id: int, *, kind: str | None = None, limit: int = 50
+    ) -> list[GameInfo]:
+        sql = f"SELECT {self.INFO} FROM games AS g WHERE g.guild_id = ? AND g.status = 'finished'"
+        params: list[Any] = [guild_id]
+        if kind is not None:
+            sql += " AND g.kind = ?"
+            params.append(kind)
+        sql += " ORDER BY g.finished_at DESC, g.id DESC LIMIT ?"
+        params.append(limit)
+        return self._readable(await self._read(sql, params))
+
+    async def log(self, game_id: int) -> list[LoggedAction]:
+        rows = await self._read(
+            "SELECT seq, player, action, events, created_at FROM actions"
+            " WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        if not rows:
+            await self.info(game_id)  # GameNotFound for an unknown id
+        try:
+            return [
+                LoggedAction(seq, player, json.loads(action), json.loads(events), dt(created))
+                for seq, player, action, events, created in rows
+            ]
+        except ValueError as error:
+            raise UnreadableGame(game_id, f"its action log is not valid JSON ({error}).") from None
+
+    async def abandon(self, game_id: int) -> None:
+        """End a lobby or active game without a result; frees the channel, cancels timers.
+
+        Works on a game whose stored state cannot be read.
+        """
+        now = self._now()
+        async with self._write() as db:
+            _kind, status = await self._status(db, game_id)
+            if status not in ("lobby", "active"):
+                raise WrongStatus(game_id, status, "a lobby or active")
+            await db.execute(
+                "UPDATE games SET status = 'abandoned', finished_at = ?, updated_at = ?"
+                " WHERE id = ?",
+                (now, now, game_id),
+            )
+            await self._cancel_pending(db, game_id, now)
+        self._cache.pop(game_id, None)
+
+    # ------------------------------------------------------------------ timers
+
+    @staticmethod
+    async def _cancel_pending(db: Tx, game_id: int, now: float, kind: str | None = None) -> int:
+        sql = (
+            "UPDATE timers SET cancelled_at = ? WHERE game_id = ?"
+            " AND fired_at IS NULL AND cancelled_at IS NULL"
+        )
+        params: list[Any] = [now, game_id]
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        return await db.execute(sql, params)
+
+    async def schedule(
+        self,
+        game_id: int,
+        kind: str,
+        due_at: datetime,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        replace: bool = False,
+    ) -> Timer:
+        """A timer for an open game; ``replace`` first cancels its pending timers of ``kind``."""
+        payload_json = json.dumps(dict(payload or {}), separators=(",", ":"))
+        due = ts(due_at)
+        now = self._now()
+        async with self._write() as db:
+            _kind, status = await self._status(db, game_id)
+            if status not in ("lobby", "active"):
+                raise WrongStatus(game_id, status, "a lobby or active")
+            if replace:
+                await self._cancel_pending(db, game_id, now, kind)
+            ((timer_id,),) = await db.fetch(
+                "INSERT INTO timers (game_id, kind, due_at, payload, created_at)"
+                " VALUES (?, ?, ?, ?, ?) RETURNING id",
+                (game_id, kind, due, payload_json, now),
+            )
+        return Timer(timer_id, game_id, kind, dt(due), json.loads(payload_json), dt(now))
+
+    async def cancel_timer(self, timer_id: int) -> bool:
+        """True if the timer was pending (and now is not)."""
+        async with self._write() as db:
+            changed = await db.execute(
+                "UPDATE timers SET cancelled_at = ?"
+                " WHERE id = ? AND fired_at IS NULL AND cancelled_at IS NULL",
+                (self._now(), timer_id),
+            )
+            return changed == 1
+
+    async def cancel_timers(self, game_id: int, kind: str | None = None) -> int:
+        async with self._write() as db:
+            return await self._cancel_pending(db, game_id, self._now(), kind)
+
+    async def due_timers(self, now: datetime | None = None) -> list[Timer]:
+        """Pending timers due at ``now`` (default: the clock), oldest first, claimed or not.
+
+        This includes every timer that came due while the bot was down. A timer
+        whose payload cannot be read is logged and left out. Several processes
+        should use ``claim_due_timers`` instead, so that each timer fires once.
+        """
+        moment = self._now() if now is None else ts(now)
+        return await self._pending("due_at <= ?", (moment,))
+
+    async def pending_timers(self, game_id: int) -> list[Timer]:
+        """One game's pending timers, soonest first (e.g. to show when a turn limit ends)."""
+        return await self._pending("game_id = ?", (game_id,))
+
+    async def _pending(self, where: str, params: Sequence[Any]) -> list[Timer]:
+        rows = await self._read(
+            "SELECT id, game_id, kind, due_at, payload, created_at FROM timers"
+            f" WHERE fired_at IS NULL AND cancelled_at IS NULL AND {where}"
+            " ORDER BY due_at, id",
+            params,
+        )
+        return self._timers(rows)
+
+    @staticmethod
+    def _timers(rows: Sequence[Sequence[Any]]) -> list[Timer]:
+        timers = []
+        for timer_id, game_id, kind, due, payload, created in rows:
+            try:
+                payload_object = json_object(game_id, payload, f"timer {timer_id} payload")
+            except UnreadableGame as error:
+                log.warning("%s", error)
+                continue
+            timers.append(Timer(timer_id, game_id, kind, dt(due), payload_object, dt(created)))
+        return timers
+
+    async def next_due_at(self) -> datetime | None:
+        """When the next pending timer is due, so the bot can sleep until then."""
+        rows = await self._read(
+            "SELECT MIN(due_at) FROM timers WHERE fired_at IS NULL AND cancelled_at IS NULL"
+        )
+        return opt_dt(rows[0][0])
+
+    CLAIM_DUE = (
+        "UPDATE timers SET claimed_by = ?, claimed_until = ? WHERE id IN ("
+        " SELECT id FROM timers WHERE fired_at IS NULL AND cancelled_at IS NULL"
+        " AND due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
+        " ORDER BY due_at, id LIMIT ?{lock})"
+        " RETURNING id, game_id, kind, due_at, payload, created_at"
+    )
+
+    async def claim_due_timers(
+        self, owner: str, lease: timedelta, now: datetime | None = None, limit: int = 100
+    ) -> list[Timer]:
+        """Claim up to ``limit`` due timers for ``owner`` for ``lease``, oldest first.
+
+        Only this owner gets them until the lease runs out: fire each, then
+        ``finish_timer``. A timer whose lease ran out unfinished (its process died)
+        is due again and can be claimed by another owner. A timer whose payload
+        cannot be read is logged and left out (it stays claimed until its lease ends).
+        On PostgreSQL the candidates are locked ``FOR UPDATE SKIP LOCKED``, so
+        processes claiming at once take different timers instead of waiting.
+        """
+        moment = self._now() if now is None else ts(now)
+        lock = " FOR UPDATE SKIP LOCKED" if self.FOR_UPDATE else ""
+        async with self._write() as db:
+            rows = await db.fetch(
+                self.CLAIM_DUE.format(lock=lock),
+                (owner, moment + lease.total_seconds(), moment, moment, limit),
+            )
+        return self._timers(sorted(rows, key=lambda row: (row[3], row[0])))
+
+    async def finish_timer(self, timer_id: int, owner: str) -> bool:
+        """Mark a claimed timer fired; False if ``owner`` no longer holds it (its lease ran
+        out and another claimed it), or it was cancelled or already fired."""
+        async with self._write() as db:
+            changed = await db.execute(
+                "UPDATE timers SET fired_at = ? WHERE id = ? AND claimed_by = ?"
+                " AND fired_at IS NULL AND cancelled_at IS NULL",
+                (self._now(), timer_id, owner),
+            )
+            return changed == 1
+
+    async def mark_fired(self, timer_id: int) -> bool:
+        """Record that a timer fired; False if it already had (or was cancelled).
+
+        Act first, then mark: if the bot dies in between, the timer fires again
+        after the restart, and a timer action submitted with the version from
+        its payload is refused as a ``Conflict`` the second time.
+        """
+        async with self._write() as db:
+            changed = await db.execute(
+                "UPDATE timers SET fired_at = ?"
+                " WHERE id = ? AND fired_at IS NULL AND cancelled_at IS NULL",
+                (self._now(), timer_id),
+            )
+            return changed == 1
+
+    # ------------------------------------------------------------------ audit
+
+    async def replay(self, game_id: int) -> ReplayReport:
+        """Rebuild the state from seed, options, seats and log; compare with the snapshot."""
+        try:
+            return await self._replay(game_id)
+        except (UnreadableGame, ValueError) as error:  # RuleError is a ValueError
+            return ReplayReport(game_id, False, 0, str(error))
+
+    async def _replay(self, game_id: int) -> ReplayReport:
+        rows = await self._read(
+            "SELECT kind, status, seed, options, snapshot, version, result FROM games WHERE id = ?",
+            (game_id,),
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        kind, status, seed, options_json, snapshot, version, result = rows[0]
+        log_rows = await self._read(
+            "SELECT seq, player, action, events FROM actions WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+
+        def bad(problem: str) -> ReplayReport:
+            return ReplayReport(game_id, False, len(log_rows), problem)
+
+        if seed is None:  # never started
+            if log_rows or version != 0 or snapshot is not None:
+                return bad("it was never started but has actions or a state.")
+            return ReplayReport(game_id, True, 0)
+        game = self._engine(game_id, kind)
+        stored = self._parse_state(game_id, kind, snapshot)
+        seats = await self._read(
+            "SELECT player FROM seats WHERE game_id = ? ORDER BY position", (game_id,)
+        )
+        players = [row[0] for row in seats]
+        options = game.parse_options(json_object(game_id, options_json, "options"))
+        state = game.new_game(players, seed, options)
+        if [row[0] for row in log_rows] != list(range(1, len(log_rows) + 1)):
+            return bad("its action log has a gap or a duplicate seq.")
+        if len(log_rows) != version:
+            return bad(f"its version is {version} but its log holds {len(log_rows)} actions.")
+        for seq, player, action_json, events_json in log_rows:
+            try:
+                action = game.parse_action(action_json)
+                state, events = game.apply(state, player, action)
+            except RuleError as error:
+                return bad(f"action {seq} is refused on replay: {error}")
+            if json.loads(dump_events(events)) != json.loads(events_json):
+                return bad(f"action {seq} gives other events on replay than were logged.")
+        replayed = state.model_dump(mode="json")
+        saved = stored.model_dump(mode="json")
+        if replayed != saved:
+            keys = sorted(
+                k for k in replayed.keys() | saved.keys() if replayed.get(k) != saved.get(k)
+            )
+            return bad(f"the replayed state differs from the snapshot in: {', '.join(keys)}.")
+        outcome = game.outcome(state)
+        if (outcome is not None) != (status == "finished"):
+            over = "over" if outcome is not None else "not over"
+            return bad(f"it is {status}, but the engine says the game is {over}.")
+        if outcome is not None and json.loads(outcome.model_dump_json()) != json.loads(
+            result or "null"
+        ):
+            return bad("its stored result differs from the engine's outcome.")
+        return ReplayReport(game_id, True, len(log_rows))
+
+    async def unreadable_games(self) -> list[UnreadableGame]:
+        """Lobbies and active games whose stored data cannot be read, by id.
+
+        Cheaper than ``check_all`` (no replay): the bot can call it at start-up
+        and log what it finds; the rest of the games are unaffected either way.
+        """
+        rows = await self._read(
+            f"SELECT {self.INFO}, g.snapshot FROM games AS g"
+            " WHERE g.status IN ('lobby', 'active') ORDER BY g.id"
+        )
+        problems = []
+        for row in rows:
+            try:
+                self._loaded_from_row(row)
+            except UnreadableGame as error:
+                problems.append(error)
+        return problems
+
+    async def check_all(self) -> list[ReplayReport]:
+        """``replay`` for every game, in id order; one bad game never stops the rest."""
+        reports = []
+        for (game_id,) in await self._read("SELECT id FROM games ORDER BY id"):
+            try:
+                reports.append(await self.replay(game_id))
+            except Exception as error:  # report it with its id, carry on
+                reports.append(ReplayReport(game_id, False, 0, f"{type(error).__name__}: {error}"))
+        return reports

@@ -1,0 +1,42 @@
+"""Fixtures every test folder may use: a throwaway PostgreSQL server, started once per
+test run (see ``tests/postgres_server.py``), and a fresh database on it per test.
+
+If the server cannot be started, every test that needs it FAILS with the reason
+(never skipped): CI must not pass without having run the PostgreSQL tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests import postgres_server
+from tests.postgres_server import PostgresServer, ServerUnavailable
+
+
+@pytest.fixture(scope="session")
+def postgres_server_or_reason() -> Iterator[PostgresServer | str]:
+    try:
+        server = postgres_server.start()
+    except ServerUnavailable as error:
+        yield str(error)
+        return
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres(postgres_server_or_reason: PostgresServer | str) -> PostgresServer:
+    """The session's PostgreSQL server; ``postgres.new_database()`` for more databases."""
+    if isinstance(postgres_server_or_reason, str):
+        pytest.fail(f"PostgreSQL is needed for this test: {postgres_server_or_reason}")
+    return postgres_server_or_reason
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresServer) -> str:
+    """A fresh, empty PostgreSQL database for this test: ``postgresql://…``."""
+    return postgres.new_database()

@@ -1,0 +1,154 @@
+"""Work claimed across processes: timer leases, shown message versions, named claims.
+
+Two ``Storage`` objects on one database stand for two bot processes; the SQL decides
+who wins, never which process asks first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+import storage
+from storage import GameNotFound, SqliteStorage
+from tests.storage.conftest import FakeClock, started
+
+LEASE = timedelta(minutes=5)
+
+
+async def test_a_due_timer_is_claimed_by_one_owner_and_finished_once(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game = await started(store, 10)
+    late = await store.schedule(game.id, "remind", clock.now + timedelta(hours=1), {"seat": 2})
+    early = await store.schedule(game.id, "speed", clock.now + timedelta(seconds=5))
+    assert await store.claim_due_timers("a", LEASE) == []  # nothing due yet
+    clock.advance(hours=2)
+    claimed = await store.claim_due_timers("a", LEASE)
+    assert [t.id for t in claimed] == [early.id, late.id]  # oldest first
+    assert claimed[1].payload == {"seat": 2} and claimed[1].kind == "remind"
+    assert await store.claim_due_timers("b", LEASE) == []  # held by a
+    assert not await store.finish_timer(early.id, "b")  # b holds no claim
+    assert await store.finish_timer(early.id, "a")
+    assert not await store.finish_timer(early.id, "a")  # finished once
+    assert [t.id for t in await store.due_timers()] == [late.id]
+    clock.advance(minutes=6)  # a's lease on the late one ran out (a died)
+    (again,) = await store.claim_due_timers("b", LEASE)
+    assert again.id == late.id
+    assert not await store.finish_timer(late.id, "a")  # a lost it to b
+    assert await store.finish_timer(late.id, "b")
+    clock.advance(hours=1)
+    assert await store.claim_due_timers("a", LEASE) == []
+    assert await store.next_due_at() is None
+
+
+async def test_claims_respect_the_limit_and_skip_cancelled_timers(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game = await started(store, 10)
+    timers = [await store.schedule(game.id, "remind", clock.now) for _ in range(5)]
+    assert await store.cancel_timer(timers[0].id)
+    first = await store.claim_due_timers("a", LEASE, limit=2)
+    assert [t.id for t in first] == [t.id for t in timers[1:3]]
+    rest = await store.claim_due_timers("b", LEASE, now=clock.now)
+    assert [t.id for t in rest] == [t.id for t in timers[3:]]
+    assert await store.cancel_timers(game.id) == 4  # a claimed timer can still be cancelled
+    assert not await store.finish_timer(timers[1].id, "a")
+
+
+async def test_owners_on_two_connections_racing_claim_each_timer_once(
+    db_url: str, clock: FakeClock
+) -> None:
+    first = await storage.open(db_url, clock=clock)
+    second = await storage.open(db_url, clock=clock)
+    try:
+        games = [await started(first, channel) for channel in range(10, 14)]
+        scheduled = {
+            (await first.schedule(game.id, "remind", clock.now)).id for game in games for _ in "ab"
+        }
+        claims = await asyncio.gather(
+            *(
+                store.claim_due_timers(f"owner{n}", LEASE, limit=1)
+                for n, store in enumerate((first, second) * 8)
+            )
+        )
+        got = [timer.id for claim in claims for timer in claim]
+        assert sorted(got) == sorted(scheduled)  # each exactly once
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_message_never_goes_back_to_an_older_version(store: SqliteStorage) -> None:
+    game = await started(store, 10)
+    assert await store.shown_version(game.id, "board") is None
+    assert await store.claim_message_version(game.id, "board", 3)  # before the message exists
+    await store.set_message(game.id, "board", 555)
+    assert not await store.claim_message_version(game.id, "board", 2)  # older: do not edit
+    assert not await store.claim_message_version(game.id, "board", 3)  # shown already
+    assert await store.claim_message_version(game.id, "board", 5)
+    assert await store.claim_message_version(game.id, "phase", 1)  # another key
+    assert await store.shown_version(game.id, "board") == 5
+    loaded = await store.load(game.id)
+    assert loaded.messages == {"board": 555}
+    assert loaded.shown_versions == {"board": 5, "phase": 1}
+    await store.set_message(game.id, "board", 556)  # reposted: its version stays
+    await store.set_message(game.id, "board", None)  # forgotten: so does the version
+    assert (await store.info(game.id)).messages == {}
+    assert not await store.claim_message_version(game.id, "board", 4)
+    with pytest.raises(GameNotFound):
+        await store.claim_message_version(999, "board", 1)
+
+
+async def test_racing_publishers_leave_the_newest_version(db_url: str, clock: FakeClock) -> None:
+    first = await storage.open(db_url, clock=clock)
+    second = await storage.open(db_url, clock=clock)
+    try:
+        game = await started(first, 10)
+        versions = list(range(1, 21))
+        won = await asyncio.gather(
+            *(
+                (first, second)[v % 2].claim_message_version(game.id, "board", v)
+                for v in reversed(versions)
+            )
+        )
+        assert won[0]  # the newest always wins
+        assert await first.shown_version(game.id, "board") == 20
+        assert sum(won) >= 1
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_named_claim_has_one_owner_until_its_lease_ends(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    assert await store.try_claim("sync:abc", "a", LEASE)
+    assert not await store.try_claim("sync:abc", "b", LEASE)
+    assert await store.try_claim("sync:def", "b", LEASE)  # another name
+    assert await store.try_claim("sync:abc", "a", LEASE)  # the owner renews it
+    clock.advance(minutes=4)
+    assert not await store.try_claim("sync:abc", "b", LEASE)  # renewed: still a's
+    clock.advance(minutes=2)
+    assert await store.try_claim("sync:abc", "b", LEASE)  # a's lease ran out
+    assert not await store.try_claim("sync:abc", "a", LEASE)
+
+
+async def test_racing_claimants_on_two_connections_get_one_winner(
+    db_url: str, clock: FakeClock
+) -> None:
+    first = await storage.open(db_url, clock=clock)
+    second = await storage.open(db_url, clock=clock)
+    try:
+        won = await asyncio.gather(
+            *(
+                store.try_claim("sync:tree", f"owner{n}", LEASE)
+                for n, store in enumerate((first, second) * 5)
+            )
+        )
+        assert won.count(True) == 1
+    finally:
+        await first.close()
+        await second.close()

@@ -1,0 +1,50 @@
+"""bot.py's settings: SHARD_COUNT and SHARD_IDS, and the sentences a wrong value gets."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import Settings, parse_shard_ids
+
+
+def settings(**env: str) -> Settings:
+    return Settings.from_env({"DISCORD_TOKEN": "t", **env})
+
+
+def refusal(**env: str) -> str:
+    with pytest.raises(SystemExit) as stopped:
+        settings(**env)
+    return str(stopped.value)
+
+
+def test_without_shard_settings_one_process_runs_what_discord_recommends() -> None:
+    chosen = settings()
+    assert chosen.shard_count is None and chosen.shard_ids is None
+
+
+def test_ranges_lists_and_mixes() -> None:
+    assert settings(SHARD_COUNT="8", SHARD_IDS="0-3").shard_ids == (0, 1, 2, 3)
+    assert settings(SHARD_COUNT="8", SHARD_IDS="4,5,6,7").shard_ids == (4, 5, 6, 7)
+    assert settings(SHARD_COUNT="8", SHARD_IDS=" 6, 0-1 ").shard_ids == (0, 1, 6)
+    assert settings(SHARD_COUNT="2").shard_ids is None  # every shard in this process
+    assert parse_shard_ids("3", 4) == (3,)
+
+
+@pytest.mark.parametrize(
+    ("env", "sentence"),
+    [
+        ({"SHARD_COUNT": "four"}, "SHARD_COUNT must be a whole number of 1 or more, not 'four'."),
+        ({"SHARD_COUNT": "0"}, "SHARD_COUNT must be a whole number of 1 or more, not '0'."),
+        ({"SHARD_IDS": "0-1"}, "SHARD_IDS needs SHARD_COUNT too"),
+        (
+            {"SHARD_COUNT": "4", "SHARD_IDS": "0-4"},
+            "SHARD_IDS names shard 4, but with SHARD_COUNT=4 the shards are 0 to 3.",
+        ),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "3-1"}, "the range 3-1 runs backwards; write 1-3."),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "0-1,1"}, "SHARD_IDS names shard 1 twice."),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "0;1"}, "such as 0-3 or 4,5,6,7, not '0;1'."),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "1-"}, "such as 0-3 or 4,5,6,7, not '1-'."),
+    ],
+)
+def test_a_wrong_value_stops_the_bot_with_a_sentence(env: dict[str, str], sentence: str) -> None:
+    assert sentence in refusal(**env)
