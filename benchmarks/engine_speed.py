@@ -6,9 +6,10 @@
 Each step of a playout is what an AI rollout does: ``outcome``, ``to_act``,
 ``legal_actions`` for the acting seat, a uniformly random pick, ``apply``. Measured for
 every player count of every game in the registry (``engine.GAME_MODULES``), Workshop
-Tonttu in both modes. Prints per configuration: microseconds per ``apply`` alone, per
-whole step (the four engine calls), and complete games per second of CPU time (the
-process's own CPU time, so time spent waiting for a core on a busy machine is left out).
+Tonttu in both modes. Prints per configuration: microseconds per ``apply`` alone and per
+whole step (the four engine calls; a step during which the process lost its core, over
+2 ms, is left out), and complete games per second of the process's own CPU time (so
+time spent waiting for a core on a busy machine is left out).
 
 ``--against REV`` (default: the merge-base of ``HEAD`` with ``main``) checks REV out
 into a temporary ``git worktree`` (removed afterwards) and measures the same games
@@ -37,7 +38,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMED_FIELDS = ("apply_seconds", "step_seconds", "wall_seconds", "cpu_seconds")
+TIMED_FIELDS = ("timed", "apply_seconds", "step_seconds", "wall_seconds", "cpu_seconds")
+PREEMPTED = 0.002
+"""A step that took longer than this (seconds) lost the core to another process on the
+way: no step of either game comes near it. Such steps are left out of the per-step
+figures, which would otherwise be mostly scheduler noise on a busy machine."""
 
 # --------------------------------------------------------------------------- worker side
 # Runs inside the tree being measured (its root first on sys.path): it uses only the
@@ -83,7 +88,7 @@ def measure(
         game.apply,
     )
     clock = time.perf_counter
-    actions = 0
+    actions = dropped = 0
     apply_seconds = step_seconds = 0.0
     started, cpu_started = clock(), time.process_time()
     for seed in seeds:
@@ -105,12 +110,16 @@ def measure(
             t1 = clock()
             state, _events = apply(state, player, action)
             t2 = clock()
+            actions += 1
+            if t2 - t0 > PREEMPTED:
+                dropped += 1
+                continue
             apply_seconds += t2 - t1
             step_seconds += t2 - t0
-            actions += 1
     return {
         "games": len(seeds),
         "actions": actions,
+        "timed": actions - dropped,
         "apply_seconds": apply_seconds,
         "step_seconds": step_seconds,
         "wall_seconds": clock() - started,
@@ -233,17 +242,18 @@ def run(args: argparse.Namespace, workers: list[Worker]) -> list[dict[str, Any]]
 
 def figures(side: dict[str, float]) -> tuple[float, float, float]:
     """(us per apply, us per step, games per CPU second) of one side's totals."""
-    actions = side["actions"]
+    timed = side["timed"]
     return (
-        side["apply_seconds"] / actions * 1e6,
-        side["step_seconds"] / actions * 1e6,
+        side["apply_seconds"] / timed * 1e6,
+        side["step_seconds"] / timed * 1e6,
         side["games"] / side["cpu_seconds"],
     )
 
 
 def print_table(rows: list[dict[str, Any]], names: list[str]) -> None:
     print("\nus/apply, us/step: microseconds per applied action (a step = outcome + to_act +")
-    print("legal_actions + apply); games/s: complete games per second of this process's CPU.")
+    print("legal_actions + apply; steps that lost the core, > 2 ms, left out); games/s:")
+    print("complete games per second of the process's CPU time (everything, new_game included).")
     if len(names) == 1:
         print(f"{'game':<16} {'players':>7} {'us/apply':>9} {'us/step':>8} {'games/s':>8}", end="")
         print(" actions/game")
