@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import compress
-from operator import is_
+from operator import ge, is_
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -165,7 +165,7 @@ def _can_pay(face_up: Sequence[int], face_down: int | None, gift: int) -> bool:
     if face_down is not None:
         have[MATERIAL_TYPE[face_down]] += 1
     need = GIFT_NEED_COUNTS[gift]
-    return all(h >= n for h, n in zip(have, need, strict=True))
+    return all(map(ge, have, need))  # no generator: a C-level loop
 
 
 def _pay_exact(
@@ -583,20 +583,22 @@ class TonttuGame:
         table = _Table(state)
         gift_results: list[GiftResult] = []
         material_results: list[MaterialResult] = []
+        # the seats pointing at each code, in seat order (one pass over the choices)
+        pointed: dict[int | None, list[int]] = {}
+        for seat, code in enumerate(choices):
+            if code in pointed:
+                pointed[code].append(seat)
+            else:
+                pointed[code] = [seat]
         for slot, gift in enumerate(state.middle_gifts):
-            if gift is None:
+            if gift is None or gift not in pointed:
                 continue
-            pointers = [s for s, c in enumerate(choices) if c == gift]
-            if not pointers:
-                continue
-            gift_results.append(self._resolve_gift(table, players, slot, gift, pointers))
+            gift_results.append(self._resolve_gift(table, players, slot, gift, pointed[gift]))
         for slot, card in enumerate(state.middle_materials):
-            if card is None:
-                continue
             code = MATERIAL_POINT + slot
-            pointers = [s for s, c in enumerate(choices) if c == code]
-            if not pointers:
+            if card is None or code not in pointed:
                 continue
+            pointers = pointed[code]
             names = [players[s] for s in pointers]
             if len(pointers) == 1:
                 result = table.take_material(pointers[0], slot, names[0])
