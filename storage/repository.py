@@ -396,7 +396,11 @@ class SqlStorage(SqlCore):
     # ------------------------------------------------------------------ timers
 
     @staticmethod
-    async def _cancel_pending(db: Tx, game_id: int, now: float, kind: str | None = None) -> int:
+    async def _cancel_pending(
+        db: Tx, game_id: int, now: float, kind: str | None = None, *, spare_claimed: bool = False
+    ) -> int:
+        """Cancel a game's pending timers (of ``kind``); ``spare_claimed`` leaves those a
+        process is firing right now (under a live claim) to be finished by it."""
         sql = (
             "UPDATE timers SET cancelled_at = ? WHERE game_id = ?"
             " AND fired_at IS NULL AND cancelled_at IS NULL"
@@ -405,6 +409,9 @@ class SqlStorage(SqlCore):
         if kind is not None:
             sql += " AND kind = ?"
             params.append(kind)
+        if spare_claimed:
+            sql += " AND (claimed_until IS NULL OR claimed_until <= ?)"
+            params.append(now)
         return await db.execute(sql, params)
 
     async def schedule(
@@ -416,7 +423,9 @@ class SqlStorage(SqlCore):
         *,
         replace: bool = False,
     ) -> Timer:
-        """A timer for an open game; ``replace`` first cancels its pending timers of ``kind``."""
+        """A timer for an open game; ``replace`` first cancels its pending timers of ``kind``
+        (but not one being fired: a reminder that posts a prompt schedules the next reminder,
+        and must still be finished as fired, not found cancelled)."""
         payload_json = json.dumps(dict(payload or {}), separators=(",", ":"))
         due = ts(due_at)
         now = self._now()
@@ -425,7 +434,7 @@ class SqlStorage(SqlCore):
             if status not in ("lobby", "active"):
                 raise WrongStatus(game_id, status, "a lobby or active")
             if replace:
-                await self._cancel_pending(db, game_id, now, kind)
+                await self._cancel_pending(db, game_id, now, kind, spare_claimed=True)
             ((timer_id,),) = await db.fetch(
                 "INSERT INTO timers (game_id, kind, due_at, payload, created_at)"
                 " VALUES (?, ?, ?, ?, ?) RETURNING id",

@@ -58,6 +58,24 @@ async def test_claims_respect_the_limit_and_skip_cancelled_timers(
     assert not await store.finish_timer(timers[1].id, "a")
 
 
+async def test_a_timer_being_fired_is_not_cancelled_by_the_timer_it_schedules(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game = await started(store, 10)
+    firing = await store.schedule(game.id, "remind", clock.now)
+    (claimed,) = await store.claim_due_timers("a", LEASE)
+    # its effect (a prompt) schedules the next reminder in place of pending ones
+    later = await store.schedule(game.id, "remind", clock.now + timedelta(hours=1), replace=True)
+    assert await store.finish_timer(claimed.id, "a")  # recorded as fired, not cancelled
+    assert [t.id for t in await store.pending_timers(game.id)] == [later.id]
+    # a pending timer nobody is firing is replaced as before
+    replacing = await store.schedule(
+        game.id, "remind", clock.now + timedelta(hours=2), replace=True
+    )
+    assert [t.id for t in await store.pending_timers(game.id)] == [replacing.id]
+    assert firing.id == claimed.id
+
+
 async def test_owners_on_two_connections_racing_claim_each_timer_once(
     db_url: str, clock: FakeClock
 ) -> None:
