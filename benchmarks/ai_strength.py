@@ -137,10 +137,13 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, help="override the strong budget's candidates")
     parser.add_argument("--horizon", type=int, help="override the strong budget's horizon")
     parser.add_argument("--epsilon", type=float, help="override the strong budget's epsilon")
+    parser.add_argument(
+        "--halving", type=int, choices=[0, 1], help="override the strong budget's halving"
+    )
     args = parser.parse_args()
     overrides = {
         name: getattr(args, name)
-        for name in ("actions", "candidates", "horizon", "epsilon")
+        for name in ("actions", "candidates", "horizon", "epsilon", "halving")
         if getattr(args, name) is not None
     }
     games = ["workshop", "tonttu"] if args.game == "both" else [args.game]

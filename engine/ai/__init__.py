@@ -50,6 +50,9 @@ class Budget:
     """Determinizations tried even when the action budget is spent."""
     horizon: int = 0
     """Cut a rollout after this many actions and evaluate the position (0 = play to the end)."""
+    halving: bool = False
+    """Sequential halving: the budget is split into rounds, and after each round the worse
+    half of the candidates still in the race is dropped (more samples for the best)."""
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
@@ -159,32 +162,49 @@ def _search(
     rng: Rng,
     budget: Budget,
 ) -> Any:
-    """Flat Monte Carlo over the greedy's best candidates, one determinization per iteration."""
+    """Flat Monte Carlo over the greedy's best candidates, one determinization per iteration.
+
+    Every candidate still in the race is tried on the same sample with the same
+    rollout randomness (common random numbers), so their totals stay comparable.
+    With ``budget.halving`` the budget is spent in rounds, and after each round only
+    the better half of the candidates (by total value so far) stays in the race.
+    """
     candidates = ai.ranked(first_sample, player, legal)[: budget.candidates]
     if len(candidates) == 1:
         return candidates[0]
     totals = [0.0] * len(candidates)
+    live = list(range(len(candidates)))
+    rounds = max(1, (len(candidates) - 1).bit_length()) if budget.halving else 1
     spent = 0
     samples = 0
     sample = first_sample
-    while samples < budget.min_samples or spent < budget.actions:
-        if samples:
-            sample = ai.determinize(view, rng.fork())
-        if ai.prepare is not None:
-            sample = ai.prepare(game, sample, player, rng.fork())
-        rollout_seed = rng.next64()
-        for k, action in enumerate(candidates):
-            state, _events = game.apply(sample, player, action)
-            # the same rollout randomness for every candidate (common random numbers)
-            state, steps = playout(
-                game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
-            )
-            spent += steps + 1
-            totals[k] += ai.evaluate(state, player)
-        samples += 1
-        if samples >= 400:  # plenty; stop early in short end games
-            break
-    best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+    for round_index in range(rounds):
+        goal = budget.actions * (round_index + 1) // rounds
+        round_samples = 0
+        while (round_index == 0 and samples < budget.min_samples) or spent < goal:
+            if samples:
+                sample = ai.determinize(view, rng.fork())
+            if ai.prepare is not None:
+                sample = ai.prepare(game, sample, player, rng.fork())
+            rollout_seed = rng.next64()
+            for k in live:
+                state, _events = game.apply(sample, player, candidates[k])
+                # the same rollout randomness for every candidate (common random numbers)
+                state, steps = playout(
+                    game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
+                )
+                spent += steps + 1
+                totals[k] += ai.evaluate(state, player)
+            samples += 1
+            round_samples += 1
+            if round_samples >= 400 // rounds:  # plenty; stop early in short end games
+                break
+        if round_index < rounds - 1:
+            live.sort(key=lambda k: (-totals[k], k))
+            live = sorted(live[: (len(live) + 1) // 2])
+            if len(live) == 1:
+                break
+    best = max(live, key=lambda k: (totals[k], -k))
     return candidates[best]
 
 

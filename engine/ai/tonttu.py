@@ -379,19 +379,43 @@ def _ranked(state: TonttuState, player: str, legal: Sequence[Any]) -> list[Any]:
 
 MARGIN_WEIGHT = 0.3
 """Weight of the score margin next to a win (1) in the value of a simulated game."""
-CARD_POTENTIAL = 0.6
-"""A workbench card's worth in a cut-off simulation: it pays part of a later gift."""
+
+FUTURE_WEIGHTS = (-0.04, 0.758, 0.126, 0.059, 0.031, -0.15, 0.198, 0.23, 0.743, -0.409)
+"""Points a seat still scores after a cut-off simulation, as a linear function of
+(1, s, s·w, b, b·(w+1), p, p·(w+1), n, h, w): s gifts left in the stack, w gifts won,
+b workbench cards, p middle gifts it can pay now, n middle gifts it lacks one card
+for, h set categories ahead of its weakest (T-5.2). Least squares over 108 000
+positions of 1 000 four-seat tactical games between greedy seats (R² 0.48)."""
 
 
 def potential(state: TonttuState, seat: int) -> float:
-    """Points a seat may still expect: its score, its workbench cards, its gift tempo."""
-    cards = len(state.face_up[seat]) + (state.face_down[seat] is not None)
-    return state.scores[seat] + CARD_POTENTIAL * cards + 0.5 * len(state.won[seat])
+    """Points a seat may expect at the end: its score plus the fitted future points."""
+    s = len(state.gift_stack)
+    won = state.won[seat]
+    w = len(won)
+    b = len(state.face_up[seat]) + (state.face_down[seat] is not None)
+    missing = _missing_all(tuple(_bench(state, seat)))
+    p = n = 0
+    for g in state.middle_gifts:
+        if g is not None:
+            if missing[g] == 0:
+                p += 1
+            elif missing[g] == 1:
+                n += 1
+    counts = _category_counts(won)
+    low = min(counts)
+    h = sum(1 for c in counts if c > low)
+    c0, cs, csw, cb, cbw, cp, cpw, cn, ch, cw = FUTURE_WEIGHTS
+    future = (
+        c0 + cs * s + csw * s * w + cb * b + cbw * b * (w + 1) + cp * p + cpw * p * (w + 1)
+    ) + (cn * n + ch * h + cw * w)
+    return state.scores[seat] + max(0.0, future)
 
 
 def evaluate(state: TonttuState, player: str) -> float:
     """A finished game: a win counts 1 (a shared win is split), plus the score margin.
-    A cut-off simulation: the margin of :func:`potential` and who leads by it."""
+    A cut-off simulation (``Budget.horizon``): the margin of :func:`potential` (score
+    plus expected future points) and who leads by it."""
     seat = state.players.index(player)
     n = len(state.players)
     if state.phase == "over":
