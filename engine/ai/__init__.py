@@ -77,6 +77,9 @@ class GameAI:
     """A finished or cut-off (sampled) state's value for ``player``, about 0..1."""
     prepare: Callable[[Game, Any, PlayerId, Rng], Any] | None = None
     """Optional: adjust a sample before the search (e.g. others re-choose greedily)."""
+    finished: Callable[[Any], bool] | None = None
+    """Optional: a cheap "is the game over" (``game.outcome(state) is not None`` without
+    building the outcome), asked after every rollout step."""
 
 
 def _load(name: str) -> GameAI:
@@ -213,7 +216,8 @@ def playout(
 ) -> tuple[Any, int]:
     """Play to the end with the greedy policy (a random action with chance ``epsilon``)."""
     steps = 0
-    while steps < max_steps and game.outcome(state) is None:
+    finished = ai.finished or (lambda s: game.outcome(s) is not None)
+    while steps < max_steps and not finished(state):
         acting = game.to_act(state)
         if len(acting) == 1:
             (player,) = acting

@@ -301,10 +301,10 @@ def _bench_potential(gifts: Sequence[int], values: Sequence[float], have: tuple[
 
 
 def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
+    have = _bench(state, seat)
     won = state.won[seat]
     counts = _category_counts(won)
     gifts = [g for g in state.middle_gifts if g is not None]
-    have = _bench(state, seat)
     out: list[float] = []
     if state.phase == "pick":
         values = [gift_value(won, g, counts) for g in gifts]
@@ -450,8 +450,17 @@ def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuStat
     return state
 
 
+def _finished(state: TonttuState) -> bool:
+    return state.phase == "over"
+
+
 AI = GameAI(
-    determinize=determinize, greedy=_greedy, ranked=_ranked, evaluate=evaluate, prepare=prepare
+    determinize=determinize,
+    greedy=_greedy,
+    ranked=_ranked,
+    evaluate=evaluate,
+    prepare=prepare,
+    finished=_finished,
 )
 
 

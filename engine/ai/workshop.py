@@ -466,4 +466,14 @@ def evaluate(state: WorkshopState, player: str) -> float:
     return win + 0.01 * margin
 
 
-AI = GameAI(determinize=determinize, greedy=_greedy, ranked=_ranked, evaluate=evaluate)
+def _finished(state: WorkshopState) -> bool:
+    return state.phase == Phase.OVER
+
+
+AI = GameAI(
+    determinize=determinize,
+    greedy=_greedy,
+    ranked=_ranked,
+    evaluate=evaluate,
+    finished=_finished,
+)
