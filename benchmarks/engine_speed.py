@@ -1,60 +1,331 @@
-"""Engine speed: complete random games per second and microseconds per ``apply``.
+"""Engine speed: random playouts as the computer players run them, now against a revision.
 
-    python benchmarks/engine_speed.py [--games 200] [--seed 1] [--game NAME ...]
+    python benchmarks/engine_speed.py [--games 100] [--rounds 5] [--seed 1] [--game NAME ...]
+                                      [--against REV | --against none]
 
-Game-neutral: it loops over the registry (``engine.GAME_MODULES``), skips games whose
-module is not present yet, and measures every player count each game allows with
-``engine.__main__.bench`` (one core, uniformly random legal actions). Prints one JSON
-line per game and player count, then a small table. Figures are noisy on a shared
-machine; run it once or twice, not in a loop.
+Each step of a playout is what an AI rollout does: ``outcome``, ``to_act``,
+``legal_actions`` for the acting seat, a uniformly random pick, ``apply``. Measured for
+every player count of every game in the registry (``engine.GAME_MODULES``), Workshop
+Tonttu in both modes. Prints per configuration: microseconds per ``apply`` alone and per
+whole step (the four engine calls; a step during which the process lost its core, over
+2 ms, is left out), and complete games per second of the process's own CPU time (so
+time spent waiting for a core on a busy machine is left out).
+
+``--against REV`` (default: the merge-base of ``HEAD`` with ``main``) checks REV out
+into a temporary ``git worktree`` (removed afterwards) and measures the same games
+there, in a second process. The two processes take turns: every configuration is cut
+into ``--rounds`` slices of games, and the slices alternate between the two trees (in
+alternating order), so both see the same load on a shared machine. The table then shows
+both sides and the speed-up (REV's time / this tree's time). Both sides play the very
+same games (same seeds, same driver code, from this file); their ``actions/game`` must
+agree, or the rules differ. ``--against none`` measures this tree alone.
+
+Figures are noisy on a shared machine: compare only within one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+TIMED_FIELDS = ("timed", "apply_seconds", "step_seconds", "wall_seconds", "cpu_seconds")
+PREEMPTED = 0.002
+"""A step that took longer than this (seconds) lost the core to another process on the
+way: no step of either game comes near it. Such steps are left out of the per-step
+figures, which would otherwise be mostly scheduler noise on a busy machine."""
 
-from engine import GAME_MODULES, get_game
-from engine.__main__ import bench
-from engine.core import Game
+# --------------------------------------------------------------------------- worker side
+# Runs inside the tree being measured (its root first on sys.path): it uses only the
+# game protocol and ``engine.core``'s Rng, which every revision has.
 
 
-def available_games(names: list[str] | None) -> list[Game]:
-    games = []
+def configurations(names: list[str] | None) -> list[dict[str, Any]]:
+    """(game, players, options) to measure, skipping games whose module is absent."""
+    from engine import GAME_MODULES, get_game
+
+    out = []
     for name in names or list(GAME_MODULES):
         try:
-            games.append(get_game(name))
+            game = get_game(name)
         except ModuleNotFoundError as error:
             if error.name and GAME_MODULES.get(name, "").startswith(error.name):
                 print(f"# {name}: module {GAME_MODULES[name]} not present, skipped")
                 continue
             raise
-    return games
+        modes: list[dict[str, Any] | None] = [None]
+        if name == "tonttu":
+            modes = [{"mode": "tactical"}, {"mode": "speed"}]
+        for options in modes:
+            for players in range(game.min_players, game.max_players + 1):
+                out.append({"game": name, "players": players, "options": options})
+    return out
+
+
+def measure(
+    game_name: str, players: int, options: dict[str, Any] | None, seeds: list[int]
+) -> dict[str, Any]:
+    """Play one random game per seed; time the engine calls of every step."""
+    from engine import get_game
+    from engine.core import Rng
+
+    game = get_game(game_name)
+    parsed = game.parse_options(options)
+    seats = [f"p{i}" for i in range(players)]
+    outcome, to_act, legal_actions, apply = (
+        game.outcome,
+        game.to_act,
+        game.legal_actions,
+        game.apply,
+    )
+    clock = time.perf_counter
+    actions = dropped = 0
+    apply_seconds = step_seconds = 0.0
+    started, cpu_started = clock(), time.process_time()
+    for seed in seeds:
+        state = game.new_game(seats, seed, parsed)
+        rng = Rng(seed)
+        while True:
+            t0 = clock()
+            if outcome(state) is not None:
+                break
+            acting = to_act(state)
+            # as engine.ai.playout: one seat, or a random one of several in seat order
+            if len(acting) == 1:
+                (player,) = acting
+            else:
+                order = [p for p in state.players if p in acting]
+                player = order[rng.below(len(order))]
+            legal = legal_actions(state, player)
+            action = legal[rng.below(len(legal))]
+            t1 = clock()
+            state, _events = apply(state, player, action)
+            t2 = clock()
+            actions += 1
+            if t2 - t0 > PREEMPTED:
+                dropped += 1
+                continue
+            apply_seconds += t2 - t1
+            step_seconds += t2 - t0
+    return {
+        "games": len(seeds),
+        "actions": actions,
+        "timed": actions - dropped,
+        "apply_seconds": apply_seconds,
+        "step_seconds": step_seconds,
+        "wall_seconds": clock() - started,
+        "cpu_seconds": time.process_time() - cpu_started,
+    }
+
+
+def serve(root: str) -> int:
+    """Worker loop: one JSON request per stdin line, one JSON answer per stdout line."""
+    sys.path.insert(0, root)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["do"] == "configurations":
+            answer: Any = configurations(request["games"])
+        else:
+            answer = measure(
+                request["game"], request["players"], request["options"], request["seeds"]
+            )
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
+# --------------------------------------------------------------------------- driver side
+
+
+class Worker:
+    """A measuring process rooted at one source tree."""
+
+    def __init__(self, label: str, root: Path) -> None:
+        self.label = label
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--serve", str(root)],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, request: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.label} worker died (see its error above)")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
+    return str(done.stdout).strip()
+
+
+def resolve_against(against: str | None) -> str | None:
+    """The commit to compare with: REV as given, by default the merge-base with main."""
+    if against is not None and against.lower() == "none":
+        return None
+    try:
+        if against is None:
+            return git("merge-base", "HEAD", "main")
+        return git("rev-parse", "--verify", f"{against}^{{commit}}")
+    except (OSError, subprocess.CalledProcessError) as error:
+        detail = getattr(error, "stderr", "") or error
+        print(f"# no comparison: cannot resolve {against or 'the merge-base with main'}: {detail}")
+        return None
+
+
+@contextmanager
+def checked_out(commit: str) -> Iterator[Path]:
+    """``commit`` in a temporary git worktree, removed afterwards."""
+    parent = Path(tempfile.mkdtemp(prefix="engine-speed-"))
+    tree = parent / "tree"
+    git("worktree", "add", "--detach", "--quiet", str(tree), commit)
+    try:
+        yield tree
+    finally:
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True
+        )
+        shutil.rmtree(parent, ignore_errors=True)
+        subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
+
+
+def label(config: dict[str, Any]) -> str:
+    options = config["options"] or {}
+    return str(config["game"]) + "".join(f" {v}" for v in options.values())
+
+
+def run(args: argparse.Namespace, workers: list[Worker]) -> list[dict[str, Any]]:
+    """Measure every configuration on every worker, in alternating slices."""
+    from engine.core import derive_seed
+
+    configs = workers[0].ask({"do": "configurations", "games": args.game})
+    rows = []
+    for config in configs:
+        seeds = [
+            derive_seed(args.seed, config["game"], config["players"], i) for i in range(args.games)
+        ]
+        rounds = max(1, min(args.rounds, len(seeds)))
+        slices = [seeds[r::rounds] for r in range(rounds)]
+        totals = [dict.fromkeys(("games", "actions", *TIMED_FIELDS), 0.0) for _ in workers]
+        for r, chunk in enumerate(slices):
+            order = list(range(len(workers)))
+            if r % 2:
+                order.reverse()
+            for w in order:
+                figures = workers[w].ask({"do": "measure", **config, "seeds": chunk})
+                for key, value in figures.items():
+                    totals[w][key] += value
+        row = {"config": config, "sides": totals}
+        rows.append(row)
+        print(json.dumps({"label": label(config), **row}), flush=True)
+    return rows
+
+
+def figures(side: dict[str, float]) -> tuple[float, float, float]:
+    """(us per apply, us per step, games per CPU second) of one side's totals."""
+    timed = side["timed"]
+    return (
+        side["apply_seconds"] / timed * 1e6,
+        side["step_seconds"] / timed * 1e6,
+        side["games"] / side["cpu_seconds"],
+    )
+
+
+def print_table(rows: list[dict[str, Any]], names: list[str]) -> None:
+    print("\nus/apply, us/step: microseconds per applied action (a step = outcome + to_act +")
+    print("legal_actions + apply; steps that lost the core, > 2 ms, left out); games/s:")
+    print("complete games per second of the process's CPU time (everything, new_game included).")
+    if len(names) == 1:
+        print(f"{'game':<16} {'players':>7} {'us/apply':>9} {'us/step':>8} {'games/s':>8}", end="")
+        print(" actions/game")
+        for row in rows:
+            side = row["sides"][0]
+            apply_us, step_us, per_second = figures(side)
+            print(
+                f"{label(row['config']):<16} {row['config']['players']:>7} {apply_us:>9.2f} "
+                f"{step_us:>8.2f} {per_second:>8.1f} {side['actions'] / side['games']:>12.1f}"
+            )
+        return
+    now, then = names
+    print(f"x: the speed-up of {now} over {then}.")
+    print(
+        f"{'game':<16} {'players':>7} | {'us/apply':^22} | {'us/step':^22} | {'games/s':^22} |"
+        " actions/game"
+    )
+    pair = f"{then:>8} {now:>8} {'x':>4}"
+    print(f"{'':<16} {'':>7} | {pair} | {pair} | {pair} |")
+    mismatched = []
+    for row in rows:
+        new, old = row["sides"]
+        a_new, s_new, g_new = figures(new)
+        a_old, s_old, g_old = figures(old)
+        name = f"{label(row['config']):<16} {row['config']['players']:>7}"
+        if new["actions"] != old["actions"]:
+            mismatched.append(name)
+        print(
+            f"{name} | {a_old:>8.2f} {a_new:>8.2f} {a_old / a_new:>4.2f} |"
+            f" {s_old:>8.2f} {s_new:>8.2f} {s_old / s_new:>4.2f} |"
+            f" {g_old:>8.1f} {g_new:>8.1f} {g_new / g_old:>4.2f} |"
+            f" {new['actions'] / new['games']:>12.1f}"
+        )
+    if mismatched:
+        print("# WARNING: the two trees played different games (the rules differ) for:")
+        for name in mismatched:
+            print(f"#   {name}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=int, default=100, help="games per configuration")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="alternating slices per configuration"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
+    parser.add_argument(
+        "--against", help="the revision to compare with (default: merge-base with main; 'none')"
+    )
+    parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    rows: list[dict[str, Any]] = []
-    for game in available_games(args.game):
-        for players in range(game.min_players, game.max_players + 1):
-            figures = bench(game, players, args.games, args.seed)
-            rows.append(figures)
-            print(json.dumps(figures), flush=True)
-    print(f"\n{'game':<10} {'players':>7} {'games/s':>9} {'us/apply':>9} {'actions/game':>13}")
-    for r in rows:
-        print(
-            f"{r['game']:<10} {r['players']:>7} {r['games_per_second']:>9} "
-            f"{r['us_per_apply']:>9} {r['actions_per_game']:>13}"
-        )
+    if args.serve:
+        return serve(args.serve)
+    sys.path.insert(0, str(ROOT))
+    commit = resolve_against(args.against)
+    if commit is None:
+        workers = [Worker("this tree", ROOT)]
+        try:
+            print_table(run(args, workers), ["this tree"])
+        finally:
+            workers[0].close()
+        return 0
+    short = commit[:7]
+    print(f"# this tree ({git('rev-parse', '--short', 'HEAD')} + working changes) against {short}")
+    with checked_out(commit) as tree:
+        workers = [Worker("this tree", ROOT), Worker(short, tree)]
+        try:
+            print_table(run(args, workers), ["now", short])
+        finally:
+            for worker in workers:
+                worker.close()
     return 0
 
 

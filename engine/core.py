@@ -8,7 +8,9 @@ applied actions replays a game exactly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from keyword import iskeyword
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -129,6 +131,177 @@ class Model(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------- fast building
+# ``apply`` runs thousands of times per computer decision. Pydantic's generic paths
+# (``model_copy``, validating constructors) cost several microseconds each; the helpers
+# below build the same objects from values the engine already knows to be valid. A
+# frozen model's instance is exactly four slots: ``__dict__`` (the field values, in
+# field order: that is the JSON's key order), the fields-set record, extras (None) and
+# private attributes (None). ``_fast_paths_work`` checks at import that objects built
+# here equal, dump and round-trip like pydantic's own; should a pydantic upgrade change
+# its internals, the plain pydantic paths are used instead (slower, same results).
+
+_new_object = object.__new__
+_set_slot = object.__setattr__
+M = TypeVar("M", bound=BaseModel)
+
+_FIELDS: dict[type[BaseModel], tuple[dict[str, Any], set[str]]] = {}
+
+
+def _fields(cls: type[BaseModel]) -> tuple[dict[str, Any], set[str]]:
+    """Field name → default (``...`` if none or a factory), in field order; all names."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        defaults = {
+            name: ... if field.is_required() or field.default_factory else field.default
+            for name, field in cls.model_fields.items()
+        }
+        known = _FIELDS[cls] = (defaults, set(defaults))
+    return known
+
+
+def _lean_evolve(model: M, update: dict[str, Any]) -> M:
+    values = model.__dict__.copy()
+    values.update(update)
+    fields_set = model.__pydantic_fields_set__
+    if not fields_set.issuperset(update):  # as model_copy: updated fields count as set
+        fields_set = fields_set | update.keys()
+    copied = _new_object(type(model))
+    _set_slot(copied, "__dict__", values)
+    # shared between copies, never mutated: pydantic copies it before changing it
+    _set_slot(copied, "__pydantic_fields_set__", fields_set)
+    _set_slot(copied, "__pydantic_extra__", None)
+    _set_slot(copied, "__pydantic_private__", None)
+    return copied
+
+
+def _lean_successor(model: M, values: dict[str, Any]) -> M:
+    cls = type(model)
+    copied = _new_object(cls)
+    _set_slot(copied, "__dict__", values)
+    _set_slot(copied, "__pydantic_fields_set__", _fields(cls)[1])
+    _set_slot(copied, "__pydantic_extra__", None)
+    _set_slot(copied, "__pydantic_private__", None)
+    return copied
+
+
+def _lean_build(cls: type[M], **values: Any) -> M:
+    defaults, names = _fields(cls)
+    full = defaults.copy()
+    full.update(values)
+    built = _new_object(cls)
+    _set_slot(built, "__dict__", full)
+    _set_slot(built, "__pydantic_fields_set__", names)  # all, as if parsed from its JSON
+    _set_slot(built, "__pydantic_extra__", None)
+    _set_slot(built, "__pydantic_private__", None)
+    return built
+
+
+def _lean_constructor(cls: type[M]) -> Callable[..., M]:
+    """Generate ``def make(*, field=default, ...)`` for ``cls`` (as dataclasses generate
+    ``__init__``): keyword-only parameters, one dict display, no validation."""
+    defaults, names = _fields(cls)
+    if any(not n.isidentifier() or iskeyword(n) or n in ("built", "make") for n in names):
+        return partial(_lean_build, cls)  # a name that cannot be a parameter here
+    scope: dict[str, Any] = {"_cls": cls, "_names": names, "_new": _new_object, "_set": _set_slot}
+    params = []
+    for k, (name, default) in enumerate(defaults.items()):
+        if default is ...:
+            params.append(name)
+        else:
+            scope[f"_default{k}"] = default
+            params.append(f"{name}=_default{k}")
+    values = ", ".join(f"{name!r}: {name}" for name in defaults)
+    source = (
+        f"def make(*, {', '.join(params)}):\n"
+        "    built = _new(_cls)\n"
+        f"    _set(built, '__dict__', {{{values}}})\n"
+        "    _set(built, '__pydantic_fields_set__', _names)\n"
+        "    _set(built, '__pydantic_extra__', None)\n"
+        "    _set(built, '__pydantic_private__', None)\n"
+        "    return built\n"
+    )
+    exec(source, scope)
+    make: Callable[..., M] = scope["make"]
+    make.__qualname__ = f"constructor({cls.__name__})"
+    return make
+
+
+def _pydantic_evolve(model: M, update: dict[str, Any]) -> M:
+    return model.model_copy(update=update)
+
+
+def _pydantic_successor(model: M, values: dict[str, Any]) -> M:
+    return model.model_copy(update=values)
+
+
+def _pydantic_build(cls: type[M], **values: Any) -> M:
+    return cls(**values)
+
+
+def _pydantic_constructor(cls: type[M]) -> Callable[..., M]:
+    return cls
+
+
+def _fast_paths_work() -> bool:
+    """Self-check: the lean paths give what pydantic gives (else a pydantic upgrade broke them)."""
+
+    class Probe(Model):
+        a: int
+        b: tuple[int, ...] = ()
+        c: str = "x"
+
+    try:
+        real = Probe(a=1, b=(2,))
+        copied = real.model_copy(update={"c": "y"})
+        evolved = _lean_evolve(real, {"c": "y"})
+        succeeded = _lean_successor(real, {**real.__dict__, "c": "y"})
+        built = [_lean_build(Probe, a=1, b=(2,)), _lean_constructor(Probe)(a=1, b=(2,))]
+        return (
+            all(
+                lean == real
+                and lean.model_dump_json() == real.model_dump_json() == '{"a":1,"b":[2],"c":"x"}'
+                and Probe.model_validate_json(lean.model_dump_json()) == lean
+                for lean in built
+            )
+            and evolved == copied
+            and evolved.model_fields_set == copied.model_fields_set
+            and evolved.model_dump_json() == copied.model_dump_json()
+            and succeeded == copied
+            and succeeded.model_fields_set == {"a", "b", "c"}
+            and real.c == "x"
+        )
+    except Exception:  # pragma: no cover - only with unexpected pydantic internals
+        return False
+
+
+_FAST = _fast_paths_work()
+
+evolve: Callable[[M, dict[str, Any]], M] = _lean_evolve if _FAST else _pydantic_evolve
+"""``model.model_copy(update=update)``, several times faster: the copy shares every
+value it does not replace (structural sharing), and nothing is validated, so ``update``
+must hold valid values of the right types (tuples, not lists)."""
+
+successor: Callable[[M, dict[str, Any]], M] = _lean_successor if _FAST else _pydantic_successor
+"""A copy of ``model`` whose field values are ``values``: a changed copy of its
+``__dict__``, taken over as is (keep no other reference to it). Like :data:`evolve`,
+for code that gathers its changes in such a dict; every field counts as set, as in a
+model parsed from its JSON."""
+
+build: Callable[..., Any] = _lean_build if _FAST else _pydantic_build
+"""``build(cls, **values)``: ``cls(**values)`` without validation, for values the engine
+made itself (right types: tuples, not lists; the Literal values the model allows).
+Fields left out take their default; a field with a ``default_factory`` or none must
+be passed. Tests check that what the engine builds equals its JSON round-trip."""
+
+constructor: Callable[[type[M]], Callable[..., M]] = (
+    _lean_constructor if _FAST else _pydantic_constructor
+)
+"""``constructor(cls)``: a function that builds ``cls`` like :data:`build` (keyword
+arguments, the model's defaults, no validation), faster still: for the events ``apply``
+makes most. Leaving out a field without a plain default is a ``TypeError``."""
 
 
 class StateBase(Model):

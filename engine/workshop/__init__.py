@@ -59,7 +59,6 @@ from engine.workshop.models import (
 )
 from engine.workshop.rules import (
     apply_action,
-    current_seat,
     legal_actions_of,
     new_state,
     outcome_of,
@@ -68,6 +67,22 @@ from engine.workshop.rules import (
 )
 from engine.workshop.text import describe_action, describe_event, render_text
 from engine.workshop.view import build_view
+
+OVER = Phase.OVER
+NOBODY: frozenset[PlayerId] = frozenset()
+_seat_sets: tuple[tuple[PlayerId, ...], tuple[frozenset[PlayerId], ...]] = ((), ())
+"""One-entry cache: a table's players → one ``frozenset((player,))`` per seat (what
+``to_act`` returns), so ``to_act`` builds no set. Every state of a game shares its
+``players`` tuple; the pair is replaced in one assignment (safe across threads)."""
+
+
+def seat_sets(players: tuple[PlayerId, ...]) -> tuple[frozenset[PlayerId], ...]:
+    global _seat_sets
+    cached_players, sets = _seat_sets
+    if cached_players is not players:
+        sets = tuple(frozenset((p,)) for p in players)
+        _seat_sets = (players, sets)
+    return sets
 
 
 class WorkshopGame:
@@ -87,19 +102,22 @@ class WorkshopGame:
         return new_state(players, seed)
 
     def to_act(self, state: WorkshopState) -> frozenset[PlayerId]:
-        if state.phase == Phase.OVER:
-            return frozenset()
-        return frozenset((state.players[(state.first + state.turn) % len(state.players)],))
+        if state.phase == OVER:
+            return NOBODY
+        players = state.players
+        return seat_sets(players)[(state.first + state.turn) % len(players)]
 
     def legal_actions(self, state: WorkshopState, player: PlayerId) -> Sequence[Any]:
-        if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
+        players = state.players
+        if state.phase == OVER or player != players[(state.first + state.turn) % len(players)]:
             return []
         return legal_actions_of(state)
 
     def apply(
         self, state: WorkshopState, player: PlayerId, action: Any
     ) -> tuple[WorkshopState, Sequence[Any]]:
-        if state.phase == Phase.OVER or player != state.players[current_seat(state)]:
+        players = state.players
+        if state.phase == OVER or player != players[(state.first + state.turn) % len(players)]:
             check_can_act(self, state, player)
             # only the timer gets past the shared checks here, and it has no moves
             raise IllegalAction("The table's timer has no moves in Santa's Workshop.")

@@ -11,7 +11,7 @@ the previous state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -21,7 +21,11 @@ from engine.core import (
     Model,
     PlayerId,
     Rng,
+    _lean_evolve,
     check_can_act,
+    constructor,
+    evolve,
+    successor,
 )
 from engine.workshop.data import CHOICE_MATERIALS, COMPONENTS, MATERIALS, TOKENS_PER_TYPE
 from engine.workshop.models import (
@@ -102,46 +106,33 @@ STATION_NAMES: dict[str, str] = {
     "tree2": "Christmas Tree (2nd station)",
 }
 
+# --------------------------------------------------------------------------- events
+# Built without validation from values made here (engine.core.constructor); the
+# playout tests check that every event equals its JSON round-trip.
+
+new_choice_lost = constructor(ChoiceLost)
+new_day_ended = constructor(DayEnded)
+new_deck_reshuffled = constructor(DeckReshuffled)
+new_elf_placed = constructor(ElfPlaced)
+new_game_ended = constructor(GameEnded)
+new_inspection = constructor(Inspection)
+new_ornament_placed = constructor(OrnamentPlaced)
+new_ornament_revealed = constructor(OrnamentRevealed)
+new_reindeer_taken = constructor(ReindeerTaken)
+new_scored = constructor(Scored)
+new_tokens_donated = constructor(TokensDonated)
+new_tokens_placed = constructor(TokensPlaced)
+new_tokens_received = constructor(TokensReceived)
+new_toy_completed = constructor(ToyCompleted)
+new_toy_taken = constructor(ToyTaken)
+
+
 # --------------------------------------------------------------------------- copying
 
-M = TypeVar("M", bound=Model)
-_new_object = object.__new__
-_set_attribute = object.__setattr__
-
-
-def _lean_replace(model: M, update: dict[str, Any]) -> M:
-    """``model.model_copy(update=update)`` for our frozen models (no extras, no private
-    attributes), without pydantic's generic copying: about twice as fast, same result."""
-    copied = _new_object(type(model))
-    _set_attribute(copied, "__dict__", {**model.__dict__, **update})
-    _set_attribute(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
-    _set_attribute(copied, "__pydantic_extra__", None)
-    _set_attribute(copied, "__pydantic_private__", None)
-    return copied
-
-
-def _pydantic_replace(model: M, update: dict[str, Any]) -> M:
-    return model.model_copy(update=update)
-
-
-def _lean_replace_works() -> bool:
-    """Self-check at import: if a pydantic upgrade changes model internals, fall back."""
-    try:
-        seat = Seat(toys=((1, 0, 0, 0, 0),), score=3)
-        update: dict[str, Any] = {"score": 5, "reindeer": (2,)}
-        lean, real = _lean_replace(seat, update), seat.model_copy(update=update)
-        return (
-            lean == real
-            and lean.__pydantic_fields_set__ == real.__pydantic_fields_set__
-            and lean.model_dump_json() == real.model_dump_json()
-            and Seat.model_validate_json(lean.model_dump_json()) == real
-        )
-    except Exception:  # pragma: no cover - only with unexpected pydantic internals
-        return False
-
-
-replace = _lean_replace if _lean_replace_works() else _pydantic_replace
-"""Copy a state or seat with some fields replaced (structural sharing, no validation)."""
+_lean_replace = _lean_evolve
+replace = evolve
+"""Copy a state or seat with some fields replaced (structural sharing, no validation);
+``engine.core.evolve``, kept under this name for the tests and helpers that use it."""
 
 
 # --------------------------------------------------------------------------- action tables
@@ -187,8 +178,34 @@ def toy_need(toy: Toy, t: int) -> int:
 
 
 def needs_type(toys: Sequence[Toy], t: int) -> bool:
-    i = t + 1
-    return any(REQ[toy[0]][t] > toy[i] for toy in toys)
+    return bool(needed_types(toys) >> t & 1)
+
+
+NEEDS: dict[Toy, int] = {}
+"""Unfinished toy (card and tokens placed) → bit mask of the token types it still needs
+(bit ``t`` for type ``t``): every reachable toy, computed once at import."""
+
+
+def _fill_needs() -> None:
+    for card, req in enumerate(REQ):
+        for w in range(req[0] + 1):
+            for m in range(req[1] + 1):
+                for f in range(req[2] + 1):
+                    for a in range(req[3] + 1):
+                        placed = (w, m, f, a)
+                        mask = sum(1 << t for t in range(4) if placed[t] < req[t])
+                        NEEDS[(card, w, m, f, a)] = mask
+
+
+_fill_needs()
+
+
+def needed_types(toys: Sequence[Toy]) -> int:
+    """Bit mask of the token types some of ``toys`` still needs."""
+    mask = 0
+    for toy in toys:
+        mask |= NEEDS[toy]
+    return mask
 
 
 def current_seat(s: WorkshopState) -> int:
@@ -213,7 +230,13 @@ def _can_take_toy(s: WorkshopState, seat: Seat) -> bool:
 
 
 def _donation_fits(donation: Tokens, toys: Sequence[Toy]) -> bool:
-    return any(donation[t] and needs_type(toys, t) for t in range(4))
+    need = needed_types(toys)
+    return bool(
+        (donation[0] and need & 1)
+        or (donation[1] and need & 2)
+        or (donation[2] and need & 4)
+        or (donation[3] and need & 8)
+    )
 
 
 def station_refusal(s: WorkshopState, seat_index: int, station: int) -> str | None:
@@ -255,79 +278,99 @@ def legal_actions_of(s: WorkshopState) -> tuple[Any, ...]:
     cached_state, cached = _last_legal
     if cached_state is s:
         return cached
-    legal = tuple(legal_list(s))
+    legal = legal_list(s)
     _last_legal = (s, legal)
     return legal
 
 
-def legal_list(s: WorkshopState) -> list[Any]:
-    """The current player's legal actions (shared prebuilt objects)."""
+STATION_MENUS: tuple[tuple[PlaceElf, ...], ...] = tuple(
+    tuple(A_PLACE_ELF[i] for i in range(len(STATIONS)) if open_stations >> i & 1)
+    for open_stations in range(1 << len(STATIONS))
+)
+"""Bit mask of the stations an Elf may go to (bit ``i`` for station ``i``) → the menu."""
+
+PLACE_ROWS: tuple[dict[Toy, tuple[PlaceTokens, ...]], ...] = tuple(
+    {toy: A_PLACE_TOKENS[t][toy[0]][1 : REQ[toy[0]][t] - toy[1 + t] + 1] for toy in NEEDS}
+    for t in range(4)
+)
+"""``PLACE_ROWS[t][toy]``: placing 1, 2, … of type ``t`` on ``toy``, up to what it needs."""
+
+
+def legal_list(s: WorkshopState) -> tuple[Any, ...]:
+    """The current player's legal actions (shared prebuilt objects), uncached."""
     phase = s.phase
-    seat_index = (s.first + s.turn) % len(s.players)
-    seat = s.seats[seat_index]
+    seat = s.seats[(s.first + s.turn) % len(s.players)]
     if phase == Phase.STATION:
-        out: list[Any] = []
-        spaces = s.spaces
-        for i in range(4):
-            if len(spaces[i]) < 4:
-                out.append(A_PLACE_ELF[i])
         # the same conditions as station_refusal, inlined for speed (a test keeps them equal)
+        spaces = s.spaces
         toys = seat.toys
+        open_stations = 0
+        if len(spaces[0]) < 4:
+            open_stations = 1
+        if len(spaces[1]) < 4:
+            open_stations |= 2
+        if len(spaces[2]) < 4:
+            open_stations |= 4
+        if len(spaces[3]) < 4:
+            open_stations |= 8
         if _donation_fits(s.donation, toys):
-            out.append(A_PLACE_ELF[DONATION])
+            open_stations |= 1 << DONATION
         if len(toys) < MAX_UNFINISHED and (s.deck or s.sleigh or max(s.mail) >= 0):
             if not spaces[MAIL3]:
-                out.append(A_PLACE_ELF[MAIL3])
+                open_stations |= 1 << MAIL3
             if not spaces[MAIL2]:
-                out.append(A_PLACE_ELF[MAIL2])
+                open_stations |= 1 << MAIL2
         if len(spaces[STABLES]) < 3 and max(s.stalls) >= 0:
-            out.append(A_PLACE_ELF[STABLES])
+            open_stations |= 1 << STABLES
         if min(seat.tree) < 0 and any(s.ornaments):
             if not spaces[TREE1]:
-                out.append(A_PLACE_ELF[TREE1])
+                open_stations |= 1 << TREE1
             if not spaces[TREE2]:
-                out.append(A_PLACE_ELF[TREE2])
-        return out
+                open_stations |= 1 << TREE2
+        return STATION_MENUS[open_stations]
     if phase == Phase.PLACE:
         batch = s.batch
         t = 0
         while not batch[t]:
             t += 1
         have = batch[t]
-        table = A_PLACE_TOKENS[t]
-        out = []
+        rows = PLACE_ROWS[t]
+        out: list[Any] = []
         for toy in seat.toys:
-            need = REQ[toy[0]][t] - toy[1 + t]
-            if need > 0:
-                row = table[toy[0]]
-                out.extend(row[1 : min(need, have) + 1])
+            row = rows[toy]
+            if row:
+                out += row[:have]
         out.append(A_DONATE[t][have])
-        return out
+        return tuple(out)
+    if phase == Phase.DONATION:
+        out = []
+        donation = s.donation
+        for t in range(4):
+            if donation[t]:
+                takes = A_TAKE_DONATED[t]
+                bit = 1 << t
+                for toy in seat.toys:
+                    if NEEDS[toy] & bit:
+                        out.append(takes[toy[0]])
+        if s.taken:
+            out.append(A_STOP)
+        return tuple(out)
     if phase == Phase.CHOOSE:
-        return [A_CHOOSE[t] for t in CHOICE_MATERIALS if s.supply[t] > s.batch[t]]
+        return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if s.supply[t] > s.batch[t]])
     if phase == Phase.MAIL:
         out = [A_TAKE_SLOT[k] for k, card in enumerate(s.mail) if card >= 0]
         if s.deck or s.sleigh:
             out.append(A_TAKE_DECK)
         if s.taken:
             out.append(A_STOP)
-        return out
+        return tuple(out)
     if phase == Phase.REINDEER:
-        return [A_REINDEER[k] for k, card in enumerate(s.stalls) if card >= 0]
+        return tuple([A_REINDEER[k] for k, card in enumerate(s.stalls) if card >= 0])
     if phase == Phase.ORNAMENT:
-        return [A_ORNAMENT[c] for c, left in enumerate(s.ornaments) if left]
+        return tuple([A_ORNAMENT[c] for c, left in enumerate(s.ornaments) if left])
     if phase == Phase.SPACE:
-        return [A_COVER[k] for k, orn in enumerate(seat.tree) if orn < 0]
-    if phase == Phase.DONATION:
-        out = []
-        for t in range(4):
-            if s.donation[t]:
-                takes = A_TAKE_DONATED[t]
-                out.extend(takes[toy[0]] for toy in seat.toys if toy_need(toy, t) > 0)
-        if s.taken:
-            out.append(A_STOP)
-        return out
-    return []
+        return tuple([A_COVER[k] for k, orn in enumerate(seat.tree) if orn < 0])
+    return ()
 
 
 DECISION_SENTENCES = {
@@ -362,22 +405,24 @@ def refusal(s: WorkshopState, action: Any) -> str:
 
 
 class _Tx:
-    """The changes one ``apply`` makes, gathered before building the next state."""
+    """The changes one ``apply`` makes, gathered before building the next state.
 
-    __slots__ = ("events", "n", "players", "rng", "s", "seats", "upd")
+    ``v`` starts as a copy of the state's field values and is changed in place (a
+    dict subscript is the cheapest read and write Python has); it becomes the next
+    state's ``__dict__`` in :meth:`build`. Only the sequences that change are
+    replaced, by new tuples: every other value stays shared with the old state.
+    """
+
+    __slots__ = ("events", "n", "players", "rng", "s", "seats", "v")
 
     def __init__(self, s: WorkshopState) -> None:
         self.s = s
-        self.upd: dict[str, Any] = {}
+        self.v: dict[str, Any] = s.__dict__.copy()
         self.seats: list[Seat] | None = None
         self.events: list[Any] = []
         self.rng: Rng | None = None
         self.players = s.players
         self.n = len(s.players)
-
-    def get(self, name: str) -> Any:
-        upd = self.upd
-        return upd[name] if name in upd else getattr(self.s, name)
 
     def seat(self, i: int) -> Seat:
         return self.s.seats[i] if self.seats is None else self.seats[i]
@@ -394,24 +439,33 @@ class _Tx:
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
         seat = self.seat(i)
-        k = REASONS.index(reason)
         breakdown = list(seat.breakdown)
-        breakdown[k] += points
+        breakdown[REASON_INDEX[reason]] += points
         self.set_seat(
-            i,
-            replace(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)}),
+            i, replace(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
         )
         self.events.append(
-            Scored(player=self.players[i], points=points, reason=reason, detail=detail)  # type: ignore[arg-type]
+            new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
 
     def build(self) -> WorkshopState:
-        upd = self.upd
+        """The next state. It takes ``v`` over as its ``__dict__``: call this once, last."""
+        v = self.v
         if self.seats is not None:
-            upd["seats"] = tuple(self.seats)
+            v["seats"] = tuple(self.seats)
         if self.rng is not None:
-            upd["rng"] = self.rng.state
-        return replace(self.s, upd)
+            v["rng"] = self.rng.state
+        return successor(self.s, v)
+
+    def preview(self) -> WorkshopState:
+        """The next state as it stands now, leaving the transaction open."""
+        values = self.v.copy()
+        if self.seats is not None:
+            values["seats"] = tuple(self.seats)
+        return successor(self.s, values)
+
+
+REASON_INDEX: dict[str, int] = {reason: k for k, reason in enumerate(REASONS)}
 
 
 def _set_index(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
@@ -420,14 +474,15 @@ def _set_index(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
 
 def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
     """W-1.4: tokens received are reserved in ``batch``; a short supply gives what is left."""
-    batch = tx.get("batch")
-    give = min(count, tx.get("supply")[t] - batch[t])
+    v = tx.v
+    batch = v["batch"]
+    give = min(count, v["supply"][t] - batch[t])
     if give > 0:
-        tx.upd["batch"] = _set_index(batch, t, batch[t] + give)
+        v["batch"] = _set_index(batch, t, batch[t] + give)
     tx.events.append(
-        TokensReceived(
+        new_tokens_received(
             player=tx.players[seat],
-            material=MATERIALS[t],  # type: ignore[arg-type]
+            material=MATERIALS[t],
             count=give,
             short=count - give,
         )
@@ -436,54 +491,62 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
 
 def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_batch: bool) -> None:
     """Place tokens on a toy (W-4.1); a filled toy completes at once (W-4.3)."""
+    v = tx.v
     seat = tx.seat(seat_index)
     toys = seat.toys
-    k = next(i for i, toy in enumerate(toys) if toy[0] == card)
+    k = 0
+    while toys[k][0] != card:
+        k += 1
     toy = toys[k]
-    new_toy: Toy = _set_index(toy, 1 + t, toy[1 + t] + count)  # type: ignore[assignment]
+    new_toy = _set_index(toy, 1 + t, toy[1 + t] + count)
     player = tx.players[seat_index]
     tx.events.append(
-        TokensPlaced(
+        new_tokens_placed(
             player=player,
-            material=MATERIALS[t],  # type: ignore[arg-type]
+            material=MATERIALS[t],
             toy=TOY_NAMES[card],
             count=count,
             from_donation=not from_batch,
         )
     )
-    supply = list(tx.get("supply"))
     if from_batch:
-        supply[t] -= count
-        batch = tx.get("batch")
-        tx.upd["batch"] = _set_index(batch, t, batch[t] - count)
+        supply = v["supply"]
+        v["supply"] = supply = _set_index(supply, t, supply[t] - count)
+        batch = v["batch"]
+        v["batch"] = _set_index(batch, t, batch[t] - count)
     else:
-        donation = tx.get("donation")
-        tx.upd["donation"] = _set_index(donation, t, donation[t] - count)
+        donation = v["donation"]
+        v["donation"] = _set_index(donation, t, donation[t] - count)
     req = REQ[card]
     if new_toy[1:] == req:
-        for i in range(4):
-            supply[i] += req[i]
+        supply = v["supply"]
+        v["supply"] = (
+            supply[0] + req[0],
+            supply[1] + req[1],
+            supply[2] + req[2],
+            supply[3] + req[3],
+        )
         tx.set_seat(
             seat_index,
             replace(seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}),
         )
-        tx.events.append(ToyCompleted(player=player, toy=TOY_NAMES[card]))
+        tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
     else:
         tx.set_seat(seat_index, replace(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])}))
-    tx.upd["supply"] = tuple(supply)
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
     """W-4.1: donated tokens go to the Donation Center, +1 point each."""
-    supply, donation, batch = tx.get("supply"), tx.get("donation"), tx.get("batch")
-    tx.upd["supply"] = _set_index(supply, t, supply[t] - count)
-    tx.upd["donation"] = _set_index(donation, t, donation[t] + count)
-    tx.upd["batch"] = _set_index(batch, t, batch[t] - count)
+    v = tx.v
+    supply, donation, batch = v["supply"], v["donation"], v["batch"]
+    v["supply"] = _set_index(supply, t, supply[t] - count)
+    v["donation"] = _set_index(donation, t, donation[t] + count)
+    v["batch"] = _set_index(batch, t, batch[t] - count)
     tx.events.append(
-        TokensDonated(
+        new_tokens_donated(
             player=tx.players[seat],
-            material=MATERIALS[t],  # type: ignore[arg-type]
+            material=MATERIALS[t],
             count=count,
             automatic=automatic,
         )
@@ -493,30 +556,32 @@ def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
 
 def _draw_toy(tx: _Tx) -> int:
     """Top card of the toy deck, reshuffling the sleigh when empty (W-3.6); -1 if none."""
-    deck = tx.get("deck")
+    v = tx.v
+    deck = v["deck"]
     if not deck:
-        sleigh = tx.get("sleigh")
+        sleigh = v["sleigh"]
         if not sleigh:
             return -1
         deck = tx.random().shuffled(sleigh)
-        tx.upd["sleigh"] = ()
-        tx.events.append(DeckReshuffled(cards=len(deck)))
-    tx.upd["deck"] = deck[:-1]
+        v["sleigh"] = ()
+        tx.events.append(new_deck_reshuffled(cards=len(deck)))
+    v["deck"] = deck[:-1]
     return int(deck[-1])
 
 
 def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
+    v = tx.v
     if slot is None:
         card = _draw_toy(tx)
     else:
-        mail = tx.get("mail")
+        mail = v["mail"]
         card = mail[slot]
-        tx.upd["mail"] = _set_index(mail, slot, _draw_toy(tx))
+        v["mail"] = _set_index(mail, slot, _draw_toy(tx))
     seat = tx.seat(seat_index)
     tx.set_seat(seat_index, replace(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))}))
-    tx.events.append(ToyTaken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
-    tx.upd["taken"] = tx.get("taken") + 1
-    tx.upd["mail_left"] = tx.get("mail_left") - 1
+    tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
+    v["taken"] += 1
+    v["mail_left"] -= 1
 
 
 def _continue(tx: _Tx, seat_index: int) -> None:
@@ -526,54 +591,48 @@ def _continue(tx: _Tx, seat_index: int) -> None:
     to place (types no toy needs are donated automatically: the only legal
     choice, W-4.1), the tree space for an ornament in hand, then the next Elf.
     """
-    upd = tx.upd
-    if tx.get("mail_left") > 0:
-        if _can_take_toy(_View(tx), tx.seat(seat_index)):  # type: ignore[arg-type]
-            upd["phase"] = Phase.MAIL
+    v = tx.v
+    if v["mail_left"] > 0:
+        # as _can_take_toy: room for a toy, and a card in the deck, the sleigh or a slot
+        if len(tx.seat(seat_index).toys) < MAX_UNFINISHED and (
+            v["deck"] or v["sleigh"] or max(v["mail"]) >= 0
+        ):
+            v["phase"] = Phase.MAIL
             return
-        upd["mail_left"] = 0
-    to_choose = tx.get("to_choose")
+        v["mail_left"] = 0
+    to_choose = v["to_choose"]
     if to_choose > 0:
-        supply, batch = tx.get("supply"), tx.get("batch")
-        if any(supply[t] > batch[t] for t in CHOICE_MATERIALS):
-            upd["phase"] = Phase.CHOOSE
+        supply, batch = v["supply"], v["batch"]
+        if supply[0] > batch[0] or supply[1] > batch[1] or supply[2] > batch[2]:
+            v["phase"] = Phase.CHOOSE
             return
-        tx.events.append(ChoiceLost(player=tx.players[seat_index], count=to_choose))
-        upd["to_choose"] = 0
-    batch = tx.get("batch")
-    if any(batch):
-        toys = tx.seat(seat_index).toys
+        tx.events.append(new_choice_lost(player=tx.players[seat_index], count=to_choose))
+        v["to_choose"] = 0
+    batch = v["batch"]
+    if batch != NO_TOKENS:
+        need = needed_types(tx.seat(seat_index).toys)
         for t in range(4):
             if batch[t]:
-                if needs_type(toys, t):
-                    upd["phase"] = Phase.PLACE
+                if need >> t & 1:
+                    v["phase"] = Phase.PLACE
                     return
                 _donate(tx, seat_index, t, batch[t], automatic=True)
-    if tx.get("ornament") >= 0:
-        upd["phase"] = Phase.SPACE
+    if v["ornament"] >= 0:
+        v["phase"] = Phase.SPACE
         return
     _end_turn(tx)
 
 
-class _View:
-    """Read access to a transaction with the state's attribute names (for shared helpers)."""
-
-    __slots__ = ("_tx",)
-
-    def __init__(self, tx: _Tx) -> None:
-        self._tx = tx
-
-    def __getattr__(self, name: str) -> Any:
-        return self._tx.get(name)
+NO_TOKENS: Tokens = (0, 0, 0, 0)
 
 
 def _end_turn(tx: _Tx) -> None:
-    upd = tx.upd
-    upd["phase"] = Phase.STATION
-    upd["station"] = -1
-    upd["taken"] = 0
+    v = tx.v
+    v["phase"] = Phase.STATION
+    v["station"] = -1
+    v["taken"] = 0
     turn = tx.s.turn + 1
-    upd["turn"] = turn
+    v["turn"] = turn
     if turn == ELVES * tx.n:
         _end_day(tx)
 
@@ -581,17 +640,17 @@ def _end_turn(tx: _Tx) -> None:
 def _end_day(tx: _Tx) -> None:
     """W-2.3: Elves home, stalls to the deck bottom, 3 new, Santa, Inspection, first player."""
     s = tx.s
-    upd = tx.upd
-    upd["spaces"] = ((),) * len(STATIONS)
-    deck = s.reindeer_deck + tuple(c for c in tx.get("stalls") if c >= 0)
+    v = tx.v
+    v["spaces"] = ((),) * len(STATIONS)
+    deck = s.reindeer_deck + tuple(c for c in v["stalls"] if c >= 0)
     revealed = deck[:STALLS]
-    upd["stalls"] = revealed + (-1,) * (STALLS - len(revealed))
-    upd["reindeer_deck"] = deck[STALLS:]
+    v["stalls"] = revealed + (-1,) * (STALLS - len(revealed))
+    v["reindeer_deck"] = deck[STALLS:]
     day = s.day
     last = day == DAYS
     first = s.first if last else (s.first + 1) % tx.n
     tx.events.append(
-        DayEnded(
+        new_day_ended(
             day=day,
             stalls_revealed=len(revealed),
             first_player=None if last else tx.players[first],
@@ -602,18 +661,18 @@ def _end_day(tx: _Tx) -> None:
     if last:
         _final_scoring(tx)
         return
-    upd["day"] = day + 1
-    upd["first"] = first
-    upd["turn"] = 0
+    v["day"] = day + 1
+    v["first"] = first
+    v["turn"] = 0
 
 
 def _inspection(tx: _Tx, number: int) -> None:
     """W-5: Cheer, dense ranking 8/4/2/1, completed toys to the sleigh."""
     seats = [tx.seat(i) for i in range(tx.n)]
     cheer = [len(seat.completed) + sum(1 for o in seat.tree if o >= 0) for seat in seats]
-    tx.events.append(Inspection(number=number, cheer=dict(zip(tx.players, cheer, strict=True))))
+    tx.events.append(new_inspection(number=number, cheer=dict(zip(tx.players, cheer, strict=True))))
     ranks = sorted(set(cheer), reverse=True)
-    sleigh = list(tx.get("sleigh"))
+    sleigh = list(tx.v["sleigh"])
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
@@ -621,7 +680,7 @@ def _inspection(tx: _Tx, number: int) -> None:
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
-    tx.upd["sleigh"] = tuple(sleigh)
+    tx.v["sleigh"] = tuple(sleigh)
 
 
 def _final_scoring(tx: _Tx) -> None:
@@ -634,10 +693,9 @@ def _final_scoring(tx: _Tx) -> None:
         points = reindeer_points(seat.reindeer)
         if points:
             tx.score(i, points, R_REINDEER, f"{len(seat.reindeer)} reindeer")
-    tx.upd["phase"] = Phase.OVER
-    final = tx.build()
-    result = outcome_of(final)
-    tx.events.append(GameEnded(scores=result.scores, winners=result.winners))
+    tx.v["phase"] = Phase.OVER
+    result = outcome_of(tx.preview())
+    tx.events.append(new_game_ended(scores=result.scores, winners=result.winners))
 
 
 def outcome_of(s: WorkshopState) -> WorkshopOutcome:
@@ -666,14 +724,17 @@ def outcome_of(s: WorkshopState) -> WorkshopOutcome:
 
 
 def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
-    s = tx.s
+    v = tx.v
     i = STATION_INDEX[action.station]
-    occupants = s.spaces[i]
+    spaces = v["spaces"]
+    occupants = spaces[i]
     space = len(occupants)
-    tx.upd["spaces"] = (*s.spaces[:i], (*occupants, seat_index), *s.spaces[i + 1 :])
-    tx.upd["station"] = i
-    tx.upd["taken"] = 0
-    tx.events.append(ElfPlaced(player=tx.players[seat_index], station=action.station, space=space))
+    v["spaces"] = (*spaces[:i], (*occupants, seat_index), *spaces[i + 1 :])
+    v["station"] = i
+    v["taken"] = 0
+    tx.events.append(
+        new_elf_placed(player=tx.players[seat_index], station=action.station, space=space)
+    )
     if i < 4:
         # W-3.1: every player first scores 1 per Elf of theirs already here.
         for owner in sorted(set(occupants)):
@@ -681,15 +742,15 @@ def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
         _receive(tx, seat_index, i, space + 2)
         _continue(tx, seat_index)
     elif i == DONATION:
-        tx.upd["phase"] = Phase.DONATION
+        v["phase"] = Phase.DONATION
     elif i in MAIL_TAKE:
-        tx.upd["mail_left"] = MAIL_TAKE[i]
-        tx.upd["phase"] = Phase.MAIL
+        v["mail_left"] = MAIL_TAKE[i]
+        v["phase"] = Phase.MAIL
     elif i == STABLES:
-        tx.upd["to_choose"] = space + 1
-        tx.upd["phase"] = Phase.REINDEER
+        v["to_choose"] = space + 1
+        v["phase"] = Phase.REINDEER
     else:
-        tx.upd["phase"] = Phase.ORNAMENT
+        v["phase"] = Phase.ORNAMENT
 
 
 def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
@@ -698,22 +759,22 @@ def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
 
 
 def _apply_stop(tx: _Tx, seat: int, action: StopTaking) -> None:
-    tx.upd["mail_left"] = 0
+    tx.v["mail_left"] = 0
     _continue(tx, seat)
 
 
 def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     stalls = tx.s.stalls
     card = stalls[action.stall]
-    tx.upd["stalls"] = _set_index(stalls, action.stall, -1)
+    tx.v["stalls"] = _set_index(stalls, action.stall, -1)
     seat = tx.seat(seat_index)
     tx.set_seat(seat_index, replace(seat, {"reindeer": (*seat.reindeer, card)}))
-    tx.events.append(ReindeerTaken(player=tx.players[seat_index], stall=action.stall))
+    tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
     _continue(tx, seat_index)
 
 
 def _apply_choose(tx: _Tx, seat: int, action: ChooseMaterial) -> None:
-    tx.upd["to_choose"] = tx.s.to_choose - 1
+    tx.v["to_choose"] = tx.s.to_choose - 1
     _receive(tx, seat, MATERIAL_INDEX[action.material], 1)
     _continue(tx, seat)
 
@@ -730,24 +791,25 @@ def _apply_donate(tx: _Tx, seat: int, action: DonateTokens) -> None:
 
 def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
     """W-3.5: the reward is drawn at random within the colour, then revealed and gained."""
+    v = tx.v
     c = COLOUR_INDEX[action.colour]
     ornaments = tx.s.ornaments
     left = ornaments[c]
     k = tx.random().below(len(left))
     reward_index = left[k]
-    tx.upd["ornaments"] = (*ornaments[:c], left[:k] + left[k + 1 :], *ornaments[c + 1 :])
-    tx.upd["ornament"] = c * N_REWARDS + reward_index
+    v["ornaments"] = (*ornaments[:c], left[:k] + left[k + 1 :], *ornaments[c + 1 :])
+    v["ornament"] = c * N_REWARDS + reward_index
     reward = C.rewards[reward_index]
     tx.events.append(
-        OrnamentRevealed(player=tx.players[seat], colour=action.colour, reward=reward.label)
+        new_ornament_revealed(player=tx.players[seat], colour=action.colour, reward=reward.label)
     )
     if reward.points:
         tx.score(seat, reward.points, R_ORNAMENT, f"{action.colour} ornament: {reward.label}")
     if reward.toys:
-        tx.upd["mail_left"] = reward.toys
-        tx.upd["taken"] = 0
+        v["mail_left"] = reward.toys
+        v["taken"] = 0
     if reward.choice:
-        tx.upd["to_choose"] = reward.choice
+        v["to_choose"] = reward.choice
     if reward.assembly:
         _receive(tx, seat, 3, reward.assembly)
     _continue(tx, seat)
@@ -758,10 +820,12 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     ornament = tx.s.ornament
     seat = tx.seat(seat_index)
     tx.set_seat(seat_index, replace(seat, {"tree": _set_index(seat.tree, k, ornament)}))
-    tx.upd["ornament"] = -1
+    tx.v["ornament"] = -1
     tx.events.append(
-        OrnamentPlaced(
-            player=tx.players[seat_index], colour=C.ornament_colour(ornament), space=action.space
+        new_ornament_placed(
+            player=tx.players[seat_index],
+            colour=C.ornament_colour(ornament),
+            space=action.space,
         )
     )
     space = C.tree_spaces[k]
@@ -773,10 +837,11 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
 
 
 def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
+    v = tx.v
     _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
-    tx.upd["taken"] = tx.s.taken + 1
-    if _donation_fits(tx.get("donation"), tx.seat(seat_index).toys):
-        tx.upd["phase"] = Phase.DONATION
+    v["taken"] = tx.s.taken + 1
+    if _donation_fits(v["donation"], tx.seat(seat_index).toys):
+        v["phase"] = Phase.DONATION
     else:
         _continue(tx, seat_index)
 
@@ -801,6 +866,9 @@ HANDLERS: dict[type, Any] = {
 # --------------------------------------------------------------------------- setup
 
 
+EMPTY_SEAT = Seat().model_dump()
+
+
 def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
     """W-1: first player from the seed, then the W-1.3 setup order."""
     n = len(players)
@@ -816,7 +884,8 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
     seats = []
     for _ in range(n):
         toys = tuple((deck.pop(), 0, 0, 0, 0) for _ in range(2))
-        seats.append(Seat(toys=toys))
+        # every field explicitly set, so that copies can share the fields-set record
+        seats.append(Seat(**{**EMPTY_SEAT, "toys": toys}))
     return WorkshopState(
         game="workshop",
         players=tuple(players),
