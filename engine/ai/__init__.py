@@ -11,6 +11,12 @@ Levels (:data:`LEVELS`):
             policy (with a little randomness) for all seats, then scores the
             result for the deciding seat. The budget is a number of simulated
             actions, not a time, so a decision is deterministic given its seed.
+            Sequential halving (``Budget.halving``) spends the budget in rounds
+            and drops the worse half of the candidates after each, so the
+            promising ones get most samples. Tonttu rollouts stop after
+            ``Budget.horizon`` actions and the position is valued by the score
+            plus fitted future points (``engine.ai.tonttu.potential``): many
+            short, less noisy samples instead of a few full games.
 
 Fair play (issue 7, RULES W-7 / T-6): :func:`choose` builds ``game.view(state,
 player)`` and hands only that view to :func:`decide`; no level ever receives the

@@ -388,6 +388,21 @@ for, h set categories ahead of its weakest (T-5.2). Least squares over 108 000
 positions of 1 000 four-seat tactical games between greedy seats (R² 0.48)."""
 
 
+def future_features(state: TonttuState, seat: int) -> tuple[float, ...]:
+    """The inputs of :data:`FUTURE_WEIGHTS` (``engine.ai.tonttu_fit`` fits them)."""
+    s = len(state.gift_stack)
+    won = state.won[seat]
+    w = len(won)
+    b = len(state.face_up[seat]) + (state.face_down[seat] is not None)
+    missing = _missing_all(tuple(_bench(state, seat)))
+    gifts = [g for g in state.middle_gifts if g is not None]
+    p = sum(1 for g in gifts if missing[g] == 0)
+    n = sum(1 for g in gifts if missing[g] == 1)
+    counts = _category_counts(won)
+    h = sum(1 for c in counts if c > min(counts))
+    return (1.0, s, s * w, b, b * (w + 1), p, p * (w + 1), n, h, w)
+
+
 def potential(state: TonttuState, seat: int) -> float:
     """Points a seat may expect at the end: its score plus the fitted future points."""
     s = len(state.gift_stack)

@@ -125,3 +125,34 @@ def test_tonttu_potential_counts_score_and_what_a_workbench_can_pay() -> None:
         update={"face_up": ((), *state.face_up[1:]), "face_down": (None, *state.face_down[1:])}
     )
     assert potential(rich, 0) > potential(poor, 0)
+
+
+def test_potential_is_the_score_plus_the_fitted_future() -> None:
+    """``potential`` applies FUTURE_WEIGHTS to exactly the features the fit uses."""
+    from engine.ai.tonttu import FUTURE_WEIGHTS, future_features
+
+    game = get_game("tonttu")
+    for state in positions(game, 4, 8, 4, {"mode": "tactical"}):
+        for seat in range(4):
+            features = future_features(state, seat)
+            future = sum(w * f for w, f in zip(FUTURE_WEIGHTS, features, strict=True))
+            assert abs(potential(state, seat) - (state.scores[seat] + max(0.0, future))) < 1e-9
+
+
+def test_the_fit_recovers_known_weights_and_runs_on_games() -> None:
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from engine.ai import tonttu_fit
+
+    rows = [(1.0, float(x), float(x * x % 7)) for x in range(40)]
+    targets = [2.0 - 0.5 * a + 3.0 * b for _one, a, b in rows]
+    weights = tonttu_fit.least_squares(rows, targets)
+    assert [round(w, 6) for w in weights] == [2.0, -0.5, 3.0]
+    assert tonttu_fit.r_squared(rows, targets, weights) > 0.999999
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert tonttu_fit.main(["--games", "3"]) == 0
+    figures = json.loads(out.getvalue())
+    assert figures["positions"] > 100 and len(figures["weights"]) == 10
