@@ -12,6 +12,8 @@ in apply order instead.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import ge, is_
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -88,15 +90,28 @@ _setattr = object.__setattr__
 M = TypeVar("M", bound=BaseModel)
 
 
+def _all_fields(cls: type[BaseModel]) -> set[str]:
+    """Every field name of ``cls``: one set per class, shared by the objects built here
+    (pydantic copies a fields-set record before it changes one)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = set(cls.model_fields)
+    return names
+
+
+_FIELD_NAMES: dict[type[BaseModel], set[str]] = {}
+
+
 def _build(cls: type[M], **values: Any) -> M:
     """``cls.model_construct`` without its per-field bookkeeping (a hot path).
 
-    Callers pass every field, already valid; the playout tests check that each
-    event and state built this way equals its JSON round-trip.
+    Callers pass every field, already valid, in the order the JSON should show them;
+    the playout tests check that each event and state built this way equals its JSON
+    round-trip.
     """
     obj = cls.__new__(cls)
     _setattr(obj, "__dict__", values)
-    _setattr(obj, "__pydantic_fields_set__", set(values))
+    _setattr(obj, "__pydantic_fields_set__", _all_fields(cls))
     _setattr(obj, "__pydantic_extra__", None)
     _setattr(obj, "__pydantic_private__", None)
     return obj
@@ -150,7 +165,7 @@ def _can_pay(face_up: Sequence[int], face_down: int | None, gift: int) -> bool:
     if face_down is not None:
         have[MATERIAL_TYPE[face_down]] += 1
     need = GIFT_NEED_COUNTS[gift]
-    return all(h >= n for h, n in zip(have, need, strict=True))
+    return all(map(ge, have, need))  # no generator: a C-level loop
 
 
 def _pay_exact(
@@ -200,26 +215,27 @@ def _pay_offer(
     return keep, face_down, paid, None
 
 
+_SCRATCH = (
+    "deck",
+    "discard",
+    "face_down",
+    "face_up",
+    "hands",
+    "middle_gifts",
+    "middle_materials",
+    "scores",
+    "won",
+)
+"""The state's sequences a resolution may change (copied into lists on first use)."""
+
+
 class _Table:
     """Mutable scratch copy of the parts of a state that a resolution changes."""
 
-    __slots__ = (
-        "_seed_rng",
-        "deck",
-        "discard",
-        "face_down",
-        "face_up",
-        "gift_won",
-        "hands",
-        "middle_gifts",
-        "middle_materials",
-        "reshuffles",
-        "rng",
-        "scores",
-        "won",
-    )
+    __slots__ = (*_SCRATCH, "_state", "gift_won", "reshuffles", "rng")
 
     def __init__(self, state: TonttuState) -> None:
+        self._state = state
         self.face_up = list(state.face_up)
         self.face_down = list(state.face_down)
         self.won = list(state.won)
@@ -232,7 +248,10 @@ class _Table:
         self.gift_won = state.gift_won_this_round
         self.rng: Rng | None = None
         self.reshuffles = 0
-        self._seed_rng = state.rng
+
+    def changes(self) -> dict[str, Any]:
+        """The scratch sequences, back as tuples, for the next state."""
+        return {name: tuple(getattr(self, name)) for name in _SCRATCH}
 
     def draw(self) -> int | None:
         """The top material card; T-2.4: reshuffle the discard pile when the deck is empty."""
@@ -240,7 +259,7 @@ class _Table:
             if not self.discard:
                 return None
             if self.rng is None:
-                self.rng = Rng(self._seed_rng)
+                self.rng = Rng(self._state.rng)
             self.deck = list(self.rng.shuffled(self.discard))
             self.discard = []
             self.reshuffles += 1
@@ -292,6 +311,30 @@ class _Table:
 
     def rng_state(self, fallback: int) -> int:
         return fallback if self.rng is None else self.rng.state
+
+
+NOBODY: frozenset[PlayerId] = frozenset()
+NONES = (None,) * 8
+_last_menu: tuple[Any, Any, tuple[Any, ...]] = (None, None, ())
+"""One-entry cache of the point menu: (middle gifts, middle materials, menu). The
+middle's tuples stay shared from state to state until a card moves, so every seat
+pointing in one phase gets the same menu; the triple is replaced in one assignment
+(safe across threads)."""
+
+
+def point_menu(gifts: tuple[int | None, ...], materials: tuple[int | None, ...]) -> tuple[Any, ...]:
+    """Point at a gift (middle order), then at a face-down material (slot order)."""
+    global _last_menu
+    cached_gifts, cached_materials, menu = _last_menu
+    if cached_gifts is gifts and cached_materials is materials:
+        return menu
+    out: list[Any] = [POINT_GIFTS[g] for g in gifts if g is not None]
+    for slot, material in enumerate(materials):
+        if material is not None:
+            out.append(POINT_MATERIALS[slot])
+    menu = tuple(out)
+    _last_menu = (gifts, materials, menu)
+    return menu
 
 
 class TonttuGame:
@@ -368,17 +411,17 @@ class TonttuGame:
     def to_act(self, state: TonttuState) -> frozenset[PlayerId]:
         """Seats that still owe a choice in this phase (empty hands skip the pick, T-2.5)."""
         phase = state.phase
-        if phase == "point":
-            return frozenset(
-                p for p, c in zip(state.players, state.choices, strict=True) if c is None
-            )
-        if phase == "pick":
+        if phase == "over":
+            return NOBODY
+        choices = state.choices
+        if phase == "pick" and () in state.hands:
             return frozenset(
                 p
-                for p, c, h in zip(state.players, state.choices, state.hands, strict=True)
+                for p, c, h in zip(state.players, choices, state.hands, strict=True)
                 if c is None and h
             )
-        return frozenset()
+        # the seats whose choice is None, selected without a Python-level loop
+        return frozenset(compress(state.players, map(is_, choices, NONES)))
 
     def legal_actions(self, state: TonttuState, player: PlayerId) -> Sequence[Any]:
         """The choices open to ``player`` now.
@@ -404,11 +447,7 @@ class TonttuGame:
             return PICKS_BY_MASK[mask]
         if state.mode == "speed" and state.choices[seat] is not None:
             return ()
-        out: list[Any] = [POINT_GIFTS[g] for g in state.middle_gifts if g is not None]
-        for slot, material in enumerate(state.middle_materials):
-            if material is not None:
-                out.append(POINT_MATERIALS[slot])
-        return out
+        return point_menu(state.middle_gifts, state.middle_materials)
 
     def outcome(self, state: TonttuState) -> TonttuOutcome | None:
         """T-5: scores, gifts in completion order with categories, and winners."""
@@ -475,8 +514,10 @@ class TonttuGame:
         if not hand:
             raise NotYourTurn("Your hand is empty, so you skip this pick (T-2.5).")
         wanted = MATERIAL_IDS.get(action.material, -1)
-        card = next((c for c in hand if MATERIAL_TYPE[c] == wanted), None)
-        if card is None:
+        for card in hand:
+            if MATERIAL_TYPE[card] == wanted:
+                break
+        else:
             raise IllegalAction(f"You have no {action.material} in your hand.")
         choices = list(state.choices)
         replaced = choices[seat] is not None
@@ -484,10 +525,11 @@ class TonttuGame:
         event = _build(
             Chose, kind="chose", player=state.players[seat], phase="pick", replaced=replaced
         )
-        if all(c is not None or not h for c, h in zip(choices, state.hands, strict=True)):
-            new_state, events = self._reveal_picks(state, choices)
-            return new_state, [event, *events]
-        return _evolve(state, {"choices": tuple(choices)}), [event]
+        for choice, held in zip(choices, state.hands, strict=True):
+            if choice is None and held:  # someone still has to pick
+                return _evolve(state, {"choices": tuple(choices)}), [event]
+        new_state, events = self._reveal_picks(state, choices)
+        return new_state, [event, *events]
 
     def _reveal_picks(
         self, state: TonttuState, choices: list[int | None]
@@ -541,20 +583,22 @@ class TonttuGame:
         table = _Table(state)
         gift_results: list[GiftResult] = []
         material_results: list[MaterialResult] = []
+        # the seats pointing at each code, in seat order (one pass over the choices)
+        pointed: dict[int | None, list[int]] = {}
+        for seat, code in enumerate(choices):
+            if code in pointed:
+                pointed[code].append(seat)
+            else:
+                pointed[code] = [seat]
         for slot, gift in enumerate(state.middle_gifts):
-            if gift is None:
+            if gift is None or gift not in pointed:
                 continue
-            pointers = [s for s, c in enumerate(choices) if c == gift]
-            if not pointers:
-                continue
-            gift_results.append(self._resolve_gift(table, players, slot, gift, pointers))
+            gift_results.append(self._resolve_gift(table, players, slot, gift, pointed[gift]))
         for slot, card in enumerate(state.middle_materials):
-            if card is None:
-                continue
             code = MATERIAL_POINT + slot
-            pointers = [s for s, c in enumerate(choices) if c == code]
-            if not pointers:
+            if card is None or code not in pointed:
                 continue
+            pointers = pointed[code]
             names = [players[s] for s in pointers]
             if len(pointers) == 1:
                 result = table.take_material(pointers[0], slot, names[0])
@@ -658,21 +702,10 @@ class TonttuGame:
         if None not in choices:
             new_state, end_events = self._end_round(state, table)
             return new_state, [event, *end_events]
-        new_state = _evolve(
-            state,
-            {
-                "choices": tuple(choices),
-                "face_up": tuple(table.face_up),
-                "face_down": tuple(table.face_down),
-                "won": tuple(table.won),
-                "scores": tuple(table.scores),
-                "middle_gifts": tuple(table.middle_gifts),
-                "middle_materials": tuple(table.middle_materials),
-                "discard": tuple(table.discard),
-                "gift_won_this_round": table.gift_won,
-            },
-        )
-        return new_state, [event]
+        update = table.changes()
+        update["choices"] = tuple(choices)
+        update["gift_won_this_round"] = table.gift_won
+        return _evolve(state, update), [event]
 
     def _close_point_phase(self, state: TonttuState) -> tuple[TonttuState, list[Any]]:
         """T-4: the table's timer ran out; seats that did not point simply missed out."""
@@ -706,11 +739,6 @@ class TonttuGame:
         without = 0 if table.gift_won else state.rounds_without_gift + 1
         update: dict[str, Any] = {
             "gift_stack": tuple(stack),
-            "middle_gifts": tuple(table.middle_gifts),
-            "face_up": tuple(table.face_up),
-            "face_down": tuple(table.face_down),
-            "won": tuple(table.won),
-            "scores": tuple(table.scores),
             "choices": (None,) * n,
             "gift_won_this_round": False,
             "rounds_without_gift": without,
@@ -771,10 +799,7 @@ class TonttuGame:
                 dealt=dict(zip(state.players, dealt, strict=True)),
             )
         round_event["reshuffled"] = table.reshuffles
-        update["middle_materials"] = tuple(table.middle_materials)
-        update["deck"] = tuple(table.deck)
-        update["discard"] = tuple(table.discard)
-        update["hands"] = tuple(table.hands)
+        update.update(table.changes())
         update["rng"] = table.rng_state(state.rng)
         events.append(_build(RoundEnded, **round_event))
         if end_reason is not None:

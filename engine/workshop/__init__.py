@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from engine.core import IllegalAction, Model, PlayerId, check_can_act
+from engine.core import Model, PlayerId
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     REASONS,
@@ -59,7 +59,7 @@ from engine.workshop.models import (
 )
 from engine.workshop.rules import (
     apply_action,
-    legal_actions_of,
+    legal_actions_for,
     new_state,
     outcome_of,
     parse_action,
@@ -107,21 +107,10 @@ class WorkshopGame:
         players = state.players
         return seat_sets(players)[(state.first + state.turn) % len(players)]
 
-    def legal_actions(self, state: WorkshopState, player: PlayerId) -> Sequence[Any]:
-        players = state.players
-        if state.phase == OVER or player != players[(state.first + state.turn) % len(players)]:
-            return []
-        return legal_actions_of(state)
-
-    def apply(
-        self, state: WorkshopState, player: PlayerId, action: Any
-    ) -> tuple[WorkshopState, Sequence[Any]]:
-        players = state.players
-        if state.phase == OVER or player != players[(state.first + state.turn) % len(players)]:
-            check_can_act(self, state, player)
-            # only the timer gets past the shared checks here, and it has no moves
-            raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
-        return apply_action(state, player, action)
+    # The two calls an AI rollout makes for every action go straight to the rules
+    # functions (one Python frame fewer each); they make the turn checks themselves.
+    legal_actions = staticmethod(legal_actions_for)
+    apply = staticmethod(apply_action)
 
     def view(self, state: WorkshopState, player: PlayerId | None) -> WorkshopView:
         return build_view(state, player)

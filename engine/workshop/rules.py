@@ -904,15 +904,25 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
 def apply_action(
     s: WorkshopState, player: PlayerId, action: Any
 ) -> tuple[WorkshopState, list[Any]]:
-    legal = legal_actions_of(s)
-    for candidate in legal:
+    """``GAME.apply``: the turn check, then the action's handler in a transaction."""
+    players = s.players
+    seat = (s.first + s.turn) % len(players)
+    if s.phase == Phase.OVER or player != players[seat]:
+        from engine.workshop import GAME  # the shared checks need the game object
+
+        check_can_act(GAME, s, player)
+        # only the timer gets past the shared checks here, and it has no moves
+        raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
+    cached_state, legal = _last_legal
+    if cached_state is not s:
+        legal = legal_actions_of(s)
+    for candidate in legal:  # the prebuilt actions: identity, not pydantic's slower ==
         if candidate is action:
             break
     else:
         if action not in legal:
             raise IllegalAction(refusal(s, action))
     tx = _Tx(s)
-    seat = (s.first + s.turn) % len(s.players)
     if type(action) is StopTaking:
         if s.phase == Phase.DONATION:
             _apply_stop_donation(tx, seat, action)
@@ -921,6 +931,21 @@ def apply_action(
     else:
         HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
+
+
+def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
+    """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
+    empty list for anyone else."""
+    global _last_legal
+    players = s.players
+    if s.phase == Phase.OVER or player != players[(s.first + s.turn) % len(players)]:
+        return []
+    cached_state, cached = _last_legal
+    if cached_state is s:
+        return cached
+    legal = legal_list(s)
+    _last_legal = (s, legal)
+    return legal
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> WorkshopOptions:
