@@ -10,13 +10,19 @@ seat i mod 4). A shared win counts as a fraction. ``--start`` lets a long line r
 in parallel halves over the same seeded games (add their ``wins``). Decision times are measured
 for every decision with more than one legal action (median and p95, ms), both as
 wall time and as this process's CPU time (on a busy machine the wall time also
-counts waiting for a core).
+counts waiting for a core). Each line also prints the win rate's 95 % Wilson
+interval, the tested seat's mean score margin over the best other seat (a less
+noisy figure for comparing two versions on the same seeds), and the ``strong``
+budget used; ``--actions`` / ``--candidates`` / ``--horizon`` / ``--epsilon``
+override that budget for calibration.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import statistics
 import sys
 import time
@@ -25,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import get_game
+from engine.ai import DEFAULT_BUDGETS, Budget
 from engine.ai.match import play_match
 from engine.core import derive_seed
 
@@ -43,6 +50,7 @@ def run_line(
     mode: str | None,
     start: int = 0,
     progress: int = 0,
+    budget: Budget | None = None,
 ) -> dict[str, object]:
     game = get_game(game_name)
     options = {"mode": mode} if mode else {}
@@ -54,6 +62,8 @@ def run_line(
         cpu_times.setdefault(level, []).append(cpu)
 
     wins = 0.0
+    margins = 0.0
+    budget = budget or DEFAULT_BUDGETS[game_name]
     started = time.perf_counter()
     for index in range(start, start + games):
         position = index % 4
@@ -65,11 +75,15 @@ def run_line(
             levels,
             game_seed,
             options,
+            budgets={game_name: budget},
             on_decision=note,
         )
         winners = (record.outcome or {}).get("winners", [])
         if f"p{position + 1}" in winners:
             wins += 1 / len(winners)
+        scores = dict((record.outcome or {}).get("scores", {}))
+        mine = scores.pop(f"p{position + 1}", 0)
+        margins += mine - max(scores.values(), default=0)
         done = index - start + 1
         if progress and done % progress == 0 and done < games:
             partial = {"line": f"{tested} vs 3 {others}", "games_so_far": done, "wins": wins}
@@ -81,8 +95,12 @@ def run_line(
         "first_game": start,
         "wins": wins,
         "win_rate": round(wins / games, 3),
+        "win_rate_95ci": [round(v, 3) for v in wilson(wins, games)],
+        "mean_margin": round(margins / games, 2),
         "seconds": round(time.perf_counter() - started, 1),
     }
+    if tested == "strong" or others == "strong":
+        figures["strong_budget"] = dataclasses.asdict(budget)
     for level, values in sorted(times.items()):
         figures[f"{level}_decisions"] = len(values)
         for label, series in (("ms", values), ("cpu_ms", cpu_times[level])):
@@ -91,6 +109,17 @@ def run_line(
             p95 = series[int(0.95 * (len(series) - 1))]
             figures[f"{level}_{label}_p95"] = round(p95 * 1000, 2)
     return figures
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a win rate (shared wins count as fractions)."""
+    if games <= 0:
+        return (0.0, 1.0)
+    p = wins / games
+    centre = p + z * z / (2 * games)
+    spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
+    denominator = 1 + z * z / games
+    return (max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator))
 
 
 def main() -> int:
@@ -104,14 +133,35 @@ def main() -> int:
         "--start", type=int, default=0, help="index of the first game (to split a line)"
     )
     parser.add_argument("--progress", type=int, default=0, help="print a partial count every N")
+    parser.add_argument("--actions", type=int, help="override the strong budget's actions")
+    parser.add_argument("--candidates", type=int, help="override the strong budget's candidates")
+    parser.add_argument("--horizon", type=int, help="override the strong budget's horizon")
+    parser.add_argument("--epsilon", type=float, help="override the strong budget's epsilon")
+    parser.add_argument(
+        "--halving", type=int, choices=[0, 1], help="override the strong budget's halving"
+    )
     args = parser.parse_args()
+    overrides = {
+        name: getattr(args, name)
+        for name in ("actions", "candidates", "horizon", "epsilon", "halving")
+        if getattr(args, name) is not None
+    }
     games = ["workshop", "tonttu"] if args.game == "both" else [args.game]
     for line in args.lines.split(","):
         tested, others = LINES[line]
         for game_name in games:
             mode = args.tonttu_mode if game_name == "tonttu" else None
+            budget = dataclasses.replace(DEFAULT_BUDGETS[game_name], **overrides)
             figures = run_line(
-                game_name, tested, others, args.games, args.seed, mode, args.start, args.progress
+                game_name,
+                tested,
+                others,
+                args.games,
+                args.seed,
+                mode,
+                args.start,
+                args.progress,
+                budget,
             )
             print(json.dumps(figures), flush=True)
     return 0

@@ -11,6 +11,12 @@ Levels (:data:`LEVELS`):
             policy (with a little randomness) for all seats, then scores the
             result for the deciding seat. The budget is a number of simulated
             actions, not a time, so a decision is deterministic given its seed.
+            Sequential halving (``Budget.halving``) spends the budget in rounds
+            and drops the worse half of the candidates after each, so the
+            promising ones get most samples. Tonttu rollouts stop after
+            ``Budget.horizon`` actions and the position is valued by the score
+            plus fitted future points (``engine.ai.tonttu.potential``): many
+            short, less noisy samples instead of a few full games.
 
 Fair play (issue 7, RULES W-7 / T-6): :func:`choose` builds ``game.view(state,
 player)`` and hands only that view to :func:`decide`; no level ever receives the
@@ -50,13 +56,16 @@ class Budget:
     """Determinizations tried even when the action budget is spent."""
     horizon: int = 0
     """Cut a rollout after this many actions and evaluate the position (0 = play to the end)."""
+    halving: bool = False
+    """Sequential halving: the budget is split into rounds, and after each round the worse
+    half of the candidates still in the race is dropped (more samples for the best)."""
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    # calibrated so the p95 decision time stays under 300 ms on a shared 2-core
-    # machine (benchmarks/ai_strength.py prints the figures)
-    "workshop": Budget(actions=5500, candidates=5, min_samples=2),
-    "tonttu": Budget(actions=8000, candidates=9, epsilon=0.0),
+    # calibrated so the p95 decision CPU time stays under 300 ms on a busy shared
+    # 2-core machine (benchmarks/ai_strength.py prints the figures)
+    "workshop": Budget(actions=2000, candidates=5, min_samples=2),
+    "tonttu": Budget(actions=2400, candidates=9, epsilon=0.0, horizon=24, halving=True),
 }
 
 
@@ -74,6 +83,9 @@ class GameAI:
     """A finished or cut-off (sampled) state's value for ``player``, about 0..1."""
     prepare: Callable[[Game, Any, PlayerId, Rng], Any] | None = None
     """Optional: adjust a sample before the search (e.g. others re-choose greedily)."""
+    finished: Callable[[Any], bool] | None = None
+    """Optional: a cheap "is the game over" (``game.outcome(state) is not None`` without
+    building the outcome), asked after every rollout step."""
 
 
 def _load(name: str) -> GameAI:
@@ -159,32 +171,49 @@ def _search(
     rng: Rng,
     budget: Budget,
 ) -> Any:
-    """Flat Monte Carlo over the greedy's best candidates, one determinization per iteration."""
+    """Flat Monte Carlo over the greedy's best candidates, one determinization per iteration.
+
+    Every candidate still in the race is tried on the same sample with the same
+    rollout randomness (common random numbers), so their totals stay comparable.
+    With ``budget.halving`` the budget is spent in rounds, and after each round only
+    the better half of the candidates (by total value so far) stays in the race.
+    """
     candidates = ai.ranked(first_sample, player, legal)[: budget.candidates]
     if len(candidates) == 1:
         return candidates[0]
     totals = [0.0] * len(candidates)
+    live = list(range(len(candidates)))
+    rounds = max(1, (len(candidates) - 1).bit_length()) if budget.halving else 1
     spent = 0
     samples = 0
     sample = first_sample
-    while samples < budget.min_samples or spent < budget.actions:
-        if samples:
-            sample = ai.determinize(view, rng.fork())
-        if ai.prepare is not None:
-            sample = ai.prepare(game, sample, player, rng.fork())
-        rollout_seed = rng.next64()
-        for k, action in enumerate(candidates):
-            state, _events = game.apply(sample, player, action)
-            # the same rollout randomness for every candidate (common random numbers)
-            state, steps = playout(
-                game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
-            )
-            spent += steps + 1
-            totals[k] += ai.evaluate(state, player)
-        samples += 1
-        if samples >= 400:  # plenty; stop early in short end games
-            break
-    best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+    for round_index in range(rounds):
+        goal = budget.actions * (round_index + 1) // rounds
+        round_samples = 0
+        while (round_index == 0 and samples < budget.min_samples) or spent < goal:
+            if samples:
+                sample = ai.determinize(view, rng.fork())
+            if ai.prepare is not None:
+                sample = ai.prepare(game, sample, player, rng.fork())
+            rollout_seed = rng.next64()
+            for k in live:
+                state, _events = game.apply(sample, player, candidates[k])
+                # the same rollout randomness for every candidate (common random numbers)
+                state, steps = playout(
+                    game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
+                )
+                spent += steps + 1
+                totals[k] += ai.evaluate(state, player)
+            samples += 1
+            round_samples += 1
+            if round_samples >= 400 // rounds:  # plenty; stop early in short end games
+                break
+        if round_index < rounds - 1:
+            live.sort(key=lambda k: (-totals[k], k))
+            live = sorted(live[: (len(live) + 1) // 2])
+            if len(live) == 1:
+                break
+    best = max(live, key=lambda k: (totals[k], -k))
     return candidates[best]
 
 
@@ -193,7 +222,8 @@ def playout(
 ) -> tuple[Any, int]:
     """Play to the end with the greedy policy (a random action with chance ``epsilon``)."""
     steps = 0
-    while steps < max_steps and game.outcome(state) is None:
+    finished = ai.finished or (lambda s: game.outcome(s) is not None)
+    while steps < max_steps and not finished(state):
         acting = game.to_act(state)
         if len(acting) == 1:
             (player,) = acting

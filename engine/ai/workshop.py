@@ -188,10 +188,23 @@ ORNAMENT_VALUE = 3.2
 """An ornament: the mean reward (about 2 points) plus Cheer at both Inspections."""
 
 
+_NEEDS: dict[Any, tuple[int, ...]] = {}
+
+
 def _needs(seat: Seat) -> list[int]:
     """Tokens of each type my unfinished toys still need."""
+    toys = seat.toys
+    need_t = _NEEDS.get(toys)
+    if need_t is None:
+        if len(_NEEDS) > 100_000:
+            _NEEDS.clear()
+        need_t = _NEEDS[toys] = tuple(_count_needs(toys))
+    return list(need_t)
+
+
+def _count_needs(toys: Any) -> list[int]:
     need = [0, 0, 0, 0]
-    for toy in seat.toys:
+    for toy in toys:
         req = REQ[toy[0]]
         for t in range(4):
             need[t] += req[t] - toy[1 + t]
@@ -203,12 +216,25 @@ def _remaining(toy: tuple[int, ...]) -> int:
     return sum(req[t] - toy[1 + t] for t in range(4))
 
 
+_TOKENS_VALUES: dict[Any, float] = {}
+
+
 def _tokens_value(seat: Seat, t: int, count: int, day: int) -> float:
     """The value of receiving ``count`` tokens of type ``t`` (placed greedily, rest donated)."""
     if count <= 0:
         return 0.0
+    key = (seat.toys, t, count)  # the value does not depend on the day
+    value = _TOKENS_VALUES.get(key)
+    if value is None:
+        if len(_TOKENS_VALUES) > 200_000:
+            _TOKENS_VALUES.clear()
+        value = _TOKENS_VALUES[key] = _place_value(seat.toys, t, count)
+    return value
+
+
+def _place_value(toys: Any, t: int, count: int) -> float:
     needs = sorted(
-        ((REQ[toy[0]][t] - toy[1 + t], _remaining(toy), toy[0]) for toy in seat.toys),
+        ((REQ[toy[0]][t] - toy[1 + t], _remaining(toy), toy[0]) for toy in toys),
         key=lambda x: x[1],
     )
     value = 0.0
@@ -440,4 +466,14 @@ def evaluate(state: WorkshopState, player: str) -> float:
     return win + 0.01 * margin
 
 
-AI = GameAI(determinize=determinize, greedy=_greedy, ranked=_ranked, evaluate=evaluate)
+def _finished(state: WorkshopState) -> bool:
+    return state.phase == Phase.OVER
+
+
+AI = GameAI(
+    determinize=determinize,
+    greedy=_greedy,
+    ranked=_ranked,
+    evaluate=evaluate,
+    finished=_finished,
+)

@@ -14,6 +14,8 @@ from engine.workshop.models import WorkshopState
 
 TINY = Budget(actions=200, candidates=2, min_samples=1)
 """A small ``strong`` budget so that tests stay fast (the search logic is the same)."""
+TINY_CUT = Budget(actions=200, candidates=3, min_samples=1, horizon=10, halving=True)
+"""A small budget with sequential halving and rollouts cut off and valued early."""
 
 
 def positions(
