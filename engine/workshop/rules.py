@@ -936,16 +936,10 @@ def apply_action(
 def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
     """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
     empty list for anyone else."""
-    global _last_legal
     players = s.players
     if s.phase == Phase.OVER or player != players[(s.first + s.turn) % len(players)]:
         return []
-    cached_state, cached = _last_legal
-    if cached_state is s:
-        return cached
-    legal = legal_list(s)
-    _last_legal = (s, legal)
-    return legal
+    return legal_actions_of(s)
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> WorkshopOptions:
