@@ -48,6 +48,7 @@ from engine.tonttu.models import (
     Action,
     Chose,
     ClosePointPhase,
+    Event,
     GameEnded,
     GiftCard,
     GiftResult,
@@ -85,6 +86,7 @@ POINT_MATERIALS: tuple[PointMaterial, ...] = tuple(PointMaterial(slot=s) for s i
 CLOSE = ClosePointPhase()
 CLOSE_ONLY: tuple[ClosePointPhase, ...] = (CLOSE,)
 _ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
+_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 
 _setattr = object.__setattr__
 M = TypeVar("M", bound=BaseModel)
@@ -881,6 +883,9 @@ class TonttuGame:
             return _ACTION_ADAPTER.validate_python(data)
         except ValidationError as error:
             raise IllegalAction(f"That is not a Workshop Tonttu action: {data!r}.") from error
+
+    def parse_event(self, data: Mapping[str, Any]) -> Any:
+        return _EVENT_ADAPTER.validate_python(data)
 
     def parse_state(self, data: str | bytes) -> TonttuState:
         return TonttuState.model_validate_json(data)
