@@ -41,7 +41,7 @@ from dotenv import load_dotenv
 import storage
 from cogs import EXTENSIONS, drawing
 from cogs.computers import Computers
-from cogs.publishing import MessageGate
+from cogs.publishing import Publisher
 from cogs.service import Tables
 
 log = logging.getLogger("bot")
@@ -161,7 +161,6 @@ class WorkshopBot(commands.AutoShardedBot):
 
     store: storage.Storage
     tables: Tables
-    gate: MessageGate
 
     def __init__(
         self,
@@ -183,6 +182,7 @@ class WorkshopBot(commands.AutoShardedBot):
         self.new_seed = new_seed
         self.computers = computers or Computers(settings.ai_workers)
         self.owner_name = process_name()
+        self.publisher = Publisher(self)
         self._identify_buckets: dict[int, float] = {}
         self._max_concurrency: int | None = None
 
@@ -191,7 +191,6 @@ class WorkshopBot(commands.AutoShardedBot):
         self.computers.start()  # and the computer players' workers
         self.store = await storage.open(self.settings.database_url)
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
-        self.gate = MessageGate(self.store, self.owner_name)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
@@ -243,6 +242,7 @@ class WorkshopBot(commands.AutoShardedBot):
         )
 
     async def close(self) -> None:
+        await self.publisher.close()
         await self.computers.close()  # decisions waiting for a worker are dropped
         await super().close()
         if hasattr(self, "store"):

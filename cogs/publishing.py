@@ -1,74 +1,324 @@
-"""Public messages that never go backwards, whichever bot process edits them.
+"""The thread of every game, brought up to date with what storage holds.
 
-Several processes may publish for the same game at once: a Tonttu choice made in a DM
-arrives at the process that runs shard 0, one made in the thread at the process that
-runs the server's shard, a timer fires wherever it was claimed. Each then edits the
-same board or status message, and Discord applies edits in the order they arrive.
+A move is committed before anyone is told about it. What a game's thread shows is
+therefore not pushed by the handler that made the move but *pulled* from storage:
+:meth:`Publisher.sync` compares what the game's thread shows (recorded per game as
+*marks*: the version its board shows, the version its log has been posted up to, the
+version its last prompt was posted at, …) with the stored game, and posts or edits
+what is missing. The same call serves every case:
 
-Storage records which game version each message shows (``claim_message_version``: an
-atomic compare-and-set), so a process holding an older version than the one already
-shown leaves the message alone. The claim alone is not enough: process A claims
-version 5, process B claims 6 and edits, and A's edit, still on the wire, lands after
-B's. So the claim and the edit happen under a short named lease
-(``try_claim(f"edit:{game}:{key}")``) that the editor gives back at once; a process
-killed while holding it blocks the message for at most :data:`EDIT_LEASE`. Inside one
-process an ``asyncio.Lock`` per message queues the editors first, so the lease is
-contended only between processes.
+- after a move, a timer or a computer's decision (the handler asks for a sync);
+- at start-up and after a gateway reconnect (:meth:`Publisher.catch_up`): a move
+  committed just before the process stopped is shown, and the player to act is
+  mentioned, without anyone clicking;
+- after a failed post (Discord down, a permission missing): the sync is tried again
+  later, with a growing delay.
 
-Options weighed: editing only from the process that owns the game's server (DMs would
-then need a hop between processes, which this design does not have); a version in the
-message that Discord could compare (Discord has no conditional edit); claim then edit
-without the lease (a short window where an older edit lands last, which the end-to-end
-test's history of every message version would catch).
+Exactly once. Posts carry a *nonce* derived from the game, what is posted and the
+version (Discord's ``enforce_nonce``: a second post with the same nonce within a few
+minutes returns the first message instead of a new one). Before posting log lines the
+publisher records its *intent* (the version the lines go up to), so a publisher that
+dies mid-post is followed by one that posts exactly the same messages with the same
+nonces; after posting, the marks record what was posted, in the same write that gives
+back the game's publishing claim. Between processes a claim per game
+(``try_claim(f"publish:{game}")``) lets one publisher at a time work on a game; a
+process killed while holding it blocks that game's thread for at most
+:data:`PUBLISH_LEASE`.
+
+Frugal (Discord allows ~5 posts per channel per 5 s and 50 requests per second per
+bot). Requests for a game that is being synced only ask for one more round when the
+running one ends, so a burst of moves costs one round. The presenters decide what is
+worth a request now and what can wait: the generic one (``cogs/table.py``) posts the
+log with the next turn prompt, edits the board when the turn changes or the board is
+two decisions behind, and leaves the rest to a *deferred* sync a few seconds later.
+Each process also keeps every channel under :data:`POSTS_PER_WINDOW` posts per
+:data:`POST_WINDOW` seconds by waiting (which coalesces more moves into the wait).
+
+Options weighed: publishing from each handler's own events (the way this bot worked
+before: nothing to catch up from, and one post and edit per move); a queue of
+messages to post stored in the database (exactly once too, but every text would be
+made twice and stored; here the texts are made from the action log, which storage
+keeps anyway).
 """
 
 from __future__ import annotations
 
 import asyncio
-import weakref
-from collections.abc import Awaitable, Callable
+import contextlib
+import hashlib
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
-from storage import Storage
+import discord
 
-EDIT_LEASE = timedelta(seconds=10)
-"""How long an editor may hold a message; far longer than one edit takes."""
-RELEASED = timedelta(0)
-"""Renewing one's own claim with no time left gives it back (``try_claim`` semantics)."""
+from engine import get_game
+from storage import GameInfo, LoadedGame, LoggedAction
+
+if TYPE_CHECKING:
+    from bot import WorkshopBot
+
+log = logging.getLogger("bot.publishing")
+
+PUBLISH_LEASE = timedelta(seconds=4)
+"""How long a game's publishing claim lasts unless renewed: a process killed while
+syncing a game holds up that game's thread (after a restart, say) for at most this."""
+RENEW_EVERY = 1.0
+"""A round that takes longer (Discord slow, a rate limit) renews its claim this often."""
 RETRY_SECONDS = 0.01
+POST_WINDOW = 5.0
+POSTS_PER_WINDOW = 5
+"""Discord's per-channel message limit: 5 new messages per 5 seconds."""
+RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+"""After a failed sync: when to try again (the last one repeats)."""
+CATCH_UP_CONCURRENCY = 8
+"""Games caught up at once after a start (each waits for Discord's budgets anyway)."""
 
 
-class MessageGate:
-    """Serializes the edits of one public message across processes and drops old ones."""
+def nonce(*parts: object) -> str:
+    """A message nonce for Discord's ``enforce_nonce`` (at most 25 characters)."""
+    text = ":".join(map(str, parts)).encode()
+    return hashlib.blake2b(text, digest_size=12).hexdigest()
 
-    def __init__(self, store: Storage, owner: str) -> None:
-        self.store = store
-        self.owner = owner
-        self._local: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
+
+class Sync:
+    """One round of one game's sync: what it posts, and the marks recording it."""
+
+    def __init__(self, publisher: Publisher, game: LoadedGame, flush: bool) -> None:
+        self.publisher = publisher
+        self.game = game
+        self.flush = flush
+        """Post what could otherwise wait (a deferred sync, a catch-up)."""
+        self.marks: dict[str, tuple[int | None, int]] = {}
+        self.later: float | None = None
+        """Seconds after which the game needs another (deferred) round, if any."""
+        self.again = False
+        """The game needs another round at once (e.g. a recovered intent was posted)."""
+
+    @property
+    def shown(self) -> Mapping[str, int]:
+        return self.game.shown_versions
+
+    def mark(self, key: str, version: int, message_id: int | None = None) -> None:
+        self.marks[key] = (message_id, version)
+
+    def game_with_marks(self) -> LoadedGame:
+        """The game as if this round's marks were stored already."""
+        game = self.game
+        messages = {**game.messages, **{k: m for k, (m, _) in self.marks.items() if m}}
+        shown = {**game.shown_versions, **{k: v for k, (_, v) in self.marks.items()}}
+        return replace(game, messages=messages, shown_versions=shown)
+
+    async def mark_now(self, key: str, version: int, message_id: int | None = None) -> None:
+        """Record a mark before going on (an intent: what the next posts will cover)."""
+        await self.publisher.bot.store.set_marks(self.game.id, {key: (message_id, version)})
+
+    def defer(self, seconds: float) -> None:
+        self.later = seconds if self.later is None else min(self.later, seconds)
+
+    @property
+    def channel(self) -> discord.PartialMessageable:
+        return self.publisher.channel(self.game)
+
+    async def post(self, what: Any, **kwargs: Any) -> discord.Message:
+        """Post in the game's thread, once: ``what`` names the message for its nonce."""
+        await self.publisher.post_slot(self.game.thread_id or self.game.channel_id)
+        return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
+
+    async def actions(self, after: int) -> list[LoggedAction]:
+        if after >= self.game.version:
+            return []
+        return await self.publisher.bot.store.log(self.game.id, after=after)
+
+
+def logged_events(game: GameInfo, actions: list[LoggedAction], upto: int) -> list[Any]:
+    """The events of ``actions`` up to version ``upto``, as the engine's models."""
+    rules = get_game(game.kind)
+    return [rules.parse_event(e) for a in actions if a.seq <= upto for e in a.events]
+
+
+Syncer = Callable[[Sync], Awaitable[None]]
+
+
+class Publisher:
+    """Keeps every game's thread up to date; see the module doc."""
+
+    def __init__(self, bot: WorkshopBot) -> None:
+        self.bot = bot
+        self.syncers: dict[str, Syncer] = {}
+        """By game kind, plus ``""`` for the generic one (set by the cogs)."""
+        self._running: dict[int, asyncio.Future[None]] = {}
+        self._again: dict[int, bool] = {}
+        """Games whose sync must run (once more); the value: whether to flush."""
+        self._deferred: dict[int, asyncio.TimerHandle] = {}
+        self._failures: dict[int, int] = {}
+        self._posts: dict[int, deque[float]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def owner(self) -> str:
+        return self.bot.owner_name
+
+    def channel(self, game: GameInfo) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(game.thread_id or game.channel_id)
+
+    # ------------------------------------------------------------ asking for a sync
+
+    async def sync(self, game_id: int, *, flush: bool = False) -> None:
+        """Bring the game's thread up to date with storage as it is now; returns when a
+        round that started after this call has ended (raising what it raised)."""
+        await asyncio.shield(self._request(game_id, flush))
+
+    def request(self, game_id: int, *, flush: bool = False) -> None:
+        """:meth:`sync` without waiting (errors are logged and retried later)."""
+        self._request(game_id, flush)
+
+    def _request(self, game_id: int, flush: bool) -> asyncio.Future[None]:
+        self._again[game_id] = self._again.get(game_id, False) or flush
+        future = self._running.get(game_id)
+        if future is None:
+            future = self._running[game_id] = asyncio.ensure_future(self._run(game_id))
+            future.add_done_callback(_retrieve)
+        return future
+
+    def _defer(self, game_id: int, seconds: float) -> None:
+        """A flushing sync in ``seconds`` (an earlier one already planned stays)."""
+        loop = asyncio.get_running_loop()
+        handle = self._deferred.get(game_id)
+        if handle is not None:
+            if handle.when() <= loop.time() + seconds:
+                return
+            handle.cancel()
+
+        def fire() -> None:
+            self._deferred.pop(game_id, None)
+            self.request(game_id, flush=True)
+
+        self._deferred[game_id] = loop.call_later(seconds, fire)
+
+    async def _run(self, game_id: int) -> None:
+        try:
+            while game_id in self._again:
+                flush = self._again.pop(game_id)
+                try:
+                    later = await self._round(game_id, flush)
+                except Exception as error:
+                    self._again.pop(game_id, None)
+                    self._failed(game_id, error)
+                    raise
+                self._failures.pop(game_id, None)
+                if later is not None:
+                    self._defer(game_id, later)
+        finally:
+            self._running.pop(game_id, None)
+
+    def _failed(self, game_id: int, error: Exception) -> None:
+        """Try again later: the moves are stored, only the thread is behind."""
+        count = self._failures.get(game_id, 0)
+        self._failures[game_id] = count + 1
+        delay = RETRY_DELAYS[min(count, len(RETRY_DELAYS) - 1)]
+        if isinstance(error, discord.Forbidden):
+            delay = max(delay, 60.0)  # a missing permission is not given back in seconds
+        log.warning(
+            "game %s: the thread could not be updated (%s); again in %ss", game_id, error, delay
         )
+        if not self.bot.is_closed():
+            self._defer(game_id, delay)
 
-    async def show(
-        self, game_id: int, key: str, version: int, edit: Callable[[], Awaitable[None]]
-    ) -> bool:
-        """Run ``edit`` (which makes message ``key`` show game version ``version``) unless
-        the message already shows that version or a newer one; returns whether it ran."""
-        lock = self._local.get((game_id, key))
-        if lock is None:
-            lock = self._local[(game_id, key)] = asyncio.Lock()
-        async with lock:
-            name = f"edit:{game_id}:{key}"
-            await self._hold(name)
-            try:
-                if not await self.store.claim_message_version(game_id, key, version):
-                    return False
-                await edit()
-                return True
-            finally:
-                await self.store.try_claim(name, self.owner, RELEASED)
+    async def _round(self, game_id: int, flush: bool) -> float | None:
+        name = f"publish:{game_id}"
+        await self._hold(name)
+        renewing = asyncio.create_task(self._renew(name))
+        sync: Sync | None = None
+        try:
+            game = await self.bot.store.load(game_id)
+            sync = Sync(self, game, flush)
+            syncer = self.syncers.get(game.kind) or self.syncers[""]
+            await syncer(sync)
+        finally:
+            renewing.cancel()
+            marks = sync.marks if sync is not None else {}
+            await self.bot.store.set_marks(game_id, marks, release=(name, self.owner))
+        if sync.again:
+            self._again.setdefault(game_id, True)
+        return sync.later
 
     async def _hold(self, name: str) -> None:
-        """Wait for the lease; a holder that died loses it after ``EDIT_LEASE``."""
+        """Wait for a game's publishing claim; a holder that died loses it after
+        ``PUBLISH_LEASE``."""
         # Another process holds it: nothing here could signal us, so poll.
-        while not await self.store.try_claim(name, self.owner, EDIT_LEASE):  # noqa: ASYNC110
+        while not await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):  # noqa: ASYNC110
             await asyncio.sleep(RETRY_SECONDS)
+
+    async def _renew(self, name: str) -> None:
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE)
+
+    async def post_slot(self, channel_id: int) -> None:
+        """Wait until this process may post in the channel without passing Discord's
+        per-channel limit (the wait coalesces later moves into the next round)."""
+        loop = asyncio.get_running_loop()
+        recent = self._posts.setdefault(channel_id, deque())
+        while True:
+            now = loop.time()
+            while recent and recent[0] <= now - POST_WINDOW:
+                recent.popleft()
+            if len(recent) < POSTS_PER_WINDOW:
+                recent.append(now)
+                return
+            await asyncio.sleep(recent[0] + POST_WINDOW - now)
+
+    # ------------------------------------------------------------ catching up
+
+    async def catch_up(self) -> int:
+        """Sync every game whose thread may be behind its stored state (after a start or
+        a gateway reconnect); returns how many were synced."""
+        behind = [
+            g
+            for g in await self.bot.store.list_games(statuses=["active", "finished"])
+            if self.behind(g)
+        ]
+        if not behind:
+            return 0
+        log.info("catching up %d games", len(behind))
+        limit = asyncio.Semaphore(CATCH_UP_CONCURRENCY)
+
+        async def one(game: GameInfo) -> None:
+            async with limit:
+                with contextlib.suppress(Exception):  # logged and retried by _failed
+                    await self.sync(game.id, flush=True)
+
+        await asyncio.gather(*(one(g) for g in behind))
+        return len(behind)
+
+    @staticmethod
+    def behind(game: GameInfo) -> bool:
+        """Whether the game's thread may not show its stored state: cheap, from the
+        marks only (a finished game counts until its board showed the end)."""
+        if game.status not in ("active", "finished"):
+            return False
+        shown = game.shown_versions
+        board = shown.get("board", -1)
+        if game.status == "finished":
+            return board < game.version or ("final" not in shown and "log" in shown)
+        pending = (
+            shown.get("log", board) < game.version
+            or shown.get("log_intent", -1) > shown.get("log", board)
+            or shown.get("remind_due", -1) > shown.get("remind", -1)
+        )
+        return board < game.version or pending
+
+    async def close(self) -> None:
+        for handle in self._deferred.values():
+            handle.cancel()
+        self._deferred.clear()
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
+    """A sync nobody awaited: its error was logged by ``_failed``."""
+    if not future.cancelled():
+        future.exception()

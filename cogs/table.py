@@ -17,6 +17,7 @@ from discord.ext import commands
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
 from cogs.computers import while_thinking
 from cogs.lobby import AddComputer, LobbyButton, may_manage
+from cogs.publishing import Sync, logged_events
 from cogs.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
@@ -52,6 +53,10 @@ log = logging.getLogger("bot.table")
 
 PROMPT_ROOM = 400
 """Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
+LOG_DELAY = 3.0
+"""Log lines that no turn prompt carried are posted this many seconds later."""
+BOARD_DELAY = 2.0
+"""A board one decision behind is brought up to date this many seconds later."""
 MAX_BUTTON_CHOICES = 20
 RECENT_PICTURES = 64
 
@@ -245,8 +250,6 @@ class Presenter(Protocol):
     """How one game's turns are shown, when the generic turn prompt and panel do not fit
     (Workshop Tonttu's simultaneous, secret choices: ``cogs/tonttu.py``)."""
 
-    async def publish(self, played: Played) -> None: ...
-
     async def fire(self, game: LoadedGame, timer: Timer) -> bool:
         """Handle a stored timer; ``False`` leaves it to the generic handling."""
         ...
@@ -268,9 +271,6 @@ class Table(commands.Cog):
         by the board edit, the final scores and /board."""
         self.presenters: dict[str, Presenter] = {}
         """By game kind; a game without one uses the generic prompt and panel."""
-        self._board_versions: dict[int, int] = {}
-        """The version each game's board message shows, as far as this process knows (an
-        accelerator: ``bot.gate`` decides, against the version stored for the message)."""
         self._resuming: set[asyncio.Task[None]] = set()
         self._computers_running: set[int] = set()
         """Games whose computer seats are being played (this process)."""
@@ -278,7 +278,8 @@ class Table(commands.Cog):
         """Games whose computer seats must be looked at again when that run ends."""
 
     async def cog_load(self) -> None:
-        self._background(self._resume_computers(), "resume-computers")
+        self.bot.publisher.syncers[""] = self.sync_thread
+        self._background(self._start_up(), "start-up")
 
     def _background(self, work: Coroutine[Any, Any, None], name: str) -> None:
         task = asyncio.create_task(work, name=name)
@@ -288,8 +289,6 @@ class Table(commands.Cog):
     async def cog_unload(self) -> None:
         for task in self._resuming:
             task.cancel()
-        """The version each game's board message shows, as far as this process knows (an
-        accelerator: ``bot.gate`` decides, against the version stored for the message)."""
 
     async def board_png(self, game: LoadedGame) -> bytes:
         key = (game.id, game.version)
@@ -340,40 +339,117 @@ class Table(commands.Cog):
         return self.bot.get_partial_messageable(game.thread_id or game.channel_id)
 
     async def publish(self, played: Played) -> None:
-        """Show what happened in the thread: log lines, the board, and whose turn it is."""
-        game = played.game
-        if "board" not in game.messages:
-            await self.update_board(game)  # the first board goes above everything else
-        presenter = self.presenters.get(game.kind)
-        if presenter is not None:
-            await presenter.publish(played)
+        """Show everything stored up to now in the game's thread (``cogs/publishing.py``);
+        raises what Discord raised (the moves stay stored and are shown later)."""
+        await self.bot.publisher.sync(played.game.id)
+
+    async def sync_thread(self, sync: Sync) -> None:
+        """The generic presenter: the log rides on the next turn prompt; the board is
+        edited when the turn changes, when it is two decisions behind, and a few seconds
+        after the last move otherwise.
+
+        Marks: ``log`` (events posted up to), ``log_intent`` (posting up to),
+        ``prompt`` (the version the last turn prompt was posted at), ``remind_due`` /
+        ``remind`` (a reminder asked for / posted), ``board``, ``final``. A game from
+        before these marks counts as shown up to its board's version."""
+        game = sync.game
+        if game.status not in ("active", "finished"):
             return
-        channel = self._channel(game)
+        shown, version = sync.shown, game.version
+        board_v = shown.get("board", -1)
+        log_v = shown.get("log", max(board_v, 0))
+        prompt_v = shown.get("prompt", board_v)
+        intent = shown.get("log_intent", -1)
+        target = intent if intent > log_v else version  # a dead publisher's posts first
+        actions = await sync.actions(min(log_v, prompt_v) if prompt_v >= 0 else log_v)
+        news = [a for a in actions if a.seq > log_v]
+        lines = event_lines(game, logged_events(game, news, target))
         acting: set[PlayerId] = set()
-        if game.status == "active":
+        if game.status == "active" and target == version:
             humans = {s.player for s in game.seats if not s.is_ai}
             acting = set(engine_of(game).to_act(game.state)) & humans
-            if acting == set(played.acting_before) & humans:
-                acting = set()  # the same players go on deciding: no new prompt
-        chunks = chunk_lines(event_lines(game, played.events), MAX_CONTENT - PROMPT_ROOM)
-        # The last log lines ride on the turn prompt: one message fewer per turn.
-        log_on_prompt = chunks.pop() if acting and chunks else ""
-        drawing = asyncio.create_task(self.board_png(game))  # in a thread, while we post
-        for text in chunks:
-            await channel.send(text, allowed_mentions=NO_MENTIONS)
-        if acting:
-            await self.prompt(game, acting, log=log_on_prompt)
-        await drawing
-        await self.update_board(game)
-        if game.status != "active":
-            await self.close(game)
+        turn_passed = prompt_v < 0 or any(
+            a.player not in acting for a in actions if a.seq > prompt_v
+        )
+        prompting = bool(acting) and turn_passed and prompt_v < version
+        ended = game.status != "active"
+        if "board" not in game.messages:
+            await self.post_board(sync)  # the first board goes above everything else
+            board_v = version
+        behind = version - board_v
+        edit_board = behind > 0 and (prompting or ended or sync.flush or behind >= 2)
+        drawing = asyncio.create_task(self.board_png(game)) if edit_board else None
+        if prompting or (lines and (ended or sync.flush or intent > log_v)):
+            await sync.mark_now("log_intent", target)
+            chunks = chunk_lines(lines, MAX_CONTENT - PROMPT_ROOM)
+            last: discord.Message | None = None
+            for i, text in enumerate(chunks[:-1] if prompting else chunks):
+                last = await sync.post(
+                    ("log", target, i), content=text, allowed_mentions=NO_MENTIONS
+                )
+            if prompting:
+                limit = await self.schedule_timers(game)
+                text = self.prompt_text(game, acting, limit)
+                if chunks:
+                    text = f"{chunks[-1]}\n{text}"
+                last = await sync.post(
+                    ("log", target, len(chunks) - 1), **self.prompt_message(game, text)
+                )
+                sync.mark("prompt", version)
+            sync.mark("log", target, last.id if last is not None else None)
+            if target < version:
+                sync.again = True
+        elif lines:
+            sync.defer(LOG_DELAY)
+        await self._remind(sync, acting, prompting)
+        if drawing is not None:
+            await self.edit_board(sync, await drawing)
+        elif behind > 0:
+            sync.defer(BOARD_DELAY)
+        if ended:
+            await self.close_thread(sync)
 
-    async def close(self, game: LoadedGame) -> None:
+    async def _remind(self, sync: Sync, acting: set[PlayerId], prompting: bool) -> None:
+        """A reminder a timer asked for (``remind_due``), unless the turn moved on."""
+        game, shown = sync.game, sync.shown
+        due = shown.get("remind_due", -1)
+        if due <= shown.get("remind", -1):
+            return
+        if acting and not prompting and due == game.version:
+            # at most one reminder per interval: this one schedules the next one
+            limit = await self.schedule_timers(game, turn_limit=False)
+            text = self.prompt_text(game, acting, limit, reminder=True)
+            await sync.post(("remind", due), **self.prompt_message(game, text))
+        sync.mark("remind", due)
+
+    async def post_board(self, sync: Sync) -> None:
+        game = sync.game
+        embed, picture = board_picture(game, await self.board_png(game))
+        message = await sync.post(("board", game.version), embed=embed, file=picture)
+        sync.mark("board", game.version, message.id)
+
+    async def edit_board(self, sync: Sync, png: bytes) -> None:
+        """Edit the board message in place, picture included (post it if it is gone)."""
+        game = sync.game
+        embed, picture = board_picture(game, png)
+        try:
+            # one edit: the new picture replaces the old attachment
+            await sync.channel.get_partial_message(game.messages["board"]).edit(
+                embed=embed, attachments=[picture]
+            )
+        except discord.NotFound:
+            await self.post_board(sync)
+            return
+        sync.mark("board", game.version)
+
+    async def close_thread(self, sync: Sync) -> None:
         """A game that ended: final scores with the final board (issue 8); no more timers."""
-        if game.status == "finished":
+        game = sync.game
+        if game.status == "finished" and "final" not in sync.shown:
             _, picture = board_picture(game, await self.board_png(game))
             final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
-            await self._channel(game).send(embed=final, file=picture)
+            message = await sync.post(("final",), embed=final, file=picture)
+            sync.mark("final", game.version, message.id)
         await self.bot.store.cancel_timers(game.id)
 
     async def publish_or_warn(
@@ -430,16 +506,31 @@ class Table(commands.Cog):
             async with while_thinking(typing):
                 played = await self.bot.tables.computer_step(game_id)
             if played is None:
-                return
-            await self.publish(played)
+                break
+            self.bot.publisher.request(game_id)  # the next decision need not wait for it
+        await self.bot.publisher.sync(game_id)
 
-    async def _resume_computers(self) -> None:
-        """At start-up: computer seats whose turn it is move, as if the bot had never
-        stopped (a restart while a computer was thinking must not stall its table)."""
+    async def _start_up(self) -> None:
+        """At start-up, as if the bot had never stopped: every thread shows what is
+        stored (a move committed just before the stop, with its prompt), then computer
+        seats whose turn it is move (a restart while a computer was thinking)."""
         await self.bot.wait_until_ready()
+        await self._catch_up()
         for info in await self.bot.store.list_games(statuses=["active"]):
             if any(seat.is_ai for seat in info.seats):
                 self._background(self._resume(info.id), f"resume-{info.id}")
+
+    @commands.Cog.listener()
+    async def on_resumed(self) -> None:
+        """After a gateway reconnect: moves stored meanwhile (by timers or other
+        processes, or whose posts failed during the gap) are shown."""
+        self._background(self._catch_up(), "catch-up")
+
+    async def _catch_up(self) -> None:
+        try:
+            await self.bot.publisher.catch_up()
+        except Exception:
+            log.exception("catching up the threads failed")
 
     async def _resume(self, game_id: int) -> None:
         try:
@@ -450,55 +541,30 @@ class Table(commands.Cog):
     async def announce(self, game: GameInfo, text: str) -> None:
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
 
-    async def update_board(self, game: LoadedGame) -> None:
-        """Edit the board message in place, picture included (post it if it is missing).
-
-        Two moves published at once (by this process or another) may finish drawing out
-        of order: a board not newer than the one already shown is skipped."""
-        known = max(self._board_versions.get(game.id, -1), game.shown_versions.get("board", -1))
-        if known >= game.version:
-            return  # already showing this move or a later one
-        png = await self.board_png(game)  # drawn before taking the message: it can be slow
-
-        async def edit() -> None:
-            self._board_versions[game.id] = game.version
-            embed, picture = board_picture(game, png)
-            board_id = game.messages.get("board")
-            channel = self._channel(game)
-            if board_id is not None:
-                try:
-                    # one edit: the new picture replaces the old attachment
-                    await channel.get_partial_message(board_id).edit(
-                        embed=embed, attachments=[picture]
-                    )
-                    return
-                except discord.NotFound:
-                    embed, picture = board_picture(game, png)  # a fresh file
-            message = await channel.send(embed=embed, file=picture)
-            await self.bot.store.set_message(game.id, "board", message.id)
-
-        await self.bot.gate.show(game.id, "board", game.version, edit)
-
-    async def prompt(
-        self, game: LoadedGame, acting: set[PlayerId], *, reminder: bool = False, log: str = ""
-    ) -> None:
-        """Mention who must act, with the button that opens their panel; set their timers.
-
-        ``log`` (the last lines of what just happened) goes above the mention.
-        """
-        # a reminder sets the next reminder only: the turn limit runs from the turn's start
-        limit = await self.schedule_timers(game, turn_limit=not reminder)
+    def prompt_text(
+        self,
+        game: LoadedGame,
+        acting: set[PlayerId],
+        limit: datetime | None,
+        *,
+        reminder: bool = False,
+    ) -> str:
+        """Mention who must act; with the turn limit, when the computer moves for them."""
         who = ", ".join(mention(game, p) for p in sorted(acting, key=game.players.index))
         text = f"{who}: it's your turn." if not reminder else f"Reminder: {who}, it's your turn."
         if limit is not None:
             text += f" Not played {discord.utils.format_dt(limit, 'R')}? The computer moves."
-        if log:
-            text = f"{log}\n{text}"
+        return text
+
+    def prompt_message(self, game: LoadedGame, text: str) -> dict[str, Any]:
+        """The turn prompt: ``text`` with the button that opens each player's panel."""
         view = discord.ui.View(timeout=None)
         view.add_item(TurnButton(game.id))
-        await self._channel(game).send(
-            text, view=view, allowed_mentions=discord.AllowedMentions(users=True, roles=False)
-        )
+        return {
+            "content": text,
+            "view": view,
+            "allowed_mentions": discord.AllowedMentions(users=True, roles=False),
+        }
 
     async def schedule_timers(
         self, game: LoadedGame, *, turn_limit: bool = True

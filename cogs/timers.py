@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from discord.ext import commands
 
 from cogs.service import engine_of
-from storage import Timer
+from storage import LoadedGame, Timer
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -79,6 +79,12 @@ class Timers(commands.Cog):
                 log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
         return fired
 
+    async def ask_reminder(self, game: LoadedGame) -> None:
+        """A reminder is due: recorded first, so that it is posted (by the sync, once)
+        even if this process stops before posting it."""
+        await self.bot.store.set_marks(game.id, {"remind_due": (None, game.version)})
+        await self.bot.publisher.sync(game.id)
+
     async def fire(self, timer: Timer) -> None:
         game = await self.bot.store.load(timer.game_id)
         if game.status != "active":
@@ -92,8 +98,7 @@ class Timers(commands.Cog):
         if not acting:
             return
         if timer.kind == "remind":
-            # at most one reminder per interval: the prompt schedules the next one
-            await table.prompt(game, acting, reminder=True)  # type: ignore[union-attr]
+            await self.ask_reminder(game)
         elif timer.kind == "turn_limit":
             names = ", ".join(game.names[p] for p in sorted(acting, key=game.players.index))
             hours = game.settings.get("turn_limit_hours")

@@ -16,14 +16,12 @@ registers itself as the Tonttu *presenter* of the Table cog:
 - speed mode (T-4): the point phase is a race of public buttons, one per middle card,
   closed by a stored timer (``speed_close``) through the engine's TIMER action.
 
-Any bot process may publish for a game (a DM choice arrives at shard 0's process, a
-thread click at the server's): what every process needs lives in storage. Each phase's
-status message is stored under its own key (``phase:ROUND:PHASE``, and ``phase`` for the
-latest), so a process whose game is already in the next phase never edits the previous
-phase's message; its edits go through ``bot.gate`` (``cogs/publishing.py``), so a status
-never goes back to an older version. Who could not be sent a DM is stored too
-(``no_dm:ROUND:PHASE``, a bit per seat). The reveal is published by the one process
-whose submit completed the phase (the submit's events say so; storage commits one).
+The thread is kept up to date by ``cogs/publishing.py`` from what storage holds (this
+cog's :meth:`Tonttu.sync_thread`): a reveal whose post was lost when the bot stopped is
+posted after the restart, and a phase's DMs and status message go out once. Who refused
+DMs is stored for the rest of the game, so the bot stops trying (each refusal is a 4xx
+that Discord counts against the bot); the player is told once, in the thread, and can
+ask for DMs again from their private panel.
 
 No rules here: choices, their labels and the log lines all come from the engine.
 """
@@ -33,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +38,7 @@ import discord
 from discord.ext import commands
 
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
+from cogs.publishing import Sync, logged_events, nonce
 from cogs.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
@@ -52,8 +50,8 @@ from cogs.render import (
     mention,
     title_of,
 )
-from cogs.service import Played, choices_for, engine_of
-from cogs.table import register_components
+from cogs.service import choices_for, engine_of
+from cogs.table import BOARD_DELAY, LOG_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
@@ -73,6 +71,9 @@ PHASE_CHANGES = frozenset(
 )
 """Events after which the next phase (or the end) must be shown."""
 ALLOWED_PINGS = discord.AllowedMentions(users=True, roles=False, everyone=False)
+STATUS_GAP = 1.5
+"""Seconds between two edits of a phase's status message (choices made meanwhile share
+the next edit)."""
 
 
 class PhaseClosed(RuleError):
@@ -195,6 +196,34 @@ class PrivateButton(
         )
 
 
+class DmAgainButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ttdm:(?P<gid>[0-9]{1,18})"
+):
+    """On the private panel of a player whose DMs were refused: try DMs again."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Send my choices by DM again",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"ttdm:{game_id}",
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> DmAgainButton:
+        return cls(int(match["gid"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog = tonttu_of(interaction)
+        await guarded(
+            interaction, lambda: cog.dms_again(interaction, self.game_id), game_id=self.game_id
+        )
+
+
 class RaceButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"ttr:(?P<gid>[0-9]{1,18}):(?P<round>[0-9]{1,4}):(?P<code>[gm]:[0-9]{1,3})",
@@ -229,6 +258,7 @@ class RaceButton(
 COMPONENTS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ChoiceSelect,
     PrivateButton,
+    DmAgainButton,
     RaceButton,
 )
 
@@ -242,11 +272,6 @@ def tonttu_of(interaction: discord.Interaction) -> Tonttu:
 def status_key(state: Any) -> str:
     """Where the status message of ``state``'s phase is stored (and its shown version)."""
     return f"phase:{state.round}:{state.phase}"
-
-
-def no_dm_key(state: Any) -> str:
-    """Which seats (a bit each) could not be sent a DM at the start of ``state``'s phase."""
-    return f"no_dm:{state.round}:{state.phase}"
 
 
 def still_open(round_: int, phase: str) -> Any:
@@ -275,19 +300,18 @@ class Tonttu(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
         self._wakeups: set[asyncio.Task[None]] = set()
-        self._locks: dict[int, asyncio.Lock] = {}
-        """Per game: this process's publishes run one at a time (an accelerator: it
-        coalesces status edits; ``bot.gate`` keeps the order between processes)."""
-        self._dirty: set[int] = set()
-        """Games whose status message must be drawn again when the running publish ends."""
+        self._status_edited: dict[int, float] = {}
+        """When this process last edited each game's status message (loop time)."""
 
     async def cog_load(self) -> None:
         self.table.presenters["tonttu"] = self
+        self.bot.publisher.syncers["tonttu"] = self.sync_thread
 
     async def cog_unload(self) -> None:
         table = self.bot.get_cog("Table")
         if table is not None:
             table.presenters.pop("tonttu", None)  # type: ignore[attr-defined]
+        self.bot.publisher.syncers.pop("tonttu", None)
         for task in self._wakeups:
             task.cancel()
 
@@ -347,7 +371,37 @@ class Tonttu(commands.Cog):
                 "You are not playing in this game; you can watch the board in this thread.",
             )
             return
-        await interaction.response.send_message(ephemeral=True, **self.panel(game, player))
+        content = self.panel(game, player)
+        if self.dms_closed(game, player):
+            content["view"].add_item(DmAgainButton(game.id))
+        await interaction.response.send_message(ephemeral=True, **content)
+
+    async def dms_again(self, interaction: discord.Interaction, game_id: int) -> None:
+        """A player whose DMs were refused asks for them again: forget the refusal and
+        send the current choices by DM now (if Discord refuses again, say how to fix it)."""
+        game = await self.bot.store.load(game_id)
+        player = human_player(interaction.user.id)
+        if game.seat_of(player) is None:
+            await reply(interaction, "You are not playing in this game.")
+            return
+        if game.status != "active":
+            await reply(interaction, "This game is over.")
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.store.set_message(game.id, f"dm_closed:{player}", None)
+        if player in self._acting_humans(game) and not is_race(game.state):
+            if not await self._dm(game, player, again=True):
+                await self.bot.store.set_marks(game.id, {f"dm_closed:{player}": (1, game.version)})
+                await reply(
+                    interaction,
+                    "I still cannot send you a DM. In Discord, open this server's Privacy "
+                    "Settings and allow direct messages from server members, then try again. "
+                    "Until then, use **Choose privately** in the thread.",
+                )
+                return
+            await reply(interaction, "Done: I sent your choices by DM, and will from now on.")
+            return
+        await reply(interaction, "Done: your next choices will come by DM.")
 
     async def choose(
         self, interaction: discord.Interaction, game_id: int, round_: int, phase: str, value: str
@@ -457,72 +511,80 @@ class Tonttu(commands.Cog):
     def play_choices(self, game: LoadedGame, player: PlayerId) -> list[tuple[str, str]]:
         return [(c.label, encode(c.action)) for c in choices_for(game, player)]
 
-    # ------------------------------------------------------------ publishing
+    # ------------------------------------------------------------ the thread
 
-    async def publish(self, played: Played) -> None:
-        """Choices only: update who has chosen. A phase change: reveal, then the next phase.
+    async def sync_thread(self, sync: Sync) -> None:
+        """Tonttu's thread (``cogs/publishing.py``): the reveals, each phase's status
+        message (who must choose, who has chosen; never what) with its DMs, the board.
 
-        One game's publishes run one at a time, so a slower one never overwrites the
-        status of a later phase. A bare choice that arrives while another publish runs
-        only marks the status for one more edit at its end: simultaneous choices share
-        one edit, and a reveal never waits behind a queue of status edits.
-        """
-        game_id = played.game.id
-        lock = self._locks.setdefault(game_id, asyncio.Lock())
-        if lock.locked() and all(e.kind == "chose" for e in played.events):
-            self._dirty.add(game_id)
+        Marks besides the generic ones (``log``, ``log_intent``, ``board``, ``final``,
+        ``remind_due``/``remind``): ``phase:R:P`` (the phase's status message and the
+        version it shows) and ``phase`` (the latest one), ``dm:R:P`` (the phase's DMs
+        went out) and ``dm_closed:PLAYER`` (that player refuses DMs: a message id while
+        it holds, its version when it was found)."""
+        game = sync.game
+        if game.status not in ("active", "finished"):
             return
-        async with lock:
-            await self._publish(played)
-            while game_id in self._dirty:
-                self._dirty.discard(game_id)
-                game = await self.bot.store.load(game_id)
-                if game.status == "active":
-                    await self._edit_status(game)
+        shown, version, state = sync.shown, game.version, game.state
+        board_v = shown.get("board", -1)
+        log_v = shown.get("log", max(board_v, 0))
+        intent = shown.get("log_intent", -1)
+        target = intent if intent > log_v else version  # a dead publisher's posts first
+        events = logged_events(game, await sync.actions(log_v), target)
+        changed = any(e.kind in PHASE_CHANGES for e in events)
+        ended = game.status != "active"
+        if "board" not in game.messages:
+            await self.table.post_board(sync)  # the first board goes above everything else
+            board_v = version
+        lines = event_lines(game, [e for e in events if e.kind != "chose"])
+        if lines and (changed or ended or sync.flush or intent > log_v):
+            await sync.mark_now("log_intent", target)
+            await self._close_status(sync)
+            last = None
+            for i, text in enumerate(chunk_lines(lines, MAX_CONTENT)):
+                last = await sync.post(
+                    ("log", target, i), content=text, allowed_mentions=NO_MENTIONS
+                )
+            sync.mark("log", target, last.id if last else None)
+            if target < version:  # the rest (a newer phase) in another round
+                sync.again = True
+                return
+        elif lines:
+            sync.defer(LOG_DELAY)  # a race's claims: shown on its message meanwhile
+        elif target > log_v:
+            sync.mark("log", target)  # choices only: nothing public to post
+        if not ended and state.phase != "over" and target == version:
+            key = status_key(state)
+            if key not in game.messages:
+                await self._start_phase(sync)
+            elif shown.get(key, -1) < version:
+                await self._edit_status(sync, key)
+            await self._remind(sync)
+        behind = version - board_v
+        if behind > 0 and (changed or ended or sync.flush):
+            await self.table.edit_board(sync, await self.table.board_png(game))
+        elif behind > 0:
+            sync.defer(BOARD_DELAY)
+        if ended:
+            await self.table.close_thread(sync)
 
-    async def _publish(self, played: Played) -> None:
-        game = played.game
-        events = played.events
-        if not any(e.kind in PHASE_CHANGES for e in events) and game.status == "active":
-            game = await self.bot.store.load(game.id)  # the latest: others may have chosen
-        if "phase" in game.messages and not any(e.kind in PHASE_CHANGES for e in events):
-            speed_points = [e for e in events if e.kind == "speed_point"]
-            if speed_points:  # T-4: the thread updates as cards are claimed
-                text = "\n".join(event_lines(game, speed_points))
-                await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
-            await self._edit_status(game)
-            return
-        shown = [e for e in events if e.kind != "chose"]
-        channel = self._channel(game)
-        for text in chunk_lines(event_lines(game, shown), MAX_CONTENT):
-            await channel.send(text, allowed_mentions=NO_MENTIONS)  # the reveal
-        # The status message of the phase that just ended, as stored now (the chooser's
-        # game may have been read before that phase's start was published).
-        game = replace(game, messages=(await self.bot.store.info(game.id)).messages)
-        await self._close_status(game)
-        if game.state.mode == "speed" and game.state.phase == "pick":
+    async def _start_phase(self, sync: Sync) -> None:
+        """DM the choices (once), set the phase's timers, post its status message."""
+        game, shown, version = sync.game, sync.shown, sync.game.version
+        state = game.state
+        dm_key = f"dm:{state.round}:{state.phase}"
+        if not is_race(state) and dm_key not in shown:
+            acting = [p for p in self._acting_humans(game) if not self.dms_closed(game, p)]
+            sent = await asyncio.gather(*(self._dm(game, p) for p in acting))
+            for player, ok in zip(acting, sent, strict=True):
+                if not ok:
+                    sync.mark(f"dm_closed:{player}", version, 1)
+            sync.mark(dm_key, version)
+            game = sync.game = sync.game_with_marks()  # the status tells who was refused
+        await self.table.schedule_timers(game)
+        if state.mode == "speed" and state.phase == "pick":
             # a race everyone finished pointing in: its close timer has nothing to do
             await self.bot.store.cancel_timers(game.id, "speed_close")
-        drawing = asyncio.create_task(self.table.board_png(game))  # while the phase starts
-        if game.status == "active":
-            await self.start_phase(game)
-        await drawing
-        await self.table.update_board(game)
-        if game.status != "active":
-            await self.table.close(game)
-
-    async def start_phase(self, game: LoadedGame) -> None:
-        """DM the choices, post the status message, set the phase's timers."""
-        state = game.state
-        acting = self._acting_humans(game)
-        if state.phase == "pick" or state.mode == "tactical":
-            sent = await asyncio.gather(*(self._dm(game, p) for p in acting))
-            refused = [p for p, ok in zip(acting, sent, strict=True) if not ok]
-            if refused:  # for whichever process edits the status line next
-                mask = sum(1 << game.players.index(p) for p in refused)
-                await self.bot.store.set_message(game.id, no_dm_key(state), mask)
-                game = replace(game, messages={**game.messages, no_dm_key(state): mask})
-        await self.table.schedule_timers(game)
         if is_race(state):
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
             due = self.bot.clock() + timedelta(seconds=seconds)
@@ -531,13 +593,83 @@ class Tonttu(commands.Cog):
             )
             self._wake_after(seconds)
         content, view = self._status(game, await self._deadlines(game))
-        message = await self._channel(game).send(content, view=view, allowed_mentions=ALLOWED_PINGS)
-        await self.bot.store.set_message(game.id, status_key(state), message.id)
-        await self.bot.store.set_message(game.id, "phase", message.id)
-        # Choices made (in any process) while this was posted: show them now.
-        latest = await self.bot.store.load(game.id)
-        if latest.version > game.version and latest.status == "active":
-            await self._edit_status(latest)
+        message = await sync.post(
+            ("status", state.round, state.phase),
+            content=content,
+            view=view,
+            allowed_mentions=ALLOWED_PINGS,
+        )
+        sync.mark(status_key(state), version, message.id)
+        sync.mark("phase", version, message.id)
+
+    @staticmethod
+    def dms_closed(game: LoadedGame, player: PlayerId) -> bool:
+        """Whether ``player`` refused this game's DMs (until they ask for DMs again)."""
+        return f"dm_closed:{player}" in game.messages
+
+    async def _edit_status(self, sync: Sync, key: str) -> None:
+        """Show who has chosen on the phase's status message: at once in a race (a
+        claimed card's button must go) or when the sync flushes, else at most every
+        ``STATUS_GAP`` seconds (choices made meanwhile share one edit)."""
+        game = sync.game
+        loop = asyncio.get_running_loop()
+        wait = self._status_edited.get(game.id, -STATUS_GAP) + STATUS_GAP - loop.time()
+        if wait > 0 and not sync.flush and not is_race(game.state):
+            sync.defer(wait)
+            return
+        content, view = self._status(game, await self._deadlines(game))
+        with contextlib.suppress(discord.NotFound):
+            await sync.channel.get_partial_message(game.messages[key]).edit(
+                content=content, view=view, allowed_mentions=NO_MENTIONS
+            )
+        self._status_edited[game.id] = loop.time()
+        sync.mark(key, game.version)
+
+    async def _close_status(self, sync: Sync) -> None:
+        """The last status message loses its buttons when its phase has ended."""
+        game = sync.game
+        message_id = game.messages.get("phase")
+        key = next(
+            (k for k, v in game.messages.items() if v == message_id and k.startswith("phase:")),
+            None,
+        )
+        if message_id is None or key is None or key == status_key(game.state):
+            return
+        if sync.shown.get(key, -1) >= game.version:
+            return  # closed already
+        with contextlib.suppress(discord.NotFound):
+            await sync.channel.get_partial_message(message_id).edit(
+                content="This phase is over; everyone has chosen (or time ran out). "
+                "See the reveal below.",
+                view=discord.ui.View(timeout=None),
+                allowed_mentions=NO_MENTIONS,
+            )
+        sync.mark(key, game.version)
+
+    async def _remind(self, sync: Sync) -> None:
+        """A reminder a timer asked for (``remind_due``), unless the phase moved on."""
+        game, shown = sync.game, sync.shown
+        due = shown.get("remind_due", -1)
+        if due <= shown.get("remind", -1):
+            return
+        acting = self._acting_humans(game)
+        if acting and due == game.version:
+            state = game.state
+            who = ", ".join(mention(game, p) for p in acting)
+            view = discord.ui.View(timeout=None)
+            view.add_item(PrivateButton(game.id))
+            limit = await self.table.schedule_timers(game, turn_limit=False)
+            text = (
+                f"Reminder: {who}, round {state.round}'s {phase_name(state)} is waiting "
+                "for your choice (in my DM, or press **Choose privately**)."
+            )
+            if limit is not None:
+                when = discord.utils.format_dt(limit, "R")
+                text += f" Not chosen {when}? The computer chooses for you."
+            await sync.post(
+                ("remind", due), content=text, view=view, allowed_mentions=ALLOWED_PINGS
+            )
+        sync.mark("remind", due)
 
     async def _deadlines(self, game: LoadedGame) -> dict[str, datetime]:
         """When this phase's race closes (``speed_close``) and its turn limit ends."""
@@ -553,13 +685,19 @@ class Tonttu(commands.Cog):
         acting = engine_of(game).to_act(game.state)
         return [s.player for s in game.seats if not s.is_ai and s.player in acting]
 
-    async def _dm(self, game: LoadedGame, player: PlayerId) -> bool:
-        """Send ``player`` their choices by DM; ``False`` if Discord refused (e.g. 50007)."""
+    async def _dm(self, game: LoadedGame, player: PlayerId, *, again: bool = False) -> bool:
+        """Send ``player`` their choices by DM; ``False`` if Discord refused (e.g. 50007).
+        ``again``: asked for by the player (not the phase's DM: a nonce of its own)."""
         seat = game.seat_of(player)
         assert seat is not None and seat.user_id is not None
+        state = game.state
+        what = ("dm-again", game.version) if again else ("dm",)
         try:
             channel = await self.bot.create_dm(discord.Object(id=seat.user_id))
-            await channel.send(**self.panel(game, player))
+            await channel.send(
+                nonce=nonce(game.id, *what, state.round, state.phase, player),
+                **self.panel(game, player),
+            )
         except discord.HTTPException as error:
             if getattr(error, "code", 0) != DMS_CLOSED:
                 log.warning("game %s: DM to %s failed: %s", game.id, seat.user_id, error)
@@ -607,13 +745,21 @@ class Tonttu(commands.Cog):
         lines.append("Chosen: " + (", ".join(chosen) or "nobody yet"))
         if waiting:
             lines.append("Waiting for: " + ", ".join(mention(game, p) for p in waiting))
-        mask = game.messages.get(no_dm_key(state), 0)
-        no_dm = [p for i, p in enumerate(game.players) if mask >> i & 1 and p in waiting]
+        # told once: in the phase whose DM was refused (``_start_phase`` marks both)
+        sent = game.shown_versions.get(f"dm:{state.round}:{state.phase}")
+        no_dm = [
+            p
+            for p in waiting
+            if sent is not None
+            and self.dms_closed(game, p)
+            and game.shown_versions.get(f"dm_closed:{p}") == sent
+        ]
         if no_dm:
             lines.append(
                 "I could not send a DM to "
                 + ", ".join(names[p] for p in no_dm)
-                + ": please press **Choose privately**."
+                + ": please press **Choose privately** (I will not try DMs again in this "
+                "game unless you ask for them there)."
             )
         return "\n".join(lines)[:MAX_CONTENT], view
 
@@ -631,51 +777,6 @@ class Tonttu(commands.Cog):
             if there
         ]
         return cards[:25]
-
-    async def _edit_status(self, game: LoadedGame) -> None:
-        """Show ``game`` on its phase's status message, unless that message shows a newer
-        version already (or is not posted yet: its poster shows the latest then)."""
-        key = status_key(game.state)
-        message_id = game.messages.get(key)
-        if message_id is None or game.shown_versions.get(key, -1) >= game.version:
-            return
-        content, view = self._status(game, await self._deadlines(game))
-
-        async def edit() -> None:
-            with contextlib.suppress(discord.NotFound):
-                await (
-                    self._channel(game)
-                    .get_partial_message(message_id)
-                    .edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
-                )
-
-        await self.bot.gate.show(game.id, key, game.version, edit)
-
-    async def _close_status(self, game: LoadedGame) -> None:
-        """The status message of the phase that just ended loses its buttons (shown as of
-        the version that ended it: newer than any edit made during that phase)."""
-        message_id = game.messages.get("phase")
-        if message_id is None:
-            return
-        key = next(
-            (k for k, v in game.messages.items() if v == message_id and k.startswith("phase:")),
-            "phase",
-        )
-
-        async def edit() -> None:
-            with contextlib.suppress(discord.NotFound):
-                await (
-                    self._channel(game)
-                    .get_partial_message(message_id)
-                    .edit(
-                        content="This phase is over; everyone has chosen (or time ran out). "
-                        "See the reveal below.",
-                        view=discord.ui.View(timeout=None),
-                        allowed_mentions=NO_MENTIONS,
-                    )
-                )
-
-        await self.bot.gate.show(game.id, key, game.version, edit)
 
     # ------------------------------------------------------------ timers
 
@@ -702,23 +803,7 @@ class Tonttu(commands.Cog):
                 await self.table.publish(played)
                 await self.table.run_computers(game.id)  # they pick in the next phase at once
             return True
-        if timer.kind == "remind":
-            acting = self._acting_humans(game)
-            if acting:
-                who = ", ".join(mention(game, p) for p in acting)
-                view = discord.ui.View(timeout=None)
-                view.add_item(PrivateButton(game.id))
-                limit = await self.table.schedule_timers(game, turn_limit=False)
-                text = (
-                    f"Reminder: {who}, round {state.round}'s {phase_name(state)} is waiting "
-                    "for your choice (in my DM, or press **Choose privately**)."
-                )
-                if limit is not None:
-                    when = discord.utils.format_dt(limit, "R")
-                    text += f" Not chosen {when}? The computer chooses for you."
-                await self._channel(game).send(text, view=view, allowed_mentions=ALLOWED_PINGS)
-            return True
-        return False  # the turn limit: a computer move for each absent player (Timers)
+        return False  # reminders and turn limits: the generic handling (Timers)
 
 
 async def setup(bot: WorkshopBot) -> None:

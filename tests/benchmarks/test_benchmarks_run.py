@@ -25,6 +25,7 @@ RUNS = {  # the command line after python, and a figure its output must show
         " --tonttu-games 1 --tonttu-phases 1",
         "tonttu burst",
     ),
+    "catch_up": ("-m benchmarks.catch_up --games 6 --behind 2", "every table caught up"),
     "e2e_harness": ("-m benchmarks.e2e_harness --users 3 --rounds 1", "p99"),
     "scale_out": (
         "-m benchmarks.scale_out --games 2 --seconds 1 --think 0.1 --submits 5",

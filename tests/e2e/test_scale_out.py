@@ -33,6 +33,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from cogs.publishing import Publisher
 from cogs.tonttu import phase_name
 from engine import get_game
 from engine.core import TIMER, Rng
@@ -139,7 +140,8 @@ async def quiet(fake: FakeDiscord, store: Storage, tables: list[Table], timeout:
         games = [await store.load(t.game_id) for t in tables]
         versions = [g.version for g in games]
         idle = loop.time() - fake._last_activity
-        if versions == last and idle > 0.4 and all(map(waits_for_human, games)):
+        shown = all(not Publisher.behind(g) for g in games)  # every thread caught up
+        if versions == last and idle > 0.4 and shown and all(map(waits_for_human, games)):
             return
         if loop.time() > end:
             stuck = [

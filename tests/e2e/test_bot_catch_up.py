@@ -1,0 +1,169 @@
+"""Issue 17: every table catches up by itself after any stop.
+
+A move is committed before the thread is told. Here the bot is stopped, moves are
+committed straight into storage (what a process killed between its commit and its
+posts leaves behind), and the bot is started again: with nobody clicking, the thread
+must show the current board and exactly one prompt for whoever must act (for Workshop
+Tonttu: the reveal and the next phase), and nothing twice. The same with the bot in
+its own process, SIGKILLed while its posts are in flight: ``test_bot_kill_catch_up.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import storage
+from cogs.publishing import Publisher
+from engine import get_game
+from engine.core import Rng
+from storage import LoadedGame, human_player
+
+from .bot_helpers import Clock, make_bot, open_table, turn_prompts
+from .fake_discord import FakeDiscord, FakeUser
+from .tonttu_helpers import choice_select, open_tonttu, status_message
+
+SEED = 5
+
+
+async def commit_while_down(
+    url: str, game_id: int, moves: int, *, rng: Rng, turns: int = 0
+) -> LoadedGame:
+    """``moves`` legal moves committed with no bot running (random, by whoever acts),
+    then more until the turn has passed ``turns`` times in all."""
+    async with await storage.open(url) as store:
+        game = await store.load(game_id)
+        rules = get_game(game.kind)
+        made = 0
+        while made < moves or turns > 0:
+            acting = rules.to_act(game.state)
+            player = sorted(acting)[0]
+            legal = rules.legal_actions(game.state, player)
+            await store.submit(game_id, player, legal[rng.below(len(legal))], game.version)
+            game = await store.load(game_id)
+            made += 1
+            turns -= not rules.to_act(game.state) & acting
+        return game
+
+
+def acting_users(game: LoadedGame, users: list[FakeUser]) -> list[FakeUser]:
+    acting = get_game(game.kind).to_act(game.state)
+    return [u for u in users if human_player(u.id) in acting]
+
+
+async def caught_up(fake: FakeDiscord, bot: Any, game_id: int) -> LoadedGame:
+    """Wait (no clicks) until the game's marks say its thread shows its stored state."""
+    game: LoadedGame | None = None
+
+    async def check() -> bool:
+        nonlocal game
+        game = await bot.store.load(game_id)
+        return not Publisher.behind(game)
+
+    for _ in range(200):
+        if await check():
+            break
+        await asyncio.sleep(0.05)
+    assert game is not None and not Publisher.behind(game), game and game.shown_versions
+    return game
+
+
+async def test_moves_stored_while_the_bot_was_down_are_shown_with_one_prompt(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path}/bot.db"
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
+    _, board = await open_table(fake, users[0], users[1:])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    await fake.stop_bot(bot)
+    before = len(fake.messages(thread))
+
+    rng = Rng(3)
+    for moves in (1, 4, 2):  # three stops, each with moves its posts never showed
+        stored = await commit_while_down(url, game.id, moves, rng=rng, turns=1)
+        bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
+        shown = await caught_up(fake, bot, game.id)
+        assert shown.version == stored.version
+        new = fake.messages(thread)[before:]
+        before = len(fake.messages(thread))
+        # one message: what happened (the log) and the prompt for whoever acts now
+        (prompt,) = [m for m in new if "Take your turn" in m.button_labels()]
+        assert prompt is new[-1]
+        for user in acting_users(stored, users):
+            assert f"<@{user.id}>" in prompt.content
+        assert shown.shown_versions["board"] == stored.version
+        assert f"Move {stored.version}" in board.text() or str(stored.version) in board.text()
+        # a reconnect finds nothing more to post
+        await bot.publisher.catch_up()
+        await fake.settle()
+        assert len(fake.messages(thread)) == before
+        await fake.stop_bot(bot)
+    fake.check_no_violations()
+
+
+async def test_a_tonttu_reveal_lost_with_the_bot_is_posted_and_the_next_phase_starts_once(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
+    thread = await open_tonttu(fake, users[0], users[1:])
+    await fake.settle()
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.state.phase == "pick"
+    await fake.stop_bot(bot)
+    first_status = status_message(fake, thread)
+
+    # everyone picks while the bot is down: the reveal and the point phase are not shown
+    stored = await commit_while_down(url, game.id, len(users), rng=Rng(1))
+    assert stored.state.phase == "point" and stored.state.round == 1
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    await caught_up(fake, bot, game.id)
+    texts = [m.content for m in fake.messages(thread)]
+    reveals = [t for t in texts if t.startswith("Round 1 picks:")]
+    assert len(reveals) == 1, texts[-4:]
+    status = status_message(fake, thread)
+    assert status.id != first_status.id and "point" in status.content
+    assert "This phase is over" in first_status.content  # the old phase lost its buttons
+    for user in users:  # the point phase's DM went out once to each player
+        points = [m for m in fake.dm_messages(user) if choice_select(m, 1, "point")]
+        assert len(points) == 1
+    # a second start (or reconnect) posts nothing again
+    count, dms = len(fake.messages(thread)), [len(fake.dm_messages(u)) for u in users]
+    await fake.stop_bot(bot)
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    await caught_up(fake, bot, game.id)
+    await fake.settle()
+    assert len(fake.messages(thread)) == count
+    assert [len(fake.dm_messages(u)) for u in users] == dms
+    await fake.stop_bot(bot)
+    fake.check_no_violations()
+
+
+async def test_a_reminder_whose_post_was_lost_is_posted_after_the_restart(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The timer's effect is stored first (``remind_due``); the post follows on catch-up."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    await fake.stop_bot(bot)
+    async with await storage.open(url) as store:  # fired, then the process died
+        await store.set_marks(game.id, {"remind_due": (None, game.version)})
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
+    await caught_up(fake, bot, game.id)
+    reminders = [m for m in fake.messages(thread) if m.content.startswith("Reminder")]
+    assert len(reminders) == 1
+    assert any(f"<@{u.id}>" in reminders[0].content for u in (alice, bob))
+    assert turn_prompts(fake, thread)[-1].id == reminders[0].id  # it carries the turn button
+    await fake.stop_bot(bot)
