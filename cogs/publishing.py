@@ -69,7 +69,8 @@ syncing a game holds up that game's thread (after a restart, say) for at most th
 RENEW_EVERY = 1.0
 """A round that takes longer (Discord slow, a rate limit) renews its claim this often."""
 RETRY_SECONDS = 0.01
-POST_WINDOW = 5.0
+POST_WINDOW = 5.5
+"""Discord counts 5 per 5 s; the half second covers the time a post takes to arrive."""
 POSTS_PER_WINDOW = 5
 """Discord's per-channel message limit: 5 new messages per 5 seconds."""
 RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)

@@ -456,21 +456,15 @@ class Table(commands.Cog):
         self,
         interaction: discord.Interaction,
         played: Played,
-        *,
-        answering: asyncio.Future[Any] | None = None,
     ) -> None:
         """Publish; if Discord refuses (missing permissions), tell the user who acted.
 
         The move itself is already saved, so the game goes on once the permission is
-        given back (the board message is re-posted when it cannot be edited).
-        ``answering``: the interaction's response, still in flight (publishing need not
-        wait for it); it is awaited before any followup."""
+        given back (the board message is re-posted when it cannot be edited)."""
         try:
             await self.publish(played)
             await self.run_computers(played.game.id)
         except discord.Forbidden:
-            if answering is not None:
-                await answering
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)
             await interaction.followup.send(

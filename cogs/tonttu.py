@@ -51,7 +51,7 @@ from cogs.render import (
     title_of,
 )
 from cogs.service import choices_for, engine_of
-from cogs.table import BOARD_DELAY, LOG_DELAY, register_components
+from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
@@ -71,6 +71,8 @@ PHASE_CHANGES = frozenset(
 )
 """Events after which the next phase (or the end) must be shown."""
 ALLOWED_PINGS = discord.AllowedMentions(users=True, roles=False, everyone=False)
+PANEL_FRESH = 14 * 60.0
+"""Seconds an interaction's panel can be edited through it (Discord: 15 minutes)."""
 STATUS_GAP = 1.5
 """Seconds between two edits of a phase's status message (choices made meanwhile share
 the next edit)."""
@@ -302,6 +304,9 @@ class Tonttu(commands.Cog):
         self._wakeups: set[asyncio.Task[None]] = set()
         self._status_edited: dict[int, float] = {}
         """When this process last edited each game's status message (loop time)."""
+        self._panels: dict[tuple[int, PlayerId], tuple[discord.Interaction, float, str]] = {}
+        """The panel (DM or ephemeral) each player last chose on, by its interaction,
+        when (loop time) and what it told them: the next phase's choices replace it."""
 
     async def cog_load(self) -> None:
         self.table.presenters["tonttu"] = self
@@ -375,6 +380,7 @@ class Tonttu(commands.Cog):
         if self.dms_closed(game, player):
             content["view"].add_item(DmAgainButton(game.id))
         await interaction.response.send_message(ephemeral=True, **content)
+        self._keep_panel(interaction, game_id)
 
     async def dms_again(self, interaction: discord.Interaction, game_id: int) -> None:
         """A player whose DMs were refused asks for them again: forget the refusal and
@@ -421,18 +427,11 @@ class Tonttu(commands.Cog):
         label = engine_of(game).describe_action(game.state, player, action, game.names)
         done = confirmation(label, action)
         if any(e.kind in PHASE_CHANGES for e in played.events):
-            # The last choice: the reveal goes out while the chooser's answer does.
+            # The last choice: this panel shows the next phase's choices in a moment.
             content = f"{done} Everyone has chosen: the reveal is in the thread."
-            answering = asyncio.ensure_future(
-                interaction.response.edit_message(
-                    content=content, view=discord.ui.View(timeout=None)
-                )
+            await interaction.response.edit_message(
+                content=content, view=discord.ui.View(timeout=None)
             )
-            try:
-                await self.table.publish_or_warn(interaction, played, answering=answering)
-            finally:
-                await answering
-            return
         else:
             panel = self.panel(game, player)
             panel["content"] = (
@@ -440,6 +439,7 @@ class Tonttu(commands.Cog):
                 + (panel["content"].split("\n", 1)[0])
             )
             await interaction.response.edit_message(**panel)
+        self._keep_panel(interaction, game_id, done)
         await self.table.publish_or_warn(interaction, played)
 
     async def race(
@@ -514,14 +514,16 @@ class Tonttu(commands.Cog):
     # ------------------------------------------------------------ the thread
 
     async def sync_thread(self, sync: Sync) -> None:
-        """Tonttu's thread (``cogs/publishing.py``): the reveals, each phase's status
-        message (who must choose, who has chosen; never what) with its DMs, the board.
+        """Tonttu's thread (``cogs/publishing.py``): one message per phase, holding the
+        reveal that started it and its live status (who must choose, who has chosen,
+        never what; a race's buttons and claims); the phase's private panels; the board.
 
         Marks besides the generic ones (``log``, ``log_intent``, ``board``, ``final``,
-        ``remind_due``/``remind``): ``phase:R:P`` (the phase's status message and the
-        version it shows) and ``phase`` (the latest one), ``dm:R:P`` (the phase's DMs
-        went out) and ``dm_closed:PLAYER`` (that player refuses DMs: a message id while
-        it holds, its version when it was found)."""
+        ``remind_due``/``remind``): ``phase:R:P`` (the phase's message and the version
+        it shows), ``reveal:R:P`` (the version its reveal starts after), ``phase`` (the
+        latest phase message), ``dm:R:P`` (the phase's panels went out) and
+        ``dm_closed:PLAYER`` (that player refuses DMs: a message id while it holds, its
+        version when it was found)."""
         game = sync.game
         if game.status not in ("active", "finished"):
             return
@@ -529,36 +531,37 @@ class Tonttu(commands.Cog):
         board_v = shown.get("board", -1)
         log_v = shown.get("log", max(board_v, 0))
         intent = shown.get("log_intent", -1)
-        target = intent if intent > log_v else version  # a dead publisher's posts first
-        events = logged_events(game, await sync.actions(log_v), target)
+        actions = await sync.actions(log_v)
+        target = version
+        if intent > log_v and any(  # a dead publisher's posts first, if a phase passed since
+            e["kind"] in PHASE_CHANGES for a in actions if a.seq > intent for e in a.events
+        ):
+            target = intent
+        events = logged_events(game, actions, target)
         changed = any(e.kind in PHASE_CHANGES for e in events)
         ended = game.status != "active"
         if "board" not in game.messages:
             await self.table.post_board(sync)  # the first board goes above everything else
             board_v = version
-        lines = event_lines(game, [e for e in events if e.kind != "chose"])
-        if lines and (changed or ended or sync.flush or intent > log_v):
+        current = not ended and state.phase != "over" and target == version
+        if not current:  # the end, or an older phase's reveal: the lines alone
+            lines = event_lines(game, [e for e in events if e.kind != "chose"])
             await sync.mark_now("log_intent", target)
-            await self._close_status(sync)
             last = None
             for i, text in enumerate(chunk_lines(lines, MAX_CONTENT)):
                 last = await sync.post(
                     ("log", target, i), content=text, allowed_mentions=NO_MENTIONS
                 )
             sync.mark("log", target, last.id if last else None)
-            if target < version:  # the rest (a newer phase) in another round
+            if target < version:
                 sync.again = True
                 return
-        elif lines:
-            sync.defer(LOG_DELAY)  # a race's claims: shown on its message meanwhile
-        elif target > log_v:
-            sync.mark("log", target)  # choices only: nothing public to post
-        if not ended and state.phase != "over" and target == version:
-            key = status_key(state)
-            if key not in game.messages:
-                await self._start_phase(sync)
-            elif shown.get(key, -1) < version:
-                await self._edit_status(sync, key)
+        elif status_key(state) not in game.messages:
+            await sync.mark_now("log_intent", version)
+            await self._start_phase(sync, log_v)
+        elif shown.get(status_key(state), -1) < version:
+            await self._edit_status(sync, status_key(state))
+        if current:
             await self._remind(sync)
         behind = version - board_v
         if behind > 0 and (changed or ended or sync.flush):
@@ -567,15 +570,18 @@ class Tonttu(commands.Cog):
             sync.defer(BOARD_DELAY)
         if ended:
             await self.table.close_thread(sync)
+            for key in [k for k in self._panels if k[0] == game.id]:
+                del self._panels[key]
 
-    async def _start_phase(self, sync: Sync) -> None:
-        """DM the choices (once), set the phase's timers, post its status message."""
+    async def _start_phase(self, sync: Sync, reveal_from: int) -> None:
+        """The phase's private panels (once), its timers, and its message: the reveal
+        since version ``reveal_from`` and the status."""
         game, shown, version = sync.game, sync.shown, sync.game.version
         state = game.state
         dm_key = f"dm:{state.round}:{state.phase}"
         if not is_race(state) and dm_key not in shown:
-            acting = [p for p in self._acting_humans(game) if not self.dms_closed(game, p)]
-            sent = await asyncio.gather(*(self._dm(game, p) for p in acting))
+            acting = self._acting_humans(game)
+            sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
             for player, ok in zip(acting, sent, strict=True):
                 if not ok:
                     sync.mark(f"dm_closed:{player}", version, 1)
@@ -592,15 +598,30 @@ class Tonttu(commands.Cog):
                 game.id, "speed_close", due, {"round": state.round}, replace=True
             )
             self._wake_after(seconds)
-        content, view = self._status(game, await self._deadlines(game))
+        key = status_key(state)
+        earlier, content, view = await self._phase_message(sync, reveal_from)
+        for i, text in enumerate(earlier):  # a reveal too long for one message
+            await sync.post(("status", key, i), content=text, allowed_mentions=NO_MENTIONS)
         message = await sync.post(
-            ("status", state.round, state.phase),
-            content=content,
-            view=view,
-            allowed_mentions=ALLOWED_PINGS,
+            ("status", key), content=content, view=view, allowed_mentions=ALLOWED_PINGS
         )
-        sync.mark(status_key(state), version, message.id)
+        sync.mark(key, version, message.id)
+        sync.mark(f"reveal:{state.round}:{state.phase}", reveal_from)
         sync.mark("phase", version, message.id)
+        sync.mark("log", version, message.id)
+
+    async def _phase_message(
+        self, sync: Sync, reveal_from: int
+    ) -> tuple[list[str], str, discord.ui.View]:
+        """The phase's message: what was revealed since ``reveal_from`` (and, in a race,
+        claimed), then the status; earlier parts of a reveal too long for one message."""
+        game = sync.game
+        events = logged_events(game, await sync.actions(reveal_from), game.version)
+        status, view = self._status(game, await self._deadlines(game))
+        lines = event_lines(game, [e for e in events if e.kind != "chose"])
+        chunks = chunk_lines(lines, MAX_CONTENT - len(status) - 2) if lines else [""]
+        content = f"{chunks[-1]}\n\n{status}" if chunks[-1] else status
+        return chunks[:-1], content[:MAX_CONTENT], view
 
     @staticmethod
     def dms_closed(game: LoadedGame, player: PlayerId) -> bool:
@@ -608,43 +629,25 @@ class Tonttu(commands.Cog):
         return f"dm_closed:{player}" in game.messages
 
     async def _edit_status(self, sync: Sync, key: str) -> None:
-        """Show who has chosen on the phase's status message: at once in a race (a
-        claimed card's button must go) or when the sync flushes, else at most every
-        ``STATUS_GAP`` seconds (choices made meanwhile share one edit)."""
+        """Show who has chosen (a race: what was claimed) on the phase's message: at once
+        in a race (a claimed card's button must go) or when the sync flushes, else at
+        most every ``STATUS_GAP`` seconds (choices made meanwhile share one edit)."""
         game = sync.game
         loop = asyncio.get_running_loop()
         wait = self._status_edited.get(game.id, -STATUS_GAP) + STATUS_GAP - loop.time()
         if wait > 0 and not sync.flush and not is_race(game.state):
             sync.defer(wait)
             return
-        content, view = self._status(game, await self._deadlines(game))
+        state = game.state
+        reveal_from = sync.shown.get(f"reveal:{state.round}:{state.phase}", game.version)
+        _, content, view = await self._phase_message(sync, reveal_from)
         with contextlib.suppress(discord.NotFound):
             await sync.channel.get_partial_message(game.messages[key]).edit(
                 content=content, view=view, allowed_mentions=NO_MENTIONS
             )
         self._status_edited[game.id] = loop.time()
         sync.mark(key, game.version)
-
-    async def _close_status(self, sync: Sync) -> None:
-        """The last status message loses its buttons when its phase has ended."""
-        game = sync.game
-        message_id = game.messages.get("phase")
-        key = next(
-            (k for k, v in game.messages.items() if v == message_id and k.startswith("phase:")),
-            None,
-        )
-        if message_id is None or key is None or key == status_key(game.state):
-            return
-        if sync.shown.get(key, -1) >= game.version:
-            return  # closed already
-        with contextlib.suppress(discord.NotFound):
-            await sync.channel.get_partial_message(message_id).edit(
-                content="This phase is over; everyone has chosen (or time ran out). "
-                "See the reveal below.",
-                view=discord.ui.View(timeout=None),
-                allowed_mentions=NO_MENTIONS,
-            )
-        sync.mark(key, game.version)
+        sync.mark("log", game.version)  # a race's claims are shown there
 
     async def _remind(self, sync: Sync) -> None:
         """A reminder a timer asked for (``remind_due``), unless the phase moved on."""
@@ -684,6 +687,32 @@ class Tonttu(commands.Cog):
     def _acting_humans(self, game: LoadedGame) -> list[PlayerId]:
         acting = engine_of(game).to_act(game.state)
         return [s.player for s in game.seats if not s.is_ai and s.player in acting]
+
+    def _keep_panel(self, interaction: discord.Interaction, game_id: int, said: str = "") -> None:
+        """Remember the panel a player last used (and what it last told them, e.g. their
+        choice), to show them the next phase there."""
+        loop = asyncio.get_running_loop()
+        player = human_player(interaction.user.id)
+        self._panels[(game_id, player)] = (interaction, loop.time(), said)
+
+    async def _send_panel(self, game: LoadedGame, player: PlayerId) -> bool:
+        """The phase's choices to ``player``: on the panel they last used, edited through
+        its interaction (which Discord does not count against the bot's limits) while
+        that is fresh; else by DM, unless they refuse DMs. ``False``: a DM was refused."""
+        held = self._panels.get((game.id, player))
+        if held is not None:
+            interaction, used_at, said = held
+            if asyncio.get_running_loop().time() - used_at < PANEL_FRESH:
+                note = f"{said} Everyone has chosen: the reveal is in the thread.\n".lstrip()
+                try:
+                    await interaction.edit_original_response(**self.panel(game, player, note))
+                    return True
+                except discord.HTTPException:
+                    pass  # gone (dismissed, expired): a DM then
+            del self._panels[(game.id, player)]
+        if self.dms_closed(game, player):
+            return True  # refused before: not tried again (they choose privately)
+        return await self._dm(game, player)
 
     async def _dm(self, game: LoadedGame, player: PlayerId, *, again: bool = False) -> bool:
         """Send ``player`` their choices by DM; ``False`` if Discord refused (e.g. 50007).

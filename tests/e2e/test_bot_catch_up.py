@@ -125,11 +125,12 @@ async def test_a_tonttu_reveal_lost_with_the_bot_is_posted_and_the_next_phase_st
     bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
     await caught_up(fake, bot, game.id)
     texts = [m.content for m in fake.messages(thread)]
-    reveals = [t for t in texts if t.startswith("Round 1 picks:")]
+    reveals = [t for t in texts if "Round 1 picks:" in t]
     assert len(reveals) == 1, texts[-4:]
+    # one message: the reveal, then the point phase's status with its button
     status = status_message(fake, thread)
-    assert status.id != first_status.id and "point" in status.content
-    assert "This phase is over" in first_status.content  # the old phase lost its buttons
+    assert status.id != first_status.id and "Round 1 picks:" in status.content
+    assert "**Round 1 · point**" in status.content
     for user in users:  # the point phase's DM went out once to each player
         points = [m for m in fake.dm_messages(user) if choice_select(m, 1, "point")]
         assert len(points) == 1

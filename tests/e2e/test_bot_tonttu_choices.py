@@ -13,7 +13,9 @@ from .bot_helpers import Clock, make_bot
 from .fake_discord import FakeDiscord, FakeUser
 from .tonttu_helpers import (
     FACE_DOWN_SHOWN,
+    choice_select,
     choose_by_dm,
+    choose_privately,
     dm_panel,
     open_tonttu,
     select_in,
@@ -60,7 +62,9 @@ async def test_a_changed_pick_replaces_the_first_and_refused_picks_change_nothin
     # T-2.1: alice picks, then changes her pick before the reveal
     first, second = GAME.legal_actions(state, a)[:2]
     await choose_by_dm(fake, alice, state, first)
-    changed = await choose_by_dm(fake, alice, state, second)
+    # changed privately: her DM keeps its round-1 select (the next phase goes to the
+    # panel she used last)
+    changed = await choose_privately(fake, alice, thread, state, second)
     assert f"You picked {second.material}. You can change it" in changed.content
     state, _ = GAME.apply(GAME.apply(state, a, first)[0], a, second)
     assert (await stored(bot, fake)).state == state  # type: ignore[attr-defined]
@@ -90,7 +94,9 @@ async def test_a_changed_pick_replaces_the_first_and_refused_picks_change_nothin
     state, _ = GAME.apply(state, b, bob_pick)
     carol_pick = GAME.legal_actions(state, c)[-1]
     done = await choose_by_dm(fake, carol, state, carol_pick)
-    assert "Everyone has chosen" in done.content and done.message.selects() == []  # type: ignore[union-attr]
+    # carol's panel then shows the point phase (edited through her interaction)
+    assert "Everyone has chosen" in done.content and "round 1 · point" in done.content
+    assert choice_select(done.message, 1, "point") is not None  # type: ignore[arg-type]
     state, _ = GAME.apply(state, c, carol_pick)
     reveal = next(m for m in fake.messages(thread) if "Round 1 picks:" in m.content)
     assert f"alice {second.material}" in reveal.content  # the changed pick counted

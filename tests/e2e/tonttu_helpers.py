@@ -56,8 +56,11 @@ def choice_select(message: FakeMessage, round_: int, phase: str) -> dict[str, An
 
 
 def dm_panel(fake: FakeDiscord, user: FakeUser, round_: int, phase: str) -> FakeMessage | None:
-    """The user's latest DM carrying the select for ``round_``'s ``phase``."""
-    for message in reversed(fake.dm_messages(user)):
+    """The user's private panel carrying the select for ``round_``'s ``phase``: a DM, or
+    the panel the user last chose on (the bot shows the next phase's choices there,
+    DM or ephemeral, by editing it through the user's last interaction)."""
+    panels = [*fake.dm_messages(user), *fake.ephemeral_messages(user)]
+    for message in sorted(panels, key=lambda m: m.id, reverse=True):
         if choice_select(message, round_, phase) is not None:
             return message
     return None
@@ -108,12 +111,20 @@ class SecrecyScan:
         self.checks = 0
         self._before: dict[str, Counter[str]] = {}
         self._public_before: Counter[str] = Counter()
+        self._public_lines: set[str] = set()
+        """Lines public before the phase (a phase's message repeats the reveal that
+        started it above its live status: those lines are not news)."""
         self._requests_before = 0
 
     def mark(self) -> None:
         self._public_before = Counter(self.fake.public_texts())
+        self._public_lines = {line for t in self._public_before for line in t.splitlines()}
         self._before = {p: Counter(self.fake.texts_seen_by(u)) for p, u in self.users.items()}
         self._requests_before = len(self.fake.requests)
+
+    def _news(self, text: str) -> str:
+        """The lines of ``text`` that were not public before the phase started."""
+        return "\n".join(line for line in text.splitlines() if line not in self._public_lines)
 
     def check(self, secrets: dict[str, set[str]], round_: int) -> None:
         fake = self.fake
@@ -122,16 +133,20 @@ class SecrecyScan:
         # Until the reveal, what the thread shows may depend only on who has chosen: no
         # card at all may be named (a pick is a material, a point a gift or a slot).
         for text in public_new:
-            named = CARD_WORDS.findall(text)
+            news = self._news(text)
+            named = CARD_WORDS.findall(news)
             assert not named, f"{named} in a public message before the reveal: {text}"
-            assert f"Round {round_} picks" not in text and f"Round {round_} points" not in text
+            assert f"Round {round_} picks" not in news and f"Round {round_} points" not in news
         # every body posted or edited in a guild channel, as sent
         for request in fake.requests[self._requests_before :]:
             match = re.fullmatch(r"/channels/(\d+)/messages(/\d+)?", request.path)
             if match is None or int(match[1]) in dm_channels or request.method == "GET":
                 continue
-            body = json.dumps(request.json)
-            assert not CARD_WORDS.search(body), body[:300]
+            body = request.json
+            if isinstance(body, dict) and isinstance(body.get("content"), str):
+                body = {**body, "content": self._news(body["content"])}
+            text = json.dumps(body)
+            assert not CARD_WORDS.search(text), text[:300]
         for player, user in self.users.items():
             seen = Counter(fake.texts_seen_by(user)) - self._before[player]
             own = secrets.get(player, set())
