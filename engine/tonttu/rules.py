@@ -1,0 +1,767 @@
+"""Workshop Tonttu's moves and their resolution (RULES T-2 … T-5): ``apply_action``.
+
+``engine.tonttu.game`` holds the protocol object (setup, queries, views, text); this
+module holds what ``apply`` does, the hot path of every computer player's search.
+
+Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__``,
+about twenty entries), replaces the sequences that change by new tuples, and takes
+the copy over as the next state's ``__dict__`` (:func:`_successor`): every unchanged
+tuple is shared with the previous state, and nothing is validated, since every value
+is made here from valid ones. Events are built the same way, by constructors that
+:func:`engine.core.constructor` generates; a :class:`Chose` (who chose, in which
+phase, replacing or not) holds no other information, so one instance of each is
+shared, as the actions are. Two events have always listed their JSON keys in an order
+other than their model's (``GiftResult`` starts with ``result``, ``RoundEnded`` ends
+with ``reshuffled``): their constructors keep that order, so stored records stay
+byte for byte what they were.
+
+Resolution order (T-2.3, T-3): gifts in middle slot order, then face-down materials
+in slot order; then the refill of gifts, then of materials (reshuffling the discard
+pile when the deck runs out, T-2.4); then the end check; then the hands pass, or are
+discarded and dealt anew after the 4th round of a deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import ge
+from typing import Any
+
+from engine.core import (
+    _FAST,
+    TIMER,
+    GameOver,
+    IllegalAction,
+    NotInGame,
+    NotYourTurn,
+    PlayerId,
+    Rng,
+    constructor,
+)
+from engine.tonttu.data import (
+    GIFT_CATEGORY,
+    GIFT_CATEGORY_ID,
+    GIFT_NAMES,
+    GIFT_NEED_COUNTS,
+    GIFT_TYPE_MASK,
+    MATERIAL_IDS,
+    MATERIAL_NAMES,
+    MATERIAL_TYPE,
+    N_TYPES,
+)
+from engine.tonttu.models import (
+    MATERIAL_POINT,
+    Chose,
+    GameEnded,
+    GiftResult,
+    MaterialResult,
+    PicksRevealed,
+    PointPhaseClosed,
+    PointsRevealed,
+    RoundEnded,
+    SpeedPoint,
+    TonttuState,
+)
+
+HAND_SIZE = 5  # T-1.4
+ROUNDS_PER_DEAL = 4  # T-2.3: hands go 5-4-3-2-1, the last card is discarded
+GIFTS_PER_PLAYER = 5  # T-1.4
+ROUNDS_WITHOUT_GIFT_LIMIT = 10  # T-2.5
+SET_BONUS = 3  # T-5.2
+
+CARD_NAME: tuple[str, ...] = tuple(MATERIAL_NAMES[t] for t in MATERIAL_TYPE)
+"""Material card id → its type's name."""
+NO_CHOICES: tuple[tuple[None, ...], ...] = tuple((None,) * n for n in range(8))
+"""``NO_CHOICES[n]``: the choices of ``n`` seats at the start of a phase."""
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def gift_points(won: Sequence[int]) -> int:
+    """T-5.1: the k-th completed gift is worth k, so n gifts score n(n+1)/2."""
+    n = len(won)
+    return n * (n + 1) // 2
+
+
+def set_points(won: Sequence[int]) -> int:
+    """T-5.2: 3 per complete set of one gift of each category."""
+    counts = [0, 0, 0]
+    for gift in won:
+        counts[GIFT_CATEGORY_ID[gift]] += 1
+    return SET_BONUS * min(counts)
+
+
+def score(won: Sequence[int]) -> int:
+    return gift_points(won) + set_points(won)
+
+
+def winners(state: TonttuState) -> list[PlayerId]:
+    """T-5.3: most points; tie → more gifts; still tied → shared win."""
+    best = max(zip(state.scores, (len(w) for w in state.won), strict=True))
+    return [
+        p
+        for p, s, w in zip(state.players, state.scores, state.won, strict=True)
+        if (s, len(w)) == best
+    ]
+
+
+# --------------------------------------------------------------------------- paying
+
+
+def _can_pay(face_up: Sequence[int], face_down: int | None, gift: int) -> bool:
+    """T-3.2: the workbench (face-down card included) covers the gift's requirement."""
+    have = [0] * N_TYPES
+    for card in face_up:
+        have[MATERIAL_TYPE[card]] += 1
+    if face_down is not None:
+        have[MATERIAL_TYPE[face_down]] += 1
+    return all(map(ge, have, GIFT_NEED_COUNTS[gift]))  # no generator: a C-level loop
+
+
+def _pay_exact(
+    face_up: tuple[int, ...], face_down: int | None, gift: int
+) -> tuple[tuple[int, ...], int | None, list[int], int | None]:
+    """T-3.2 single contender / T-4: pay exactly the requirement, face-up cards first.
+
+    Returns (remaining face-up, remaining face-down, paid cards, paid face-down card).
+    The caller has checked :func:`_can_pay`.
+    """
+    need = list(GIFT_NEED_COUNTS[gift])
+    keep: list[int] = []
+    paid: list[int] = []
+    for card in face_up:
+        t = MATERIAL_TYPE[card]
+        if need[t]:
+            need[t] -= 1
+            paid.append(card)
+        else:
+            keep.append(card)
+    if any(need):  # only the face-down card can cover what is left (T-3.2)
+        assert face_down is not None
+        paid.append(face_down)
+        return tuple(keep), None, paid, face_down
+    return tuple(keep), face_down, paid, None
+
+
+def _offer(face_up: Sequence[int], face_down: int | None, gift: int) -> int:
+    """T-3.2: how many workbench cards show a type that appears on the gift."""
+    mask = GIFT_TYPE_MASK[gift]
+    count = sum(1 for card in face_up if mask >> MATERIAL_TYPE[card] & 1)
+    if face_down is not None and mask >> MATERIAL_TYPE[face_down] & 1:
+        count += 1
+    return count
+
+
+def _pay_offer(
+    face_up: tuple[int, ...], face_down: int | None, gift: int
+) -> tuple[tuple[int, ...], int | None, list[int], int | None]:
+    """T-3.2 contested: the winner pays every workbench card whose type is on the gift."""
+    mask = GIFT_TYPE_MASK[gift]
+    keep = tuple(card for card in face_up if not mask >> MATERIAL_TYPE[card] & 1)
+    paid = [card for card in face_up if mask >> MATERIAL_TYPE[card] & 1]
+    if face_down is not None and mask >> MATERIAL_TYPE[face_down] & 1:
+        paid.append(face_down)
+        return keep, None, paid, face_down
+    return keep, face_down, paid, None
+
+
+# --------------------------------------------------------------------------- building
+
+new_gift_result = constructor(
+    GiftResult,
+    order=(
+        "result",
+        "gift",
+        "category",
+        "slot",
+        "pointers",
+        "contenders",
+        "offers",
+        "winner",
+        "paid",
+        "face_down_paid",
+    ),
+)
+new_material_result = constructor(MaterialResult)
+new_picks_revealed = constructor(PicksRevealed)
+new_points_revealed = constructor(PointsRevealed)
+new_speed_point = constructor(SpeedPoint)
+new_point_phase_closed = constructor(PointPhaseClosed)
+new_round_ended = constructor(
+    RoundEnded,
+    order=(
+        "kind",
+        "round",
+        "gift_won",
+        "gifts_refilled",
+        "materials_refilled",
+        "passed",
+        "discarded",
+        "rotation",
+        "dealt",
+        "reshuffled",
+    ),
+)
+new_game_ended = constructor(GameEnded)
+_new_chose = constructor(Chose)
+
+_CHOSE: dict[tuple[PlayerId, str, bool], Chose] = {}
+"""Shared :class:`Chose` events by (player, phase, replaced): a frozen event that holds
+nothing else, like the shared actions. Cleared when it grows large (many tables)."""
+
+
+def _chose(player: PlayerId, phase: str, replaced: bool) -> Chose:
+    key = (player, phase, replaced)
+    event = _CHOSE.get(key)
+    if event is None:
+        if len(_CHOSE) >= 4096:
+            _CHOSE.clear()
+        event = _CHOSE[key] = _new_chose(player=player, phase=phase, replaced=replaced)
+    return event
+
+
+_new_object = object.__new__
+_set_slot = object.__setattr__
+
+
+def _lean_successor(state: TonttuState, values: dict[str, Any]) -> TonttuState:
+    """The next state, whose field values are ``values``: a changed copy of
+    ``state.__dict__``, taken over as is. It shares the fields-set record (a state from
+    ``new_game`` or from its JSON sets every field; pydantic copies the record before it
+    changes one)."""
+    after = _new_object(TonttuState)
+    _set_slot(after, "__dict__", values)
+    _set_slot(after, "__pydantic_fields_set__", state.__pydantic_fields_set__)
+    _set_slot(after, "__pydantic_extra__", None)
+    _set_slot(after, "__pydantic_private__", None)
+    return after
+
+
+def _pydantic_successor(state: TonttuState, values: dict[str, Any]) -> TonttuState:
+    return state.model_copy(update=values)
+
+
+_successor = _lean_successor if _FAST else _pydantic_successor
+
+
+def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    """``values`` with item ``i`` replaced."""
+    return (*values[:i], value, *values[i + 1 :])
+
+
+# --------------------------------------------------------------------------- apply
+
+
+def apply_action(
+    state: TonttuState, player: PlayerId, action: Any
+) -> tuple[TonttuState, list[Any]]:
+    """``GAME.apply``: the checks (game over, timer, seat, phase), then the move."""
+    phase = state.phase
+    if phase == "over":
+        raise GameOver("The game is over; no more moves can be made.")
+    kind = getattr(action, "kind", None)
+    if player == TIMER:
+        if kind == "close_point_phase" and phase == "point" and state.mode == "speed":
+            return _close_point_phase(state)
+        raise IllegalAction("The timer can only close an open speed point phase.")
+    try:
+        seat = state.players.index(player)
+    except ValueError:
+        raise NotInGame("You are not playing in this game.") from None
+    if phase == "pick":
+        if kind != "pick":
+            raise IllegalAction("It is the pick phase: choose one of your hand cards.")
+        return _pick(state, seat, action)
+    if kind == "point_gift":
+        gift = action.gift
+        if gift not in state.middle_gifts:
+            raise IllegalAction("That gift is not in the middle; point at a card that is.")
+        slot = state.middle_gifts.index(gift)
+        code = gift
+    elif kind == "point_material":
+        slot = action.slot
+        if not 0 <= slot < len(state.middle_materials) or state.middle_materials[slot] is None:
+            raise IllegalAction(
+                f"There is no face-down material in slot {slot + 1}; point at a card that is."
+            )
+        code = MATERIAL_POINT + slot
+    else:
+        raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
+    if state.mode == "speed":
+        return _speed_point(state, seat, code, slot)
+    return _tactical_point(state, seat, code)
+
+
+def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list[Any]]:
+    """T-2.1: a secret pick (or a replaced one); the last missing pick reveals them all."""
+    hands = state.hands
+    hand = hands[seat]
+    if not hand:
+        raise NotYourTurn("Your hand is empty, so you skip this pick (T-2.5).")
+    wanted = MATERIAL_IDS.get(action.material, -1)
+    for card in hand:
+        if MATERIAL_TYPE[card] == wanted:
+            break
+    else:
+        raise IllegalAction(f"You have no {action.material} in your hand.")
+    choices = list(state.choices)
+    replaced = choices[seat] is not None
+    choices[seat] = card
+    event = _chose(state.players[seat], "pick", replaced)
+    # someone still has to pick: a seat without a choice, whose hand is not empty (T-2.5)
+    if None in choices and (
+        () not in hands or any(c is None and h for c, h in zip(choices, hands, strict=True))
+    ):
+        values = state.__dict__.copy()
+        values["choices"] = tuple(choices)
+        return _successor(state, values), [event]
+    return _reveal_picks(state, choices, event)
+
+
+def _reveal_picks(
+    state: TonttuState, choices: list[int | None], first: Chose
+) -> tuple[TonttuState, list[Any]]:
+    """T-2.1: all picks go face up onto their owners' workbenches at once."""
+    players = state.players
+    hands = list(state.hands)
+    face_up = list(state.face_up)
+    picks: dict[PlayerId, str] = {}
+    skipped: list[PlayerId] = []
+    for seat, card in enumerate(choices):
+        if card is None:
+            skipped.append(players[seat])
+            continue
+        hand = hands[seat]
+        i = hand.index(card)
+        hands[seat] = hand[:i] + hand[i + 1 :]
+        face_up[seat] = (*face_up[seat], card)
+        picks[players[seat]] = CARD_NAME[card]
+    values = state.__dict__.copy()
+    values["hands"] = tuple(hands)
+    values["face_up"] = tuple(face_up)
+    values["phase"] = "point"
+    values["choices"] = NO_CHOICES[len(choices)]
+    reveal = new_picks_revealed(round=state.round, picks=picks, skipped=skipped)
+    return _successor(state, values), [first, reveal]
+
+
+def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuState, list[Any]]:
+    """T-2.2: a secret point (or a replaced one); the last missing point resolves them all."""
+    choices = list(state.choices)
+    replaced = choices[seat] is not None
+    choices[seat] = code
+    event = _chose(state.players[seat], "point", replaced)
+    values = state.__dict__.copy()
+    if None in choices:
+        values["choices"] = tuple(choices)
+        return _successor(state, values), [event]
+    return _resolve_points(state, values, choices, event)
+
+
+def _resolve_points(
+    state: TonttuState, values: dict[str, Any], choices: list[int | None], first: Chose
+) -> tuple[TonttuState, list[Any]]:
+    """T-3: reveal every point and resolve them together, in middle slot order."""
+    players = state.players
+    # the seats pointing at each code, in seat order (one pass over the choices)
+    pointed: dict[int | None, list[int]] = {}
+    for seat, code in enumerate(choices):
+        if code in pointed:
+            pointed[code].append(seat)
+        else:
+            pointed[code] = [seat]
+    face_up = list(state.face_up)
+    face_down = list(state.face_down)
+    gift_results: list[GiftResult] = []
+    middle_gifts = state.middle_gifts
+    won_any = False
+    for slot, gift in enumerate(middle_gifts):
+        if gift is None or gift not in pointed:
+            continue
+        pointers = pointed[gift]
+        contenders = [s for s in pointers if _can_pay(face_up[s], face_down[s], gift)]
+        pointer_names = [players[s] for s in pointers]
+        if not contenders:
+            gift_results.append(
+                new_gift_result(
+                    result="nobody_can_pay",
+                    gift=GIFT_NAMES[gift],
+                    category=GIFT_CATEGORY[gift],
+                    slot=slot,
+                    pointers=pointer_names,
+                    contenders=[],
+                    offers={},
+                    winner=None,
+                    paid=[],
+                    face_down_paid=None,
+                )
+            )
+            continue
+        contender_names = [players[s] for s in contenders]
+        named_offers: dict[PlayerId, int] = {}
+        if len(contenders) == 1:
+            winner = contenders[0]
+            pay = _pay_exact
+        else:
+            offers = {s: _offer(face_up[s], face_down[s], gift) for s in contenders}
+            named_offers = {players[s]: o for s, o in offers.items()}
+            best = max(offers.values())
+            top = [s for s, o in offers.items() if o == best]
+            if len(top) > 1:  # T-3.2: a tie for highest: nobody gets it, nobody pays
+                gift_results.append(
+                    new_gift_result(
+                        result="tie",
+                        gift=GIFT_NAMES[gift],
+                        category=GIFT_CATEGORY[gift],
+                        slot=slot,
+                        pointers=pointer_names,
+                        contenders=contender_names,
+                        offers=named_offers,
+                        winner=None,
+                        paid=[],
+                        face_down_paid=None,
+                    )
+                )
+                continue
+            winner = top[0]
+            pay = _pay_offer
+        # T-3.2, T-3.3: the winner pays (to the discard pile) and takes the gift
+        up, down, paid, paid_down = pay(face_up[winner], face_down[winner], gift)
+        face_up[winner] = up
+        face_down[winner] = down
+        values["discard"] = (*values["discard"], *paid)
+        if not won_any:
+            won_any = True
+            middle = list(middle_gifts)
+            won = list(state.won)
+            scores = list(state.scores)
+        middle[slot] = None
+        won_cards = (*won[winner], gift)
+        won[winner] = won_cards
+        scores[winner] = score(won_cards)
+        gift_results.append(
+            new_gift_result(
+                result="won",
+                gift=GIFT_NAMES[gift],
+                category=GIFT_CATEGORY[gift],
+                slot=slot,
+                pointers=pointer_names,
+                contenders=contender_names,
+                offers=named_offers,
+                winner=players[winner],
+                paid=[CARD_NAME[c] for c in paid],
+                face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
+            )
+        )
+    if won_any:
+        values["middle_gifts"] = tuple(middle)
+        values["won"] = tuple(won)
+        values["scores"] = tuple(scores)
+        values["gift_won_this_round"] = True
+    material_results: list[MaterialResult] = []
+    materials = state.middle_materials
+    taken_any = False
+    for slot, card in enumerate(materials):
+        if card is None:
+            continue
+        pointers = pointed.get(MATERIAL_POINT + slot)
+        if pointers is None:
+            continue
+        if len(pointers) > 1:  # T-3.1: two or more pointers, nothing happens
+            material_results.append(
+                new_material_result(
+                    slot=slot,
+                    pointers=[players[s] for s in pointers],
+                    result="contested",
+                    taker=None,
+                    face_down=False,
+                    material=None,
+                )
+            )
+            continue
+        if not taken_any:
+            taken_any = True
+            middle_materials = list(materials)
+        middle_materials[slot] = None
+        material_results.append(
+            _take_material(face_up, face_down, pointers[0], players, card, slot)
+        )
+    if taken_any:
+        values["middle_materials"] = tuple(middle_materials)
+    values["face_up"] = tuple(face_up)
+    values["face_down"] = tuple(face_down)
+    reveal = new_points_revealed(round=state.round, gifts=gift_results, materials=material_results)
+    new_state, end_events = _end_round(state, values)
+    return new_state, [first, reveal, *end_events]
+
+
+def _take_material(
+    face_up: list[tuple[int, ...]],
+    face_down: list[int | None],
+    seat: int,
+    players: tuple[PlayerId, ...],
+    card: int,
+    slot: int,
+) -> MaterialResult:
+    """T-3.1: the card goes face down if the seat has none face down (T-3.4), else face up."""
+    player = players[seat]
+    if face_down[seat] is None:
+        face_down[seat] = card
+        return new_material_result(
+            slot=slot,
+            pointers=[player],
+            result="taken",
+            taker=player,
+            face_down=True,
+            material=None,
+        )
+    face_up[seat] = (*face_up[seat], card)
+    return new_material_result(
+        slot=slot,
+        pointers=[player],
+        result="taken",
+        taker=player,
+        face_down=False,
+        material=CARD_NAME[card],
+    )
+
+
+def _speed_point(
+    state: TonttuState, seat: int, code: int, slot: int
+) -> tuple[TonttuState, list[Any]]:
+    """T-4: the point resolves at once, in apply order; each seat points once."""
+    choices = list(state.choices)
+    if choices[seat] is not None:
+        raise NotYourTurn("You have already pointed this round.")
+    players = state.players
+    player = players[seat]
+    values = state.__dict__.copy()
+    gift_result: GiftResult | None = None
+    material_result: MaterialResult | None = None
+    if code < MATERIAL_POINT:
+        gift = code
+        face_up = state.face_up
+        face_down = state.face_down
+        if _can_pay(face_up[seat], face_down[seat], gift):
+            up, down, paid, paid_down = _pay_exact(face_up[seat], face_down[seat], gift)
+            values["face_up"] = _put(face_up, seat, up)
+            values["face_down"] = _put(face_down, seat, down)
+            values["discard"] = (*state.discard, *paid)  # T-3.3
+            values["middle_gifts"] = _put(state.middle_gifts, slot, None)
+            won = (*state.won[seat], gift)
+            values["won"] = _put(state.won, seat, won)
+            values["scores"] = _put(state.scores, seat, score(won))
+            values["gift_won_this_round"] = True
+            gift_result = new_gift_result(
+                result="won",
+                gift=GIFT_NAMES[gift],
+                category=GIFT_CATEGORY[gift],
+                slot=slot,
+                pointers=[player],
+                contenders=[player],
+                offers={},
+                winner=player,
+                paid=[CARD_NAME[c] for c in paid],
+                face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
+            )
+        else:  # a wasted point: the gift stays open
+            gift_result = new_gift_result(
+                result="wasted",
+                gift=GIFT_NAMES[gift],
+                category=GIFT_CATEGORY[gift],
+                slot=slot,
+                pointers=[player],
+                contenders=[],
+                offers={},
+                winner=None,
+                paid=[],
+                face_down_paid=None,
+            )
+    else:
+        card = state.middle_materials[slot]
+        assert card is not None
+        values["middle_materials"] = _put(state.middle_materials, slot, None)
+        if state.face_down[seat] is None:
+            values["face_down"] = _put(state.face_down, seat, card)
+            material_result = new_material_result(
+                slot=slot,
+                pointers=[player],
+                result="taken",
+                taker=player,
+                face_down=True,
+                material=None,
+            )
+        else:
+            values["face_up"] = _put(state.face_up, seat, (*state.face_up[seat], card))
+            material_result = new_material_result(
+                slot=slot,
+                pointers=[player],
+                result="taken",
+                taker=player,
+                face_down=False,
+                material=CARD_NAME[card],
+            )
+    event = new_speed_point(
+        round=state.round, player=player, gift=gift_result, material=material_result
+    )
+    choices[seat] = code
+    if None in choices:
+        values["choices"] = tuple(choices)
+        return _successor(state, values), [event]
+    new_state, end_events = _end_round(state, values)
+    return new_state, [event, *end_events]
+
+
+def _close_point_phase(state: TonttuState) -> tuple[TonttuState, list[Any]]:
+    """T-4: the table's timer ran out; seats that did not point simply missed out."""
+    missed = [p for p, c in zip(state.players, state.choices, strict=True) if c is None]
+    event = new_point_phase_closed(round=state.round, missed=missed)
+    new_state, end_events = _end_round(state, state.__dict__.copy())
+    return new_state, [event, *end_events]
+
+
+# --------------------------------------------------------------------------- end of round
+
+
+class _Deck:
+    """The material deck and discard pile while a round ends (T-2.4: reshuffle the
+    discard pile into a new deck when the deck runs out)."""
+
+    __slots__ = ("deck", "discard", "reshuffles", "rng", "seed_rng")
+
+    def __init__(self, deck: tuple[int, ...], discard: tuple[int, ...], rng: int) -> None:
+        self.deck = deck
+        self.discard = discard
+        self.reshuffles = 0
+        self.rng: Rng | None = None
+        self.seed_rng = rng
+
+    def draw(self) -> int | None:
+        """The top card (top first), or None when deck and discard are both empty."""
+        deck = self.deck
+        if not deck:
+            if not self.discard:
+                return None
+            if self.rng is None:
+                self.rng = Rng(self.seed_rng)
+            deck = self.rng.shuffled(self.discard)
+            self.discard = ()
+            self.reshuffles += 1
+        self.deck = deck[1:]
+        return deck[0]
+
+
+def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
+    """T-2.3 in order: refill; game end; pass hands or discard, flip and redeal.
+
+    ``values`` holds the table as the round's points left it (the next state's
+    ``__dict__``); it is completed here and becomes the next state."""
+    players = state.players
+    n = len(players)
+    # refill the gifts from the stack, in slot order
+    stack = state.gift_stack
+    middle_gifts = values["middle_gifts"]
+    refilled: list[str] = []
+    if stack and None in middle_gifts:
+        middle = list(middle_gifts)
+        used = 0
+        for slot, gift in enumerate(middle):
+            if gift is None and used < len(stack):
+                new = stack[used]
+                used += 1
+                middle[slot] = new
+                refilled.append(GIFT_NAMES[new])
+        stack = stack[used:]
+        values["middle_gifts"] = tuple(middle)
+    # refill the face-down materials, in slot order
+    deck = _Deck(values["deck"], values["discard"], state.rng)
+    materials = values["middle_materials"]
+    materials_refilled = 0
+    if None in materials:
+        middle = list(materials)
+        for slot, card in enumerate(middle):
+            if card is None:
+                drawn = deck.draw()
+                if drawn is None:
+                    break  # T-2.4: deck and discard both empty; the slot stays empty
+                middle[slot] = drawn
+                materials_refilled += 1
+        values["middle_materials"] = tuple(middle)
+    gift_won = values["gift_won_this_round"]
+    without = 0 if gift_won else state.rounds_without_gift + 1
+    values["gift_stack"] = stack
+    values["choices"] = NO_CHOICES[n]
+    values["gift_won_this_round"] = False
+    values["rounds_without_gift"] = without
+    end_reason: Any = None
+    if not stack:
+        end_reason = "gift_stack_empty"
+    elif without >= ROUNDS_WITHOUT_GIFT_LIMIT:
+        end_reason = "no_gift_for_10_rounds"  # T-2.5
+    passed = rotation = None
+    discarded = 0
+    dealt: dict[PlayerId, int] = {}
+    hands = values["hands"]
+    if end_reason is not None:
+        values["phase"] = "over"
+        values["end_reason"] = end_reason
+    elif state.deal_round < ROUNDS_PER_DEAL:
+        # T-2.3: pass the whole remaining hand the way the rotation card shows.
+        passed = state.rotation
+        hands = (hands[-1], *hands[:-1]) if passed == "left" else (*hands[1:], hands[0])
+        values["hands"] = hands
+        values["deal_round"] = state.deal_round + 1
+    else:
+        # T-2.3: after the 4th round of a deal: discard, flip the rotation card, deal 5.
+        pile = list(deck.discard)
+        for hand in hands:
+            pile.extend(hand)
+            discarded += len(hand)
+        deck.discard = tuple(pile)
+        rotation = "right" if state.rotation == "left" else "left"
+        cards = deck.deck
+        if len(cards) >= HAND_SIZE * n:  # one card at a time in seat order, from the top
+            hands = tuple(cards[seat : HAND_SIZE * n : n] for seat in range(n))
+            deck.deck = cards[HAND_SIZE * n :]
+            counts = [HAND_SIZE] * n
+        else:
+            counts = [0] * n
+            new_hands: list[list[int]] = [[] for _ in range(n)]
+            for _ in range(HAND_SIZE):
+                for seat in range(n):
+                    card = deck.draw()
+                    if card is None:
+                        break  # T-2.4: deal what there is, one card at a time in seat order
+                    new_hands[seat].append(card)
+                    counts[seat] += 1
+            hands = tuple(tuple(h) for h in new_hands)
+        values["hands"] = hands
+        values["rotation"] = rotation
+        values["deal_round"] = 1
+        values["short_deal"] = sum(counts) < HAND_SIZE * n
+        dealt = dict(zip(players, counts, strict=True))
+    values["deck"] = deck.deck
+    values["discard"] = deck.discard
+    if deck.rng is not None:
+        values["rng"] = deck.rng.state
+    round_ended = new_round_ended(
+        round=state.round,
+        gift_won=gift_won,
+        gifts_refilled=refilled,
+        materials_refilled=materials_refilled,
+        passed=passed,
+        discarded=discarded,
+        rotation=rotation,
+        dealt=dealt,
+        reshuffled=deck.reshuffles,
+    )
+    if end_reason is not None:
+        final = _successor(state, values)
+        scores = dict(zip(players, final.scores, strict=True))
+        ended = new_game_ended(reason=end_reason, scores=scores, winners=winners(final))
+        return final, [round_ended, ended]
+    values["round"] = state.round + 1
+    # T-2.5: with every hand empty there is nothing to pick; go straight to pointing.
+    values["phase"] = "pick" if any(hands) else "point"
+    return _successor(state, values), [round_ended]
