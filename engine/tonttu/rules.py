@@ -465,14 +465,14 @@ def _resolve_points(
     for slot, card in enumerate(materials):
         if card is None:
             continue
-        pointers = pointed.get(MATERIAL_POINT + slot)
-        if pointers is None:
+        takers = pointed.get(MATERIAL_POINT + slot)  # the seats pointing at it
+        if takers is None:
             continue
-        if len(pointers) > 1:  # T-3.1: two or more pointers, nothing happens
+        if len(takers) > 1:  # T-3.1: two or more pointers, nothing happens
             material_results.append(
                 new_material_result(
                     slot=slot,
-                    pointers=[players[s] for s in pointers],
+                    pointers=[players[s] for s in takers],
                     result="contested",
                     taker=None,
                     face_down=False,
@@ -484,9 +484,7 @@ def _resolve_points(
             taken_any = True
             middle_materials = list(materials)
         middle_materials[slot] = None
-        material_results.append(
-            _take_material(face_up, face_down, pointers[0], players, card, slot)
-        )
+        material_results.append(_take_material(face_up, face_down, takers[0], players, card, slot))
     if taken_any:
         values["middle_materials"] = tuple(middle_materials)
     values["face_up"] = tuple(face_up)
