@@ -24,7 +24,7 @@ discarded and dealt anew after the 4th round of a deal.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import ge
+from itertools import chain
 from typing import Any
 
 from engine.core import (
@@ -109,14 +109,29 @@ def winners(state: TonttuState) -> list[PlayerId]:
 # --------------------------------------------------------------------------- paying
 
 
+# A workbench's cards counted per type, packed in one int: 8 bits per type (a type has
+# at most 16 cards), the top bit of each byte a guard. Subtracting a gift's packed
+# requirement from the counts with every guard set clears the guard of each type that
+# falls short: the workbench can pay iff every guard survives.
+_UNIT: tuple[int, ...] = tuple(1 << 8 * t for t in MATERIAL_TYPE)
+"""Material card id → one card of its type, packed."""
+_GUARDS = sum(0x80 << 8 * t for t in range(N_TYPES))
+_NEED: tuple[int, ...] = tuple(
+    sum(count << 8 * t for t, count in enumerate(counts)) for counts in GIFT_NEED_COUNTS
+)
+"""Gift id → its requirement, packed."""
+_MATCH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(mask >> t & 1 for t in MATERIAL_TYPE) for mask in GIFT_TYPE_MASK
+)
+"""``_MATCH[gift][card]``: 1 if the card's type appears on the gift (T-3.2 offers)."""
+
+
 def _can_pay(face_up: Sequence[int], face_down: int | None, gift: int) -> bool:
     """T-3.2: the workbench (face-down card included) covers the gift's requirement."""
-    have = [0] * N_TYPES
-    for card in face_up:
-        have[MATERIAL_TYPE[card]] += 1
+    have = sum(map(_UNIT.__getitem__, face_up)) | _GUARDS
     if face_down is not None:
-        have[MATERIAL_TYPE[face_down]] += 1
-    return all(map(ge, have, GIFT_NEED_COUNTS[gift]))  # no generator: a C-level loop
+        have += _UNIT[face_down]
+    return (have - _NEED[gift]) & _GUARDS == _GUARDS
 
 
 def _pay_exact(
@@ -146,10 +161,10 @@ def _pay_exact(
 
 def _offer(face_up: Sequence[int], face_down: int | None, gift: int) -> int:
     """T-3.2: how many workbench cards show a type that appears on the gift."""
-    mask = GIFT_TYPE_MASK[gift]
-    count = sum(1 for card in face_up if mask >> MATERIAL_TYPE[card] & 1)
-    if face_down is not None and mask >> MATERIAL_TYPE[face_down] & 1:
-        count += 1
+    match = _MATCH[gift]
+    count = sum(map(match.__getitem__, face_up))
+    if face_down is not None:
+        count += match[face_down]
     return count
 
 
@@ -672,19 +687,32 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
                 refilled.append(GIFT_NAMES[new])
         stack = stack[used:]
         values["middle_gifts"] = tuple(middle)
-    # refill the face-down materials, in slot order
-    deck = _Deck(values["deck"], values["discard"], state.rng)
+    # refill the face-down materials, in slot order, from the top of the deck
+    deck: tuple[int, ...] = values["deck"]
+    discard: tuple[int, ...] = values["discard"]
+    drawer: _Deck | None = None  # only when the deck runs out (T-2.4)
     materials = values["middle_materials"]
     materials_refilled = 0
     if None in materials:
+        empty = materials.count(None)
         middle = list(materials)
-        for slot, card in enumerate(middle):
-            if card is None:
-                drawn = deck.draw()
-                if drawn is None:
-                    break  # T-2.4: deck and discard both empty; the slot stays empty
-                middle[slot] = drawn
-                materials_refilled += 1
+        if len(deck) >= empty:
+            slot = 0
+            for card in deck[:empty]:
+                slot = middle.index(None, slot)
+                middle[slot] = card
+            deck = deck[empty:]
+            materials_refilled = empty
+        else:
+            drawer = _Deck(deck, discard, state.rng)
+            for slot, card in enumerate(materials):
+                if card is None:
+                    drawn = drawer.draw()
+                    if drawn is None:
+                        break  # T-2.4: deck and discard both empty; the slot stays empty
+                    middle[slot] = drawn
+                    materials_refilled += 1
+            deck, discard = drawer.deck, drawer.discard
         values["middle_materials"] = tuple(middle)
     gift_won = values["gift_won_this_round"]
     without = 0 if gift_won else state.rounds_without_gift + 1
@@ -712,37 +740,41 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         values["deal_round"] = state.deal_round + 1
     else:
         # T-2.3: after the 4th round of a deal: discard, flip the rotation card, deal 5.
-        pile = list(deck.discard)
-        for hand in hands:
-            pile.extend(hand)
-            discarded += len(hand)
-        deck.discard = tuple(pile)
+        discarded = sum(map(len, hands))
+        discard = tuple(chain(discard, *hands))
         rotation = "right" if state.rotation == "left" else "left"
-        cards = deck.deck
-        if len(cards) >= HAND_SIZE * n:  # one card at a time in seat order, from the top
-            hands = tuple(cards[seat : HAND_SIZE * n : n] for seat in range(n))
-            deck.deck = cards[HAND_SIZE * n :]
+        if len(deck) >= HAND_SIZE * n:  # one card at a time in seat order, from the top
+            hands = tuple(deck[seat : HAND_SIZE * n : n] for seat in range(n))
+            deck = deck[HAND_SIZE * n :]
             counts = [HAND_SIZE] * n
         else:
+            if drawer is None:
+                drawer = _Deck(deck, discard, state.rng)
+            else:
+                drawer.deck, drawer.discard = deck, discard
             counts = [0] * n
             new_hands: list[list[int]] = [[] for _ in range(n)]
             for _ in range(HAND_SIZE):
                 for seat in range(n):
-                    card = deck.draw()
-                    if card is None:
+                    drawn = drawer.draw()
+                    if drawn is None:
                         break  # T-2.4: deal what there is, one card at a time in seat order
-                    new_hands[seat].append(card)
+                    new_hands[seat].append(drawn)
                     counts[seat] += 1
             hands = tuple(tuple(h) for h in new_hands)
+            deck, discard = drawer.deck, drawer.discard
         values["hands"] = hands
         values["rotation"] = rotation
         values["deal_round"] = 1
         values["short_deal"] = sum(counts) < HAND_SIZE * n
         dealt = dict(zip(players, counts, strict=True))
-    values["deck"] = deck.deck
-    values["discard"] = deck.discard
-    if deck.rng is not None:
-        values["rng"] = deck.rng.state
+    values["deck"] = deck
+    values["discard"] = discard
+    reshuffles = 0
+    if drawer is not None:
+        reshuffles = drawer.reshuffles
+        if drawer.rng is not None:
+            values["rng"] = drawer.rng.state
     round_ended = new_round_ended(
         round=state.round,
         gift_won=gift_won,
@@ -752,7 +784,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         discarded=discarded,
         rotation=rotation,
         dealt=dealt,
-        reshuffled=deck.reshuffles,
+        reshuffled=reshuffles,
     )
     if end_reason is not None:
         final = _successor(state, values)
