@@ -92,10 +92,16 @@ class Rng:
         return items[self.below(len(items))]
 
     def shuffle(self, items: list[Any]) -> None:
-        """Fisher–Yates in place."""
+        """Fisher–Yates in place: ``j = self.below(i + 1)`` for each ``i`` from the top,
+        with :meth:`next64` written out in the loop (a reshuffle is on the hot path)."""
+        s = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            s = (s + 0x9E3779B97F4A7C15) & _MASK64
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+            j = ((z ^ (z >> 31)) * (i + 1)) >> 64
             items[i], items[j] = items[j], items[i]
+        self.state = s
 
     def shuffled(self, items: Sequence[T]) -> tuple[T, ...]:
         out = list(items)
