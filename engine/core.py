@@ -185,9 +185,10 @@ def _lean_evolve(model: M, update: dict[str, Any]) -> M:
 
 def _lean_successor(model: M, values: dict[str, Any]) -> M:
     cls = type(model)
+    known = _FIELDS.get(cls) or _fields(cls)
     copied = _new_object(cls)
     _set_slot(copied, "__dict__", values)
-    _set_slot(copied, "__pydantic_fields_set__", _fields(cls)[1])
+    _set_slot(copied, "__pydantic_fields_set__", known[1])
     _set_slot(copied, "__pydantic_extra__", None)
     _set_slot(copied, "__pydantic_private__", None)
     return copied

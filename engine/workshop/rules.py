@@ -11,6 +11,7 @@ the previous state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import is_not
 from typing import Any
 
 from pydantic import ValidationError
@@ -418,19 +419,12 @@ class _Tx:
     def __init__(self, s: WorkshopState) -> None:
         self.s = s
         self.v: dict[str, Any] = s.__dict__.copy()
-        self.seats: list[Seat] | None = None
+        # the seats, read and replaced in place: tx.seats[i] = replace(tx.seats[i], ...)
+        self.seats: list[Seat] = list(s.seats)
         self.events: list[Any] = []
         self.rng: Rng | None = None
-        self.players = s.players
-        self.n = len(s.players)
-
-    def seat(self, i: int) -> Seat:
-        return self.s.seats[i] if self.seats is None else self.seats[i]
-
-    def set_seat(self, i: int, seat: Seat) -> None:
-        if self.seats is None:
-            self.seats = list(self.s.seats)
-        self.seats[i] = seat
+        self.players = players = s.players
+        self.n = len(players)
 
     def random(self) -> Rng:
         if self.rng is None:
@@ -438,21 +432,24 @@ class _Tx:
         return self.rng
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
-        seat = self.seat(i)
+        seat = self.seats[i]
         breakdown = list(seat.breakdown)
         breakdown[REASON_INDEX[reason]] += points
-        self.set_seat(
-            i, replace(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
-        )
+        self.seats[i] = replace(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
 
+    def _seats(self) -> tuple[Seat, ...]:
+        """The seats as a tuple: the old one itself if no seat was replaced."""
+        old = self.s.seats
+        seats = tuple(self.seats)
+        return seats if any(map(is_not, seats, old)) else old
+
     def build(self) -> WorkshopState:
         """The next state. It takes ``v`` over as its ``__dict__``: call this once, last."""
         v = self.v
-        if self.seats is not None:
-            v["seats"] = tuple(self.seats)
+        v["seats"] = self._seats()
         if self.rng is not None:
             v["rng"] = self.rng.state
         return successor(self.s, v)
@@ -460,8 +457,7 @@ class _Tx:
     def preview(self) -> WorkshopState:
         """The next state as it stands now, leaving the transaction open."""
         values = self.v.copy()
-        if self.seats is not None:
-            values["seats"] = tuple(self.seats)
+        values["seats"] = self._seats()
         return successor(self.s, values)
 
 
@@ -492,7 +488,7 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
 def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_batch: bool) -> None:
     """Place tokens on a toy (W-4.1); a filled toy completes at once (W-4.3)."""
     v = tx.v
-    seat = tx.seat(seat_index)
+    seat = tx.seats[seat_index]
     toys = seat.toys
     k = 0
     while toys[k][0] != card:
@@ -526,14 +522,13 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
             supply[2] + req[2],
             supply[3] + req[3],
         )
-        tx.set_seat(
-            seat_index,
-            replace(seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}),
+        tx.seats[seat_index] = replace(
+            seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}
         )
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
     else:
-        tx.set_seat(seat_index, replace(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])}))
+        tx.seats[seat_index] = replace(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])})
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
@@ -577,8 +572,8 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         mail = v["mail"]
         card = mail[slot]
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
-    seat = tx.seat(seat_index)
-    tx.set_seat(seat_index, replace(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))}))
+    seat = tx.seats[seat_index]
+    tx.seats[seat_index] = replace(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))})
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -594,7 +589,7 @@ def _continue(tx: _Tx, seat_index: int) -> None:
     v = tx.v
     if v["mail_left"] > 0:
         # as _can_take_toy: room for a toy, and a card in the deck, the sleigh or a slot
-        if len(tx.seat(seat_index).toys) < MAX_UNFINISHED and (
+        if len(tx.seats[seat_index].toys) < MAX_UNFINISHED and (
             v["deck"] or v["sleigh"] or max(v["mail"]) >= 0
         ):
             v["phase"] = Phase.MAIL
@@ -610,7 +605,7 @@ def _continue(tx: _Tx, seat_index: int) -> None:
         v["to_choose"] = 0
     batch = v["batch"]
     if batch != NO_TOKENS:
-        need = needed_types(tx.seat(seat_index).toys)
+        need = needed_types(tx.seats[seat_index].toys)
         for t in range(4):
             if batch[t]:
                 if need >> t & 1:
@@ -668,7 +663,7 @@ def _end_day(tx: _Tx) -> None:
 
 def _inspection(tx: _Tx, number: int) -> None:
     """W-5: Cheer, dense ranking 8/4/2/1, completed toys to the sleigh."""
-    seats = [tx.seat(i) for i in range(tx.n)]
+    seats = [tx.seats[i] for i in range(tx.n)]
     cheer = [len(seat.completed) + sum(1 for o in seat.tree if o >= 0) for seat in seats]
     tx.events.append(new_inspection(number=number, cheer=dict(zip(tx.players, cheer, strict=True))))
     ranks = sorted(set(cheer), reverse=True)
@@ -676,7 +671,7 @@ def _inspection(tx: _Tx, number: int) -> None:
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
-        tx.set_seat(i, replace(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])}))
+        tx.seats[i] = replace(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
@@ -686,7 +681,7 @@ def _inspection(tx: _Tx, number: int) -> None:
 def _final_scoring(tx: _Tx) -> None:
     """W-6.1: tokens on unfinished toys, then reindeer."""
     for i in range(tx.n):
-        seat = tx.seat(i)
+        seat = tx.seats[i]
         tokens = sum(sum(toy[1:]) for toy in seat.toys)
         if tokens:
             tx.score(i, tokens, R_UNFINISHED, f"{tokens} tokens on unfinished toys")
@@ -767,8 +762,8 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     stalls = tx.s.stalls
     card = stalls[action.stall]
     tx.v["stalls"] = _set_index(stalls, action.stall, -1)
-    seat = tx.seat(seat_index)
-    tx.set_seat(seat_index, replace(seat, {"reindeer": (*seat.reindeer, card)}))
+    seat = tx.seats[seat_index]
+    tx.seats[seat_index] = replace(seat, {"reindeer": (*seat.reindeer, card)})
     tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
     _continue(tx, seat_index)
 
@@ -818,8 +813,8 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
 def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     k = SPACE_INDEX[action.space]
     ornament = tx.s.ornament
-    seat = tx.seat(seat_index)
-    tx.set_seat(seat_index, replace(seat, {"tree": _set_index(seat.tree, k, ornament)}))
+    seat = tx.seats[seat_index]
+    tx.seats[seat_index] = replace(seat, {"tree": _set_index(seat.tree, k, ornament)})
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(
@@ -840,7 +835,7 @@ def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
     v = tx.v
     _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
     v["taken"] = tx.s.taken + 1
-    if _donation_fits(v["donation"], tx.seat(seat_index).toys):
+    if _donation_fits(v["donation"], tx.seats[seat_index].toys):
         v["phase"] = Phase.DONATION
     else:
         _continue(tx, seat_index)
