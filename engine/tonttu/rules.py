@@ -4,10 +4,10 @@
 module holds what ``apply`` does, the hot path of every computer player's search.
 
 Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__``,
-about twenty entries), replaces the sequences that change by new tuples, and takes
-the copy over as the next state's ``__dict__`` (:func:`_successor`): every unchanged
-tuple is shared with the previous state, and nothing is validated, since every value
-is made here from valid ones. Events are built the same way, by constructors that
+about twenty entries), replaces the sequences that change by new tuples, and takes the
+copy over as the next state's ``__dict__`` (``engine.core.successor``): every
+unchanged tuple is shared with the previous state, and nothing is validated, since
+every value is made here from valid ones. Events are built the same way, by constructors that
 :func:`engine.core.constructor` generates; a :class:`Chose` (who chose, in which
 phase, replacing or not) holds no other information, so one instance of each is
 shared, as the actions are. Two events have always listed their JSON keys in an order
@@ -28,7 +28,6 @@ from itertools import chain
 from typing import Any
 
 from engine.core import (
-    _FAST,
     TIMER,
     GameOver,
     IllegalAction,
@@ -37,6 +36,7 @@ from engine.core import (
     PlayerId,
     Rng,
     constructor,
+    successor,
 )
 from engine.tonttu.data import (
     GIFT_CATEGORY,
@@ -236,28 +236,9 @@ def _chose(player: PlayerId, phase: str, replaced: bool) -> Chose:
     return event
 
 
-_new_object = object.__new__
-_set_slot = object.__setattr__
-
-
-def _lean_successor(state: TonttuState, values: dict[str, Any]) -> TonttuState:
-    """The next state, whose field values are ``values``: a changed copy of
-    ``state.__dict__``, taken over as is. It shares the fields-set record (a state from
-    ``new_game`` or from its JSON sets every field; pydantic copies the record before it
-    changes one)."""
-    after = _new_object(TonttuState)
-    _set_slot(after, "__dict__", values)
-    _set_slot(after, "__pydantic_fields_set__", state.__pydantic_fields_set__)
-    _set_slot(after, "__pydantic_extra__", None)
-    _set_slot(after, "__pydantic_private__", None)
-    return after
-
-
-def _pydantic_successor(state: TonttuState, values: dict[str, Any]) -> TonttuState:
-    return state.model_copy(update=values)
-
-
-_successor = _lean_successor if _FAST else _pydantic_successor
+_successor = successor
+"""The next state, whose field values are ``values`` (a changed copy of
+``state.__dict__``, taken over as is; ``engine.core.successor``)."""
 
 
 def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
