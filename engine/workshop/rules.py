@@ -92,6 +92,16 @@ TREE1, TREE2 = 8, 9
 CAPACITY = (4, 4, 4, 4, 0, 1, 1, 3, 1, 1)
 """Spaces per station (W-3); 0 = open (any number)."""
 MAIL_TAKE = {MAIL3: 3, MAIL2: 2}
+# the decision points as module constants: a global is read faster than a class attribute
+P_STATION = Phase.STATION
+P_MAIL = Phase.MAIL
+P_REINDEER = Phase.REINDEER
+P_CHOOSE = Phase.CHOOSE
+P_PLACE = Phase.PLACE
+P_ORNAMENT = Phase.ORNAMENT
+P_SPACE = Phase.SPACE
+P_DONATION = Phase.DONATION
+P_OVER = Phase.OVER
 R_TOY, R_COOP, R_DONATION, R_ORNAMENT, R_TREE, R_INSPECTION, R_UNFINISHED, R_REINDEER = REASONS
 
 STATION_NAMES: dict[str, str] = {
@@ -301,7 +311,7 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
     """The current player's legal actions (shared prebuilt objects), uncached."""
     phase = s.phase
     seat = s.seats[(s.first + s.turn) % len(s.players)]
-    if phase == Phase.STATION:
+    if phase == P_STATION:
         # the same conditions as station_refusal, inlined for speed (a test keeps them equal)
         spaces = s.spaces
         toys = seat.toys
@@ -329,7 +339,7 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
             if not spaces[TREE2]:
                 open_stations |= 1 << TREE2
         return STATION_MENUS[open_stations]
-    if phase == Phase.PLACE:
+    if phase == P_PLACE:
         batch = s.batch
         t = 0
         while not batch[t]:
@@ -343,7 +353,7 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
                 out += row[:have]
         out.append(A_DONATE[t][have])
         return tuple(out)
-    if phase == Phase.DONATION:
+    if phase == P_DONATION:
         out = []
         donation = s.donation
         for t in range(4):
@@ -356,46 +366,46 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
         if s.taken:
             out.append(A_STOP)
         return tuple(out)
-    if phase == Phase.CHOOSE:
+    if phase == P_CHOOSE:
         return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if s.supply[t] > s.batch[t]])
-    if phase == Phase.MAIL:
+    if phase == P_MAIL:
         out = [A_TAKE_SLOT[k] for k, card in enumerate(s.mail) if card >= 0]
         if s.deck or s.sleigh:
             out.append(A_TAKE_DECK)
         if s.taken:
             out.append(A_STOP)
         return tuple(out)
-    if phase == Phase.REINDEER:
+    if phase == P_REINDEER:
         return tuple([A_REINDEER[k] for k, card in enumerate(s.stalls) if card >= 0])
-    if phase == Phase.ORNAMENT:
+    if phase == P_ORNAMENT:
         return tuple([A_ORNAMENT[c] for c, left in enumerate(s.ornaments) if left])
-    if phase == Phase.SPACE:
+    if phase == P_SPACE:
         return tuple([A_COVER[k] for k, orn in enumerate(seat.tree) if orn < 0])
     return ()
 
 
 DECISION_SENTENCES = {
-    Phase.STATION: "place an Elf",
-    Phase.MAIL: "take a toy card or stop",
-    Phase.REINDEER: "choose a reindeer",
-    Phase.CHOOSE: "choose a material",
-    Phase.PLACE: "place or donate your tokens",
-    Phase.ORNAMENT: "choose an ornament colour",
-    Phase.SPACE: "choose a space on your tree",
-    Phase.DONATION: "take a donated token or stop",
+    P_STATION: "place an Elf",
+    P_MAIL: "take a toy card or stop",
+    P_REINDEER: "choose a reindeer",
+    P_CHOOSE: "choose a material",
+    P_PLACE: "place or donate your tokens",
+    P_ORNAMENT: "choose an ornament colour",
+    P_SPACE: "choose a space on your tree",
+    P_DONATION: "take a donated token or stop",
 }
 
 
 def refusal(s: WorkshopState, action: Any) -> str:
     """A sentence explaining why ``action`` is not legal here."""
     expected = DECISION_SENTENCES.get(s.phase, "wait")
-    if isinstance(action, PlaceElf) and s.phase == Phase.STATION:
+    if isinstance(action, PlaceElf) and s.phase == P_STATION:
         reason = station_refusal(s, current_seat(s), STATION_INDEX[action.station])
         if reason:
             return reason
-    if isinstance(action, PlaceTokens) and s.phase == Phase.PLACE:
+    if isinstance(action, PlaceTokens) and s.phase == P_PLACE:
         return "That toy cannot take those tokens."
-    if isinstance(action, TakeToy) and s.phase == Phase.MAIL:
+    if isinstance(action, TakeToy) and s.phase == P_MAIL:
         return "That toy card cannot be taken."
     if isinstance(action, StopTaking):
         return "You must take at least one before you stop."
@@ -474,7 +484,7 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
     batch = v["batch"]
     give = min(count, v["supply"][t] - batch[t])
     if give > 0:
-        v["batch"] = _set_index(batch, t, batch[t] + give)
+        v["batch"] = (*batch[:t], batch[t] + give, *batch[t + 1 :])
     tx.events.append(
         new_tokens_received(
             player=tx.players[seat],
@@ -494,7 +504,7 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
     while toys[k][0] != card:
         k += 1
     toy = toys[k]
-    new_toy = _set_index(toy, 1 + t, toy[1 + t] + count)
+    new_toy = (*toy[: 1 + t], toy[1 + t] + count, *toy[2 + t :])
     player = tx.players[seat_index]
     tx.events.append(
         new_tokens_placed(
@@ -507,12 +517,12 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
     )
     if from_batch:
         supply = v["supply"]
-        v["supply"] = supply = _set_index(supply, t, supply[t] - count)
+        v["supply"] = supply = (*supply[:t], supply[t] - count, *supply[t + 1 :])
         batch = v["batch"]
-        v["batch"] = _set_index(batch, t, batch[t] - count)
+        v["batch"] = (*batch[:t], batch[t] - count, *batch[t + 1 :])
     else:
         donation = v["donation"]
-        v["donation"] = _set_index(donation, t, donation[t] - count)
+        v["donation"] = (*donation[:t], donation[t] - count, *donation[t + 1 :])
     req = REQ[card]
     if new_toy[1:] == req:
         supply = v["supply"]
@@ -535,9 +545,9 @@ def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
     """W-4.1: donated tokens go to the Donation Center, +1 point each."""
     v = tx.v
     supply, donation, batch = v["supply"], v["donation"], v["batch"]
-    v["supply"] = _set_index(supply, t, supply[t] - count)
-    v["donation"] = _set_index(donation, t, donation[t] + count)
-    v["batch"] = _set_index(batch, t, batch[t] - count)
+    v["supply"] = (*supply[:t], supply[t] - count, *supply[t + 1 :])
+    v["donation"] = (*donation[:t], donation[t] + count, *donation[t + 1 :])
+    v["batch"] = (*batch[:t], batch[t] - count, *batch[t + 1 :])
     tx.events.append(
         new_tokens_donated(
             player=tx.players[seat],
@@ -592,14 +602,14 @@ def _continue(tx: _Tx, seat_index: int) -> None:
         if len(tx.seats[seat_index].toys) < MAX_UNFINISHED and (
             v["deck"] or v["sleigh"] or max(v["mail"]) >= 0
         ):
-            v["phase"] = Phase.MAIL
+            v["phase"] = P_MAIL
             return
         v["mail_left"] = 0
     to_choose = v["to_choose"]
     if to_choose > 0:
         supply, batch = v["supply"], v["batch"]
         if supply[0] > batch[0] or supply[1] > batch[1] or supply[2] > batch[2]:
-            v["phase"] = Phase.CHOOSE
+            v["phase"] = P_CHOOSE
             return
         tx.events.append(new_choice_lost(player=tx.players[seat_index], count=to_choose))
         v["to_choose"] = 0
@@ -609,11 +619,11 @@ def _continue(tx: _Tx, seat_index: int) -> None:
         for t in range(4):
             if batch[t]:
                 if need >> t & 1:
-                    v["phase"] = Phase.PLACE
+                    v["phase"] = P_PLACE
                     return
                 _donate(tx, seat_index, t, batch[t], automatic=True)
     if v["ornament"] >= 0:
-        v["phase"] = Phase.SPACE
+        v["phase"] = P_SPACE
         return
     _end_turn(tx)
 
@@ -623,7 +633,7 @@ NO_TOKENS: Tokens = (0, 0, 0, 0)
 
 def _end_turn(tx: _Tx) -> None:
     v = tx.v
-    v["phase"] = Phase.STATION
+    v["phase"] = P_STATION
     v["station"] = -1
     v["taken"] = 0
     turn = tx.s.turn + 1
@@ -688,7 +698,7 @@ def _final_scoring(tx: _Tx) -> None:
         points = reindeer_points(seat.reindeer)
         if points:
             tx.score(i, points, R_REINDEER, f"{len(seat.reindeer)} reindeer")
-    tx.v["phase"] = Phase.OVER
+    tx.v["phase"] = P_OVER
     result = outcome_of(tx.preview())
     tx.events.append(new_game_ended(scores=result.scores, winners=result.winners))
 
@@ -737,15 +747,15 @@ def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
         _receive(tx, seat_index, i, space + 2)
         _continue(tx, seat_index)
     elif i == DONATION:
-        v["phase"] = Phase.DONATION
+        v["phase"] = P_DONATION
     elif i in MAIL_TAKE:
         v["mail_left"] = MAIL_TAKE[i]
-        v["phase"] = Phase.MAIL
+        v["phase"] = P_MAIL
     elif i == STABLES:
         v["to_choose"] = space + 1
-        v["phase"] = Phase.REINDEER
+        v["phase"] = P_REINDEER
     else:
-        v["phase"] = Phase.ORNAMENT
+        v["phase"] = P_ORNAMENT
 
 
 def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
@@ -754,7 +764,9 @@ def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
 
 
 def _apply_stop(tx: _Tx, seat: int, action: StopTaking) -> None:
-    tx.v["mail_left"] = 0
+    """End a Mail Room visit (W-3.3) or a Donation Center visit (W-3.2) early."""
+    if tx.s.phase != P_DONATION:
+        tx.v["mail_left"] = 0
     _continue(tx, seat)
 
 
@@ -836,18 +848,15 @@ def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
     _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
     v["taken"] = tx.s.taken + 1
     if _donation_fits(v["donation"], tx.seats[seat_index].toys):
-        v["phase"] = Phase.DONATION
+        v["phase"] = P_DONATION
     else:
         _continue(tx, seat_index)
-
-
-def _apply_stop_donation(tx: _Tx, seat: int, action: StopTaking) -> None:
-    _continue(tx, seat)
 
 
 HANDLERS: dict[type, Any] = {
     PlaceElf: _place_elf,
     TakeToy: _apply_take_toy,
+    StopTaking: _apply_stop,
     TakeReindeer: _apply_reindeer,
     ChooseMaterial: _apply_choose,
     PlaceTokens: _apply_place,
@@ -902,7 +911,7 @@ def apply_action(
     """``GAME.apply``: the turn check, then the action's handler in a transaction."""
     players = s.players
     seat = (s.first + s.turn) % len(players)
-    if s.phase == Phase.OVER or player != players[seat]:
+    if s.phase == P_OVER or player != players[seat]:
         from engine.workshop import GAME  # the shared checks need the game object
 
         check_can_act(GAME, s, player)
@@ -918,13 +927,7 @@ def apply_action(
         if action not in legal:
             raise IllegalAction(refusal(s, action))
     tx = _Tx(s)
-    if type(action) is StopTaking:
-        if s.phase == Phase.DONATION:
-            _apply_stop_donation(tx, seat, action)
-        else:
-            _apply_stop(tx, seat, action)
-    else:
-        HANDLERS[type(action)](tx, seat, action)
+    HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
 
 
@@ -932,7 +935,7 @@ def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
     """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
     empty list for anyone else."""
     players = s.players
-    if s.phase == Phase.OVER or player != players[(s.first + s.turn) % len(players)]:
+    if s.phase == P_OVER or player != players[(s.first + s.turn) % len(players)]:
         return []
     return legal_actions_of(s)
 
