@@ -43,6 +43,7 @@ from engine.tonttu.data import (
     GIFT_CATEGORY_ID,
     GIFT_NAMES,
     GIFT_NEED_COUNTS,
+    GIFT_NEEDS,
     GIFT_TYPE_MASK,
     MATERIAL_IDS,
     MATERIAL_NAMES,
@@ -143,20 +144,23 @@ def _pay_exact(
     The caller has checked :func:`_can_pay`.
     """
     need = list(GIFT_NEED_COUNTS[gift])
+    left = len(GIFT_NEEDS[gift])
     keep: list[int] = []
     paid: list[int] = []
-    for card in face_up:
+    for i, card in enumerate(face_up):
         t = MATERIAL_TYPE[card]
         if need[t]:
             need[t] -= 1
             paid.append(card)
+            left -= 1
+            if not left:  # paid in full: the rest of the workbench stays
+                return (*keep, *face_up[i + 1 :]), face_down, paid, None
         else:
             keep.append(card)
-    if any(need):  # only the face-down card can cover what is left (T-3.2)
-        assert face_down is not None
-        paid.append(face_down)
-        return tuple(keep), None, paid, face_down
-    return tuple(keep), face_down, paid, None
+    # only the face-down card can cover what is left (T-3.2)
+    assert face_down is not None
+    paid.append(face_down)
+    return tuple(keep), None, paid, face_down
 
 
 def _offer(face_up: Sequence[int], face_down: int | None, gift: int) -> int:
