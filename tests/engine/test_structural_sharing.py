@@ -37,6 +37,15 @@ def test_build_and_constructor_equal_the_validated_model() -> None:
         assert lean.model_fields_set == {"kind", "count", "cards", "names"}
 
 
+def test_constructor_with_an_order_builds_the_json_keys_in_that_order() -> None:
+    make = constructor(Sample, order=("names", "count", "kind", "cards"))
+    lean = make(count=3, names={"a": 1})
+    assert lean == Sample(count=3, names={"a": 1})
+    assert lean.model_dump_json() == '{"names":{"a":1},"count":3,"kind":"sample","cards":[]}'
+    with pytest.raises(ValueError, match="every field"):
+        constructor(Sample, order=("count", "kind"))
+
+
 def test_constructor_requires_fields_without_a_plain_default() -> None:
     make = constructor(Sample)
     with pytest.raises(TypeError):
