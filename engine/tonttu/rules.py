@@ -260,7 +260,10 @@ def apply_action(
     phase = state.phase
     if phase == "over":
         raise GameOver("The game is over; no more moves can be made.")
-    kind = getattr(action, "kind", None)
+    try:
+        kind = action.kind
+    except AttributeError:  # not an action at all
+        kind = None
     if player == TIMER:
         if kind == "close_point_phase" and phase == "point" and state.mode == "speed":
             return _close_point_phase(state)
@@ -308,7 +311,8 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
     choices = list(state.choices)
     replaced = choices[seat] is not None
     choices[seat] = card
-    event = _chose(state.players[seat], "pick", replaced)
+    player = state.players[seat]
+    event = _CHOSE.get((player, "pick", replaced)) or _chose(player, "pick", replaced)
     # someone still has to pick: a seat without a choice, whose hand is not empty (T-2.5)
     if None in choices and (
         () not in hands or any(c is None and h for c, h in zip(choices, hands, strict=True))
@@ -351,7 +355,8 @@ def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuSta
     choices = list(state.choices)
     replaced = choices[seat] is not None
     choices[seat] = code
-    event = _chose(state.players[seat], "point", replaced)
+    player = state.players[seat]
+    event = _CHOSE.get((player, "point", replaced)) or _chose(player, "point", replaced)
     values = state.__dict__.copy()
     if None in choices:
         values["choices"] = tuple(choices)
