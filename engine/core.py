@@ -11,7 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from keyword import iskeyword
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from types import UnionType
+from typing import (
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    runtime_checkable,
+)
 
 from pydantic import BaseModel, ConfigDict
 
@@ -227,15 +238,41 @@ def _lean_build(cls: type[M], **values: Any) -> M:
     return built
 
 
-def _lean_constructor(cls: type[M], order: Sequence[str] | None = None) -> Callable[..., M]:
+def _scalar(annotation: Any) -> bool:
+    """Is every value of this type an immutable scalar (str, int, bool, None, a Literal)?"""
+    if annotation in (str, int, bool, type(None)):
+        return True
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return all(isinstance(value, str | int | bool | None) for value in get_args(annotation))
+    if origin in (Union, UnionType):
+        return all(_scalar(arg) for arg in get_args(annotation))
+    return False
+
+
+SHARED_LIMIT = 4096
+"""At most this many shared instances per model (the cache is emptied when full)."""
+
+
+def _lean_constructor(
+    cls: type[M], order: Sequence[str] | None = None, shared: bool = False
+) -> Callable[..., M]:
     """Generate ``def make(*, field=default, ...)`` for ``cls`` (as dataclasses generate
-    ``__init__``): keyword-only parameters, one dict display, no validation."""
+    ``__init__``): keyword-only parameters, one dict display, no validation. With
+    ``shared``, equal field values give the same (frozen) instance, from a cache."""
     defaults, names = _fields(cls)
     if order is not None:
         if sorted(order) != sorted(names):
             raise ValueError(f"order must name every field of {cls.__name__} once: {order}")
         defaults = {name: defaults[name] for name in order}
-    if any(not n.isidentifier() or iskeyword(n) or n in ("built", "make") for n in names):
+    if shared:
+        mutable = [n for n, f in cls.model_fields.items() if not _scalar(f.annotation)]
+        if mutable:
+            raise TypeError(f"{cls.__name__} cannot be shared: {mutable} may hold mutable values")
+    reserved = ("built", "make", "key")
+    if any(not n.isidentifier() or iskeyword(n) or n in reserved for n in names):
+        if shared:
+            raise TypeError(f"{cls.__name__} cannot be shared: a field name is not a parameter")
         return partial(_lean_build, cls)  # a name that cannot be a parameter here
     scope: dict[str, Any] = {
         "_cls": cls,
@@ -245,6 +282,8 @@ def _lean_constructor(cls: type[M], order: Sequence[str] | None = None) -> Calla
         "_set_fields_set": _set_fields_set,
         "_set_extra": _set_extra,
         "_set_private": _set_private,
+        "_cache": {},
+        "_limit": SHARED_LIMIT,
     }
     params = []
     for k, (name, default) in enumerate(defaults.items()):
@@ -254,13 +293,25 @@ def _lean_constructor(cls: type[M], order: Sequence[str] | None = None) -> Calla
             scope[f"_default{k}"] = default
             params.append(f"{name}=_default{k}")
     values = ", ".join(f"{name!r}: {name}" for name in defaults)
+    lookup = store = ""
+    if shared:
+        # the key holds every field, in order; its values are immutable scalars
+        lookup = (
+            f"    key = ({', '.join(defaults)},)\n"
+            "    built = _cache.get(key)\n"
+            "    if built is not None:\n"
+            "        return built\n"
+        )
+        store = "    if len(_cache) >= _limit:\n        _cache.clear()\n    _cache[key] = built\n"
     source = (
         f"def make(*, {', '.join(params)}):\n"
+        f"{lookup}"
         "    built = _new(_cls)\n"
         f"    _set_dict(built, {{{values}}})\n"
         "    _set_fields_set(built, _names)\n"
         "    _set_extra(built, None)\n"
         "    _set_private(built, None)\n"
+        f"{store}"
         "    return built\n"
     )
     exec(source, scope)
@@ -281,7 +332,9 @@ def _pydantic_build(cls: type[M], **values: Any) -> M:
     return cls(**values)
 
 
-def _pydantic_constructor(cls: type[M], order: Sequence[str] | None = None) -> Callable[..., M]:
+def _pydantic_constructor(
+    cls: type[M], order: Sequence[str] | None = None, shared: bool = False
+) -> Callable[..., M]:
     return cls
 
 
@@ -300,6 +353,14 @@ def _fast_paths_work() -> bool:
         succeeded = _lean_successor(real, {**real.__dict__, "c": "y"})
         built = [_lean_build(Probe, a=1, b=(2,)), _lean_constructor(Probe)(a=1, b=(2,))]
         reordered = _lean_constructor(Probe, ("c", "a", "b"))(a=1, b=(2,))
+
+        class Flat(Model):
+            a: int
+            c: str = "x"
+
+        share = _lean_constructor(Flat, shared=True)
+        if share(a=1) is not share(a=1) or share(a=1) == share(a=2) or share(a=1) != Flat(a=1):
+            return False
         return (
             all(
                 lean == real
@@ -340,7 +401,9 @@ Fields left out take their default; a field with a ``default_factory`` or none m
 be passed. Tests check that what the engine builds equals its JSON round-trip."""
 
 
-def constructor(cls: type[M], order: Sequence[str] | None = None) -> Callable[..., M]:
+def constructor(
+    cls: type[M], order: Sequence[str] | None = None, *, shared: bool = False
+) -> Callable[..., M]:
     """A function that builds ``cls`` like :data:`build` (keyword arguments, the model's
     defaults, no validation), faster still: for the events ``apply`` makes most. Leaving
     out a field without a plain default is a ``TypeError``.
@@ -349,8 +412,14 @@ def constructor(cls: type[M], order: Sequence[str] | None = None) -> Callable[..
     which is the key order of its JSON: for events whose stored JSON has always listed
     its keys in an order other than the model's (the pydantic fallback path keeps the
     model's order).
+
+    ``shared=True``: the same field values give the same instance, like the shared
+    prebuilt actions (an event such as "p1 placed an Elf on the Wood Shop, space 2"
+    recurs in every rollout of a search). Only for models whose fields all hold
+    immutable scalars (str, int, bool, None, Literals; a ``TypeError`` otherwise), and
+    values of the field's own type (``True`` and ``1`` are equal keys).
     """
-    return (_lean_constructor if _FAST else _pydantic_constructor)(cls, order)
+    return (_lean_constructor if _FAST else _pydantic_constructor)(cls, order, shared)
 
 
 class StateBase(Model):

@@ -7,10 +7,10 @@ Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__
 about twenty entries), replaces the sequences that change by new tuples, and takes the
 copy over as the next state's ``__dict__`` (``engine.core.successor``): every
 unchanged tuple is shared with the previous state, and nothing is validated, since
-every value is made here from valid ones. Events are built the same way, by constructors that
-:func:`engine.core.constructor` generates; a :class:`Chose` (who chose, in which
-phase, replacing or not) holds no other information, so one instance of each is
-shared, as the actions are. Two events have always listed their JSON keys in an order
+every value is made here from valid ones. Events are built the same way, by
+constructors that :func:`engine.core.constructor` generates; a :class:`Chose` (who
+chose, in which phase, replacing or not) holds no other information, so one instance
+of each is shared, as the actions are. Two events have always listed their JSON keys in an order
 other than their model's (``GiftResult`` starts with ``result``, ``RoundEnded`` ends
 with ``reshuffled``): their constructors keep that order, so stored records stay
 byte for byte what they were.
@@ -223,21 +223,9 @@ new_round_ended = constructor(
     ),
 )
 new_game_ended = constructor(GameEnded)
-_new_chose = constructor(Chose)
-
-_CHOSE: dict[tuple[PlayerId, str, bool], Chose] = {}
-"""Shared :class:`Chose` events by (player, phase, replaced): a frozen event that holds
-nothing else, like the shared actions. Cleared when it grows large (many tables)."""
-
-
-def _chose(player: PlayerId, phase: str, replaced: bool) -> Chose:
-    key = (player, phase, replaced)
-    event = _CHOSE.get(key)
-    if event is None:
-        if len(_CHOSE) >= 4096:
-            _CHOSE.clear()
-        event = _CHOSE[key] = _new_chose(player=player, phase=phase, replaced=replaced)
-    return event
+new_chose = constructor(Chose, shared=True)
+"""A :class:`Chose` holds nothing but who chose, in which phase, replacing or not: one
+shared instance for each, like the shared actions."""
 
 
 _successor = successor
@@ -311,8 +299,7 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
     choices = list(state.choices)
     replaced = choices[seat] is not None
     choices[seat] = card
-    player = state.players[seat]
-    event = _CHOSE.get((player, "pick", replaced)) or _chose(player, "pick", replaced)
+    event = new_chose(player=state.players[seat], phase="pick", replaced=replaced)
     # someone still has to pick: a seat without a choice, whose hand is not empty (T-2.5)
     if None in choices and (
         () not in hands or any(c is None and h for c, h in zip(choices, hands, strict=True))
@@ -355,8 +342,7 @@ def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuSta
     choices = list(state.choices)
     replaced = choices[seat] is not None
     choices[seat] = code
-    player = state.players[seat]
-    event = _CHOSE.get((player, "point", replaced)) or _chose(player, "point", replaced)
+    event = new_chose(player=state.players[seat], phase="point", replaced=replaced)
     values = state.__dict__.copy()
     if None in choices:
         values["choices"] = tuple(choices)

@@ -121,21 +121,23 @@ STATION_NAMES: dict[str, str] = {
 # Built without validation from values made here (engine.core.constructor); the
 # playout tests check that every event equals its JSON round-trip.
 
-new_choice_lost = constructor(ChoiceLost)
-new_day_ended = constructor(DayEnded)
-new_deck_reshuffled = constructor(DeckReshuffled)
-new_elf_placed = constructor(ElfPlaced)
+# Events whose fields are all scalars are shared: the same values give the same frozen
+# instance (the same Elf placements, token moves and scores recur in every rollout).
+new_choice_lost = constructor(ChoiceLost, shared=True)
+new_day_ended = constructor(DayEnded, shared=True)
+new_deck_reshuffled = constructor(DeckReshuffled, shared=True)
+new_elf_placed = constructor(ElfPlaced, shared=True)
 new_game_ended = constructor(GameEnded)
 new_inspection = constructor(Inspection)
-new_ornament_placed = constructor(OrnamentPlaced)
-new_ornament_revealed = constructor(OrnamentRevealed)
-new_reindeer_taken = constructor(ReindeerTaken)
-new_scored = constructor(Scored)
-new_tokens_donated = constructor(TokensDonated)
-new_tokens_placed = constructor(TokensPlaced)
-new_tokens_received = constructor(TokensReceived)
-new_toy_completed = constructor(ToyCompleted)
-new_toy_taken = constructor(ToyTaken)
+new_ornament_placed = constructor(OrnamentPlaced, shared=True)
+new_ornament_revealed = constructor(OrnamentRevealed, shared=True)
+new_reindeer_taken = constructor(ReindeerTaken, shared=True)
+new_scored = constructor(Scored, shared=True)
+new_tokens_donated = constructor(TokensDonated, shared=True)
+new_tokens_placed = constructor(TokensPlaced, shared=True)
+new_tokens_received = constructor(TokensReceived, shared=True)
+new_toy_completed = constructor(ToyCompleted, shared=True)
+new_toy_taken = constructor(ToyTaken, shared=True)
 
 
 # --------------------------------------------------------------------------- copying
@@ -144,6 +146,12 @@ _lean_replace = _lean_evolve
 replace = evolve
 """Copy a state or seat with some fields replaced (structural sharing, no validation);
 ``engine.core.evolve``, kept under this name for the tests and helpers that use it."""
+
+
+def _seat(seat: Seat, changes: dict[str, Any]) -> Seat:
+    """A copy of ``seat`` with ``changes``: ``engine.core.successor`` on the merged
+    values (every field counts as set, as in every seat ``new_state`` makes)."""
+    return successor(seat, {**seat.__dict__, **changes})
 
 
 # --------------------------------------------------------------------------- action tables
@@ -429,7 +437,7 @@ class _Tx:
     def __init__(self, s: WorkshopState) -> None:
         self.s = s
         self.v: dict[str, Any] = s.__dict__.copy()
-        # the seats, read and replaced in place: tx.seats[i] = replace(tx.seats[i], ...)
+        # the seats, read and replaced in place: tx.seats[i] = _seat(tx.seats[i], {...})
         self.seats: list[Seat] = list(s.seats)
         self.events: list[Any] = []
         self.rng: Rng | None = None
@@ -445,7 +453,7 @@ class _Tx:
         seat = self.seats[i]
         breakdown = list(seat.breakdown)
         breakdown[REASON_INDEX[reason]] += points
-        self.seats[i] = replace(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
+        self.seats[i] = _seat(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
@@ -532,13 +540,13 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
             supply[2] + req[2],
             supply[3] + req[3],
         )
-        tx.seats[seat_index] = replace(
+        tx.seats[seat_index] = _seat(
             seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}
         )
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
     else:
-        tx.seats[seat_index] = replace(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])})
+        tx.seats[seat_index] = _seat(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])})
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
@@ -583,7 +591,7 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         card = mail[slot]
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = replace(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))})
+    tx.seats[seat_index] = _seat(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))})
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -681,7 +689,7 @@ def _inspection(tx: _Tx, number: int) -> None:
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
-        tx.seats[i] = replace(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
+        tx.seats[i] = _seat(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
@@ -775,7 +783,7 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     card = stalls[action.stall]
     tx.v["stalls"] = _set_index(stalls, action.stall, -1)
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = replace(seat, {"reindeer": (*seat.reindeer, card)})
+    tx.seats[seat_index] = _seat(seat, {"reindeer": (*seat.reindeer, card)})
     tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
     _continue(tx, seat_index)
 
@@ -826,7 +834,7 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     k = SPACE_INDEX[action.space]
     ornament = tx.s.ornament
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = replace(seat, {"tree": _set_index(seat.tree, k, ornament)})
+    tx.seats[seat_index] = _seat(seat, {"tree": _set_index(seat.tree, k, ornament)})
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(

@@ -9,13 +9,22 @@ exactly as it was, whatever is applied to it or to its descendants.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import Field
 
 from engine import get_game
-from engine.core import Model, Rng, build, constructor, derive_seed, evolve, successor
+from engine.core import (
+    SHARED_LIMIT,
+    Model,
+    Rng,
+    build,
+    constructor,
+    derive_seed,
+    evolve,
+    successor,
+)
 
 
 class Sample(Model):
@@ -44,6 +53,34 @@ def test_constructor_with_an_order_builds_the_json_keys_in_that_order() -> None:
     assert lean.model_dump_json() == '{"names":{"a":1},"count":3,"kind":"sample","cards":[]}'
     with pytest.raises(ValueError, match="every field"):
         constructor(Sample, order=("count", "kind"))
+
+
+class Flat(Model):
+    kind: Literal["flat"] = "flat"
+    who: str
+    count: int
+    note: str | None = None
+
+
+def test_shared_constructor_gives_one_instance_per_field_values() -> None:
+    make = constructor(Flat, shared=True)
+    first = make(who="a", count=1)
+    assert make(who="a", count=1) is first
+    assert make(who="a", count=1, note=None) is first
+    assert make(who="a", count=2) is not first
+    assert first == Flat(who="a", count=1)
+    assert first.model_dump_json() == Flat(who="a", count=1).model_dump_json()
+
+
+def test_shared_constructor_forgets_when_full_and_refuses_mutable_fields() -> None:
+    make = constructor(Flat, shared=True)
+    first = make(who="x", count=0)
+    for count in range(1, SHARED_LIMIT + 1):
+        make(who="x", count=count)
+    again = make(who="x", count=0)
+    assert again == first and again is not first  # the cache was emptied once full
+    with pytest.raises(TypeError, match="mutable"):
+        constructor(Sample, shared=True)  # cards, names: a shared one could be changed
 
 
 def test_constructor_requires_fields_without_a_plain_default() -> None:
