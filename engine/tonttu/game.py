@@ -7,6 +7,10 @@ holds every seat that has not chosen yet. A seat that has chosen leaves
 (T-2.1, T-2.2). The last missing choice triggers one joint reveal and
 resolution inside that ``apply``. Speed mode (T-4) resolves each point at once
 in apply order instead.
+
+This module is the protocol object: setup, whose turn, the menus, views, outcome and
+text. What ``apply`` does (the moves, their resolution, the end of a round) lives in
+``engine.tonttu.rules``, the hot path of every computer player's search.
 """
 
 from __future__ import annotations
