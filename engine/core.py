@@ -226,6 +226,23 @@ def _lean_successor(model: M, values: dict[str, Any]) -> M:
     return copied
 
 
+def _lean_successor_of(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    names = _fields(cls)[1]
+    new, set_dict, set_fields_set = _new_object, _set_dict, _set_fields_set
+    set_extra, set_private = _set_extra, _set_private
+
+    def make(values: dict[str, Any]) -> M:
+        built: M = new(cls)
+        set_dict(built, values)
+        set_fields_set(built, names)
+        set_extra(built, None)
+        set_private(built, None)
+        return built
+
+    make.__qualname__ = f"successor_of({cls.__name__})"
+    return make
+
+
 def _lean_build(cls: type[M], **values: Any) -> M:
     defaults, names = _fields(cls)
     full = defaults.copy()
@@ -358,6 +375,9 @@ def _fast_paths_work() -> bool:
             a: int
             c: str = "x"
 
+        rebuilt = _lean_successor_of(Probe)({**real.__dict__, "c": "y"})
+        if rebuilt != copied or rebuilt.model_fields_set != {"a", "b", "c"}:
+            return False
         share = _lean_constructor(Flat, shared=True)
         if share(a=1) is not share(a=1) or share(a=1) == share(a=2) or share(a=1) != Flat(a=1):
             return False
@@ -399,6 +419,18 @@ build: Callable[..., Any] = _lean_build if _FAST else _pydantic_build
 made itself (right types: tuples, not lists; the Literal values the model allows).
 Fields left out take their default; a field with a ``default_factory`` or none must
 be passed. Tests check that what the engine builds equals its JSON round-trip."""
+
+
+def _pydantic_successor_of(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    return lambda values: cls.model_construct(**values)
+
+
+def successor_of(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    """``successor`` for one model class, a little faster (the class and its field names
+    are bound once): ``successor_of(WorkshopState)(values)`` is the state whose field
+    values are ``values``, a changed copy of another's ``__dict__`` taken over as is;
+    every field counts as set."""
+    return (_lean_successor_of if _FAST else _pydantic_successor_of)(cls)
 
 
 def constructor(

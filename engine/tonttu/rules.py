@@ -5,7 +5,7 @@ module holds what ``apply`` does, the hot path of every computer player's search
 
 Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__``,
 about twenty entries), replaces the sequences that change by new tuples, and takes the
-copy over as the next state's ``__dict__`` (``engine.core.successor``): every
+copy over as the next state's ``__dict__`` (``engine.core.successor_of``): every
 unchanged tuple is shared with the previous state, and nothing is validated, since
 every value is made here from valid ones. Events are built the same way, by
 constructors that :func:`engine.core.constructor` generates; a :class:`Chose` (who
@@ -36,7 +36,7 @@ from engine.core import (
     PlayerId,
     Rng,
     constructor,
-    successor,
+    successor_of,
 )
 from engine.tonttu.data import (
     GIFT_CATEGORY,
@@ -228,9 +228,9 @@ new_chose = constructor(Chose, shared=True)
 shared instance for each, like the shared actions."""
 
 
-_successor = successor
-"""The next state, whose field values are ``values`` (a changed copy of
-``state.__dict__``, taken over as is; ``engine.core.successor``)."""
+_next_state = successor_of(TonttuState)
+"""The state whose field values are ``values`` (a changed copy of another state's
+``__dict__``, taken over as is; ``engine.core.successor_of``)."""
 
 
 def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -306,7 +306,7 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
     ):
         values = state.__dict__.copy()
         values["choices"] = tuple(choices)
-        return _successor(state, values), [event]
+        return _next_state(values), [event]
     return _reveal_picks(state, choices, event)
 
 
@@ -334,7 +334,7 @@ def _reveal_picks(
     values["phase"] = "point"
     values["choices"] = NO_CHOICES[len(choices)]
     reveal = new_picks_revealed(round=state.round, picks=picks, skipped=skipped)
-    return _successor(state, values), [first, reveal]
+    return _next_state(values), [first, reveal]
 
 
 def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuState, list[Any]]:
@@ -346,7 +346,7 @@ def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuSta
     values = state.__dict__.copy()
     if None in choices:
         values["choices"] = tuple(choices)
-        return _successor(state, values), [event]
+        return _next_state(values), [event]
     return _resolve_points(state, values, choices, event)
 
 
@@ -597,7 +597,7 @@ def _speed_point(
     choices[seat] = code
     if None in choices:
         values["choices"] = tuple(choices)
-        return _successor(state, values), [event]
+        return _next_state(values), [event]
     new_state, end_events = _end_round(state, values)
     return new_state, [event, *end_events]
 
@@ -763,11 +763,11 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         reshuffled=reshuffles,
     )
     if end_reason is not None:
-        final = _successor(state, values)
+        final = _next_state(values)
         scores = dict(zip(players, final.scores, strict=True))
         ended = new_game_ended(reason=end_reason, scores=scores, winners=winners(final))
         return final, [round_ended, ended]
     values["round"] = state.round + 1
     # T-2.5: with every hand empty there is nothing to pick; go straight to pointing.
     values["phase"] = "pick" if any(hands) else "point"
-    return _successor(state, values), [round_ended]
+    return _next_state(values), [round_ended]

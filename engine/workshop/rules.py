@@ -26,7 +26,7 @@ from engine.core import (
     check_can_act,
     constructor,
     evolve,
-    successor,
+    successor_of,
 )
 from engine.workshop.data import CHOICE_MATERIALS, COMPONENTS, MATERIALS, TOKENS_PER_TYPE
 from engine.workshop.models import (
@@ -148,10 +148,14 @@ replace = evolve
 ``engine.core.evolve``, kept under this name for the tests and helpers that use it."""
 
 
+_next_state = successor_of(WorkshopState)
+_next_seat = successor_of(Seat)
+
+
 def _seat(seat: Seat, changes: dict[str, Any]) -> Seat:
-    """A copy of ``seat`` with ``changes``: ``engine.core.successor`` on the merged
-    values (every field counts as set, as in every seat ``new_state`` makes)."""
-    return successor(seat, {**seat.__dict__, **changes})
+    """A copy of ``seat`` with ``changes`` (``engine.core.successor_of`` on the merged
+    values: every field counts as set, as in every seat ``new_state`` makes)."""
+    return _next_seat({**seat.__dict__, **changes})
 
 
 # --------------------------------------------------------------------------- action tables
@@ -432,7 +436,7 @@ class _Tx:
     replaced, by new tuples: every other value stays shared with the old state.
     """
 
-    __slots__ = ("events", "n", "players", "rng", "s", "seats", "v")
+    __slots__ = ("events", "players", "rng", "s", "seats", "v")
 
     def __init__(self, s: WorkshopState) -> None:
         self.s = s
@@ -441,8 +445,7 @@ class _Tx:
         self.seats: list[Seat] = list(s.seats)
         self.events: list[Any] = []
         self.rng: Rng | None = None
-        self.players = players = s.players
-        self.n = len(players)
+        self.players = s.players
 
     def random(self) -> Rng:
         if self.rng is None:
@@ -467,16 +470,19 @@ class _Tx:
     def build(self) -> WorkshopState:
         """The next state. It takes ``v`` over as its ``__dict__``: call this once, last."""
         v = self.v
-        v["seats"] = self._seats()
+        old = self.s.seats
+        seats = tuple(self.seats)
+        if any(map(is_not, seats, old)):  # as _seats(), written out: every apply
+            v["seats"] = seats
         if self.rng is not None:
             v["rng"] = self.rng.state
-        return successor(self.s, v)
+        return _next_state(v)
 
     def preview(self) -> WorkshopState:
         """The next state as it stands now, leaving the transaction open."""
         values = self.v.copy()
         values["seats"] = self._seats()
-        return successor(self.s, values)
+        return _next_state(values)
 
 
 REASON_INDEX: dict[str, int] = {reason: k for k, reason in enumerate(REASONS)}
@@ -646,7 +652,7 @@ def _end_turn(tx: _Tx) -> None:
     v["taken"] = 0
     turn = tx.s.turn + 1
     v["turn"] = turn
-    if turn == ELVES * tx.n:
+    if turn == ELVES * len(tx.players):
         _end_day(tx)
 
 
@@ -661,7 +667,7 @@ def _end_day(tx: _Tx) -> None:
     v["reindeer_deck"] = deck[STALLS:]
     day = s.day
     last = day == DAYS
-    first = s.first if last else (s.first + 1) % tx.n
+    first = s.first if last else (s.first + 1) % len(tx.players)
     tx.events.append(
         new_day_ended(
             day=day,
@@ -681,7 +687,7 @@ def _end_day(tx: _Tx) -> None:
 
 def _inspection(tx: _Tx, number: int) -> None:
     """W-5: Cheer, dense ranking 8/4/2/1, completed toys to the sleigh."""
-    seats = [tx.seats[i] for i in range(tx.n)]
+    seats = [tx.seats[i] for i in range(len(tx.players))]
     cheer = [len(seat.completed) + sum(1 for o in seat.tree if o >= 0) for seat in seats]
     tx.events.append(new_inspection(number=number, cheer=dict(zip(tx.players, cheer, strict=True))))
     ranks = sorted(set(cheer), reverse=True)
@@ -698,7 +704,7 @@ def _inspection(tx: _Tx, number: int) -> None:
 
 def _final_scoring(tx: _Tx) -> None:
     """W-6.1: tokens on unfinished toys, then reindeer."""
-    for i in range(tx.n):
+    for i in range(len(tx.players)):
         seat = tx.seats[i]
         tokens = sum(sum(toy[1:]) for toy in seat.toys)
         if tokens:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import Field
 
-from engine import get_game
+from engine import core, get_game
 from engine.core import (
     SHARED_LIMIT,
     Model,
@@ -32,6 +32,12 @@ class Sample(Model):
     count: int
     cards: tuple[int, ...] = ()
     names: dict[str, int] = Field(default_factory=dict)
+
+
+def test_the_lean_paths_pass_their_self_check_with_this_pydantic() -> None:
+    """Else every lean helper silently falls back to pydantic's slower paths."""
+    assert core._FAST
+    assert core._fast_paths_work()
 
 
 def test_build_and_constructor_equal_the_validated_model() -> None:
