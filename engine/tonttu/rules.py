@@ -372,7 +372,7 @@ def _resolve_points(
             continue
         pointers = pointed[gift]
         contenders = [s for s in pointers if _can_pay(face_up[s], face_down[s], gift)]
-        pointer_names = [players[s] for s in pointers]
+        pointer_names = list(map(players.__getitem__, pointers))
         if not contenders:
             gift_results.append(
                 new_gift_result(
@@ -389,7 +389,7 @@ def _resolve_points(
                 )
             )
             continue
-        contender_names = [players[s] for s in contenders]
+        contender_names = list(map(players.__getitem__, contenders))
         named_offers: dict[PlayerId, int] = {}
         if len(contenders) == 1:
             winner = contenders[0]
@@ -441,7 +441,7 @@ def _resolve_points(
                 contenders=contender_names,
                 offers=named_offers,
                 winner=players[winner],
-                paid=[CARD_NAME[c] for c in paid],
+                paid=list(map(CARD_NAME.__getitem__, paid)),
                 face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
             )
         )
@@ -463,7 +463,7 @@ def _resolve_points(
             material_results.append(
                 new_material_result(
                     slot=slot,
-                    pointers=[players[s] for s in takers],
+                    pointers=list(map(players.__getitem__, takers)),
                     result="contested",
                     taker=None,
                     face_down=False,
@@ -551,7 +551,7 @@ def _speed_point(
                 contenders=[player],
                 offers={},
                 winner=player,
-                paid=[CARD_NAME[c] for c in paid],
+                paid=list(map(CARD_NAME.__getitem__, paid)),
                 face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
             )
         else:  # a wasted point: the gift stays open
@@ -654,14 +654,12 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
     refilled: list[str] = []
     if stack and None in middle_gifts:
         middle = list(middle_gifts)
-        used = 0
-        for slot, gift in enumerate(middle):
-            if gift is None and used < len(stack):
-                new = stack[used]
-                used += 1
-                middle[slot] = new
-                refilled.append(GIFT_NAMES[new])
-        stack = stack[used:]
+        slot = -1
+        for new in stack[: middle.count(None)]:  # the empty slots in order, while gifts last
+            slot = middle.index(None, slot + 1)
+            middle[slot] = new
+            refilled.append(GIFT_NAMES[new])
+        stack = stack[len(refilled) :]
         values["middle_gifts"] = tuple(middle)
     # refill the face-down materials, in slot order, from the top of the deck
     deck: tuple[int, ...] = values["deck"]
@@ -673,9 +671,9 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         empty = materials.count(None)
         middle = list(materials)
         if len(deck) >= empty:
-            slot = 0
+            slot = -1
             for card in deck[:empty]:
-                slot = middle.index(None, slot)
+                slot = middle.index(None, slot + 1)
                 middle[slot] = card
             deck = deck[empty:]
             materials_refilled = empty
