@@ -626,19 +626,25 @@ class _Deck:
         self.rng: Rng | None = None
         self.seed_rng = rng
 
-    def draw(self) -> int | None:
-        """The top card (top first), or None when deck and discard are both empty."""
-        deck = self.deck
-        if not deck:
-            if not self.discard:
-                return None
-            if self.rng is None:
-                self.rng = Rng(self.seed_rng)
-            deck = self.rng.shuffled(self.discard)
-            self.discard = ()
-            self.reshuffles += 1
-        self.deck = deck[1:]
-        return deck[0]
+    def take(self, count: int) -> tuple[int, ...]:
+        """Up to ``count`` cards from the top, as one card at a time would: when the deck
+        runs out and more are needed, the discard pile is shuffled into a new deck
+        (T-2.4). Fewer only when deck and discard are both empty."""
+        taken: tuple[int, ...] = ()
+        while len(taken) < count:
+            deck = self.deck
+            if not deck:
+                if not self.discard:
+                    break
+                if self.rng is None:
+                    self.rng = Rng(self.seed_rng)
+                deck = self.rng.shuffled(self.discard)
+                self.discard = ()
+                self.reshuffles += 1
+            need = count - len(taken)
+            taken += deck[:need]
+            self.deck = deck[need:]
+        return taken
 
 
 def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
@@ -662,31 +668,16 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         stack = stack[len(refilled) :]
         values["middle_gifts"] = tuple(middle)
     # refill the face-down materials, in slot order, from the top of the deck
-    deck: tuple[int, ...] = values["deck"]
-    discard: tuple[int, ...] = values["discard"]
-    drawer: _Deck | None = None  # only when the deck runs out (T-2.4)
+    deck = _Deck(values["deck"], values["discard"], state.rng)
     materials = values["middle_materials"]
     materials_refilled = 0
     if None in materials:
-        empty = materials.count(None)
         middle = list(materials)
-        if len(deck) >= empty:
-            slot = -1
-            for card in deck[:empty]:
-                slot = middle.index(None, slot + 1)
-                middle[slot] = card
-            deck = deck[empty:]
-            materials_refilled = empty
-        else:
-            drawer = _Deck(deck, discard, state.rng)
-            for slot, card in enumerate(materials):
-                if card is None:
-                    drawn = drawer.draw()
-                    if drawn is None:
-                        break  # T-2.4: deck and discard both empty; the slot stays empty
-                    middle[slot] = drawn
-                    materials_refilled += 1
-            deck, discard = drawer.deck, drawer.discard
+        slot = -1
+        for card in deck.take(middle.count(None)):  # T-2.4: empty slots stay empty at the end
+            slot = middle.index(None, slot + 1)
+            middle[slot] = card
+            materials_refilled += 1
         values["middle_materials"] = tuple(middle)
     gift_won = values["gift_won_this_round"]
     without = 0 if gift_won else state.rounds_without_gift + 1
@@ -715,40 +706,20 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
     else:
         # T-2.3: after the 4th round of a deal: discard, flip the rotation card, deal 5.
         discarded = sum(map(len, hands))
-        discard = tuple(chain(discard, *hands))
+        deck.discard = tuple(chain(deck.discard, *hands))
         rotation = "right" if state.rotation == "left" else "left"
-        if len(deck) >= HAND_SIZE * n:  # one card at a time in seat order, from the top
-            hands = tuple(deck[seat : HAND_SIZE * n : n] for seat in range(n))
-            deck = deck[HAND_SIZE * n :]
-            counts = [HAND_SIZE] * n
-        else:
-            if drawer is None:
-                drawer = _Deck(deck, discard, state.rng)
-            else:
-                drawer.deck, drawer.discard = deck, discard
-            counts = [0] * n
-            new_hands: list[list[int]] = [[] for _ in range(n)]
-            for _ in range(HAND_SIZE):
-                for seat in range(n):
-                    drawn = drawer.draw()
-                    if drawn is None:
-                        break  # T-2.4: deal what there is, one card at a time in seat order
-                    new_hands[seat].append(drawn)
-                    counts[seat] += 1
-            hands = tuple(tuple(h) for h in new_hands)
-            deck, discard = drawer.deck, drawer.discard
+        # one card at a time in seat order; T-2.4: what there is, if the cards run out
+        cards = deck.take(HAND_SIZE * n)
+        hands = tuple(cards[seat::n] for seat in range(n))
         values["hands"] = hands
         values["rotation"] = rotation
         values["deal_round"] = 1
-        values["short_deal"] = sum(counts) < HAND_SIZE * n
-        dealt = dict(zip(players, counts, strict=True))
-    values["deck"] = deck
-    values["discard"] = discard
-    reshuffles = 0
-    if drawer is not None:
-        reshuffles = drawer.reshuffles
-        if drawer.rng is not None:
-            values["rng"] = drawer.rng.state
+        values["short_deal"] = len(cards) < HAND_SIZE * n
+        dealt = dict(zip(players, map(len, hands), strict=True))
+    values["deck"] = deck.deck
+    values["discard"] = deck.discard
+    if deck.rng is not None:
+        values["rng"] = deck.rng.state
     round_ended = new_round_ended(
         round=state.round,
         gift_won=gift_won,
@@ -758,7 +729,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         discarded=discarded,
         rotation=rotation,
         dealt=dealt,
-        reshuffled=reshuffles,
+        reshuffled=deck.reshuffles,
     )
     if end_reason is not None:
         final = _next_state(values)
