@@ -509,6 +509,10 @@ class Game(Protocol):
 
     def parse_state(self, data: str | bytes) -> Any: ...
 
+    def parse_event(self, data: Mapping[str, Any]) -> Any:
+        """An event from its ``model_dump`` dict (as the action log stores it)."""
+        ...
+
     def describe_action(
         self,
         state: Any,

@@ -85,6 +85,17 @@ class Storage(Protocol):
 
     async def shown_version(self, game_id: int, key: str) -> int | None: ...
 
+    async def set_marks(
+        self,
+        game_id: int,
+        marks: Mapping[str, tuple[int | None, int]],
+        *,
+        release: tuple[str, str] | None = None,
+    ) -> None:
+        """Per key: a message id (``None`` keeps the stored one) and a version that only
+        grows, in one transaction; ``release=(name, owner)`` also gives back that claim."""
+        ...
+
     async def try_claim(self, name: str, owner: str, lease: timedelta) -> bool:
         """Hold ``name`` for ``lease`` (once-only work across processes); True when free,
         expired, or already ``owner``'s (renewed)."""
@@ -111,7 +122,10 @@ class Storage(Protocol):
         """Finished games of a guild, newest first, with their results (for stats)."""
         ...
 
-    async def log(self, game_id: int) -> list[LoggedAction]: ...
+    async def log(self, game_id: int, after: int = 0) -> list[LoggedAction]:
+        """The action log, oldest first; ``after``: only the actions that made versions
+        after it (an action's ``seq`` is the version it made)."""
+        ...
 
     # ------------------------------------------------------------------ play
     async def submit(

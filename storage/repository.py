@@ -255,6 +255,32 @@ class SqlStorage(SqlCore):
             )
             return bool(rows)
 
+    async def set_marks(
+        self,
+        game_id: int,
+        marks: Mapping[str, tuple[int | None, int]],
+        *,
+        release: tuple[str, str] | None = None,
+    ) -> None:
+        """Record, per key, a message id (``None``: keep the stored one) and a version
+        that only grows (a lower one than stored is ignored), in one transaction; with
+        ``release=(name, owner)``, give back that claim too (if ``owner`` holds it)."""
+        async with self._write() as db:
+            await self._status(db, game_id)
+            if marks:
+                await db.executemany(
+                    "INSERT INTO game_messages (game_id, key, message_id, shown_version)"
+                    " VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (game_id, key) DO UPDATE SET"
+                    " message_id = COALESCE(excluded.message_id, game_messages.message_id),"
+                    " shown_version = CASE WHEN game_messages.shown_version IS NULL"
+                    " OR game_messages.shown_version < excluded.shown_version"
+                    " THEN excluded.shown_version ELSE game_messages.shown_version END",
+                    [(game_id, key, mid, version) for key, (mid, version) in marks.items()],
+                )
+            if release is not None:
+                await db.execute("DELETE FROM claims WHERE name = ? AND owner = ?", release)
+
     async def shown_version(self, game_id: int, key: str) -> int | None:
         """The version message ``key`` was last claimed to show (``None``: never)."""
         rows = await self._read(
@@ -359,13 +385,13 @@ class SqlStorage(SqlCore):
         params.append(limit)
         return self._readable(await self._read(sql, params))
 
-    async def log(self, game_id: int) -> list[LoggedAction]:
+    async def log(self, game_id: int, after: int = 0) -> list[LoggedAction]:
         rows = await self._read(
             "SELECT seq, player, action, events, created_at FROM actions"
-            " WHERE game_id = ? ORDER BY seq",
-            (game_id,),
+            " WHERE game_id = ? AND seq > ? ORDER BY seq",
+            (game_id, after),
         )
-        if not rows:
+        if not rows and not after:
             await self.info(game_id)  # GameNotFound for an unknown id
         try:
             return [

@@ -43,6 +43,7 @@ from engine.tonttu.data import (
 from engine.tonttu.models import (
     Action,
     ClosePointPhase,
+    Event,
     GiftCard,
     Pick,
     PlayerResult,
@@ -77,6 +78,7 @@ POINT_MATERIALS: tuple[PointMaterial, ...] = tuple(PointMaterial(slot=s) for s i
 CLOSE = ClosePointPhase()
 CLOSE_ONLY: tuple[ClosePointPhase, ...] = (CLOSE,)
 _ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
+_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 
 GIFT_CARDS: tuple[GiftCard, ...] = tuple(
     GiftCard(id=g, name=GIFT_NAMES[g], category=GIFT_CATEGORY[g], needs=list(GIFT_NEEDS[g]))
@@ -307,6 +309,9 @@ class TonttuGame:
             return _ACTION_ADAPTER.validate_python(data)
         except ValidationError as error:
             raise IllegalAction(f"That is not a Workshop Tonttu action: {data!r}.") from error
+
+    def parse_event(self, data: Mapping[str, Any]) -> Any:
+        return _EVENT_ADAPTER.validate_python(data)
 
     def parse_state(self, data: str | bytes) -> TonttuState:
         return TonttuState.model_validate_json(data)

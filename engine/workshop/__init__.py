@@ -49,6 +49,7 @@ from typing import Any, ClassVar
 from engine.core import Model, PlayerId
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
+    EVENT_ADAPTER,
     REASONS,
     STATIONS,
     Phase,
@@ -125,6 +126,9 @@ class WorkshopGame:
 
     def parse_state(self, data: str | bytes) -> WorkshopState:
         return WorkshopState.model_validate_json(data)
+
+    def parse_event(self, data: Mapping[str, Any]) -> Any:
+        return EVENT_ADAPTER.validate_python(data)
 
     def describe_action(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -84,3 +85,20 @@ def test_importing_engine_loads_neither_discord_nor_aiosqlite() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("kind", ["workshop", "tonttu"])
+def test_every_event_of_a_playout_parses_back_from_its_logged_dict(kind: str) -> None:
+    """The bot describes logged events after a restart (``cogs/publishing.py``): each
+    event read back from the action log's JSON equals the one ``apply`` returned."""
+    game = get_game(kind)
+    state = game.new_game(["a", "b", "c"], 5, game.parse_options({}))
+    rng, kinds = Rng(11), set()
+    while game.outcome(state) is None:
+        player = sorted(game.to_act(state))[0]
+        legal = game.legal_actions(state, player)
+        state, events = game.apply(state, player, legal[rng.below(len(legal))])
+        for event in events:
+            assert game.parse_event(json.loads(event.model_dump_json())) == event
+            kinds.add(event.kind)
+    assert len(kinds) >= 5  # the playout went through the game's kinds of event

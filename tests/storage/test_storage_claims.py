@@ -13,7 +13,8 @@ import pytest
 
 import storage
 from storage import GameNotFound, SqliteStorage
-from tests.storage.conftest import FakeClock, started
+from tests.storage import race_game
+from tests.storage.conftest import FakeClock, started, to_act
 
 LEASE = timedelta(minutes=5)
 
@@ -170,3 +171,41 @@ async def test_racing_claimants_on_two_connections_get_one_winner(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_publication_marks_only_grow_and_release_the_publisher(
+    store: SqliteStorage,
+) -> None:
+    """What a thread shows is recorded per key (``cogs/publishing.py``): a lower version
+    than the stored one is ignored, a missing message id keeps the stored one, and the
+    publisher's claim is given back in the same write."""
+    game = await started(store, 10)
+    assert await store.try_claim(f"publish:{game.id}", "a", LEASE)
+    await store.set_marks(game.id, {"log": (501, 3), "log_intent": (None, 4)})
+    await store.set_marks(
+        game.id,
+        {"log": (None, 2), "log_intent": (None, 9), "prompt": (None, 3)},
+        release=(f"publish:{game.id}", "a"),
+    )
+    info = await store.info(game.id)
+    assert info.shown_versions == {"log": 3, "log_intent": 9, "prompt": 3}
+    assert info.messages == {"log": 501}  # marks without a message are not messages
+    assert await store.try_claim(f"publish:{game.id}", "b", LEASE)  # released
+    await store.set_marks(game.id, {}, release=(f"publish:{game.id}", "a"))  # not a's
+    assert not await store.try_claim(f"publish:{game.id}", "a", LEASE)
+    with pytest.raises(GameNotFound):
+        await store.set_marks(123456, {"log": (None, 1)})
+
+
+async def test_the_log_after_a_version_holds_the_later_actions_only(
+    store: SqliteStorage,
+) -> None:
+    game = await started(store, 10)
+    for _ in range(3):
+        game = await store.load(game.id)
+        player = to_act(game)
+        action = race_game.GAME.legal_actions(game.state, player)[0]
+        await store.submit(game.id, player, action, game.version)
+    assert [a.seq for a in await store.log(game.id, after=1)] == [2, 3]
+    assert await store.log(game.id, after=3) == []
+    assert [a.seq for a in await store.log(game.id)] == [1, 2, 3]
