@@ -1,7 +1,7 @@
-"""Engine speed: random playouts as the computer players run them, now against a revision.
+"""Engine speed: random playouts as the computer players run them, now against revisions.
 
     python benchmarks/engine_speed.py [--games 100] [--rounds 5] [--seed 1] [--game NAME ...]
-                                      [--against REV | --against none]
+                                      [--against REV ... | --against none]
 
 Each step of a playout is what an AI rollout does: ``outcome``, ``to_act``,
 ``legal_actions`` for the acting seat, a uniformly random pick, ``apply``. Measured for
@@ -11,14 +11,16 @@ whole step (the four engine calls; a step during which the process lost its core
 2 ms, is left out), and complete games per second of the process's own CPU time (so
 time spent waiting for a core on a busy machine is left out).
 
-``--against REV`` (default: the merge-base of ``HEAD`` with ``main``) checks REV out
-into a temporary ``git worktree`` (removed afterwards) and measures the same games
-there, in a second process. The two processes take turns: every configuration is cut
-into ``--rounds`` slices of games, and the slices alternate between the two trees (in
-alternating order), so both see the same load on a shared machine. The table then shows
-both sides and the speed-up (REV's time / this tree's time). Both sides play the very
-same games (same seeds, same driver code, from this file); their ``actions/game`` must
-agree, or the rules differ. ``--against none`` measures this tree alone.
+``--against REV`` (default: the merge-base of ``HEAD`` with ``main``; repeat it to
+compare with several revisions in the same run, e.g. the commit before a piece of work
+and today's ``main``) checks each REV out into a temporary ``git worktree`` (removed
+afterwards) and measures the same games there, each in a process of its own. The
+processes take turns: every configuration is cut into ``--rounds`` slices of games, and
+the slices go round all the trees (in alternating order), so all see the same load on a
+shared machine. The table then shows every side and the speed-up over each REV (REV's
+time / this tree's time). All sides play the very same games (same seeds, same driver
+code, from this file); their ``actions/game`` must agree, or the rules differ.
+``--against none`` measures this tree alone.
 
 Figures are noisy on a shared machine: compare only within one run.
 """
@@ -33,7 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -251,44 +253,41 @@ def figures(side: dict[str, float]) -> tuple[float, float, float]:
 
 
 def print_table(rows: list[dict[str, Any]], names: list[str]) -> None:
+    """One line per configuration: every side's figures, then the speed-ups of this
+    tree (the first side) over each of the others."""
     print("\nus/apply, us/step: microseconds per applied action (a step = outcome + to_act +")
     print("legal_actions + apply; steps that lost the core, > 2 ms, left out); games/s:")
     print("complete games per second of the process's CPU time (everything, new_game included).")
-    if len(names) == 1:
-        print(f"{'game':<16} {'players':>7} {'us/apply':>9} {'us/step':>8} {'games/s':>8}", end="")
-        print(" actions/game")
-        for row in rows:
-            side = row["sides"][0]
-            apply_us, step_us, per_second = figures(side)
-            print(
-                f"{label(row['config']):<16} {row['config']['players']:>7} {apply_us:>9.2f} "
-                f"{step_us:>8.2f} {per_second:>8.1f} {side['actions'] / side['games']:>12.1f}"
-            )
-        return
-    now, then = names
-    print(f"x: the speed-up of {now} over {then}.")
-    print(
-        f"{'game':<16} {'players':>7} | {'us/apply':^22} | {'us/step':^22} | {'games/s':^22} |"
-        " actions/game"
-    )
-    pair = f"{then:>8} {now:>8} {'x':>4}"
-    print(f"{'':<16} {'':>7} | {pair} | {pair} | {pair} |")
+    now, others = names[0], names[1:]
+    if others:
+        print(f"x {'/'.join(others)}: the speed-up of {now} over each (higher is faster).")
+    width = 8 * len(names) + 6 * len(others)
+    head = f"{'game':<16} {'players':>7}"
+    titles = "".join(f" | {title:^{width}}" for title in ("us/apply", "us/step", "games/s"))
+    print(f"{head}{titles} | actions/game")
+    cells = "".join(f"{name[:8]:>8}" for name in [*others, now])
+    cells += "".join(f" {'x ' + name[:3]:>5}" for name in others)
+    print(f"{'':<16} {'':>7}" + f" | {cells}" * 3 + " |")
     mismatched = []
     for row in rows:
-        new, old = row["sides"]
-        a_new, s_new, g_new = figures(new)
-        a_old, s_old, g_old = figures(old)
+        sides = [figures(side) for side in row["sides"]]
         name = f"{label(row['config']):<16} {row['config']['players']:>7}"
-        if new["actions"] != old["actions"]:
+        actions = [side["actions"] for side in row["sides"]]
+        if len(set(actions)) > 1:
             mismatched.append(name)
-        print(
-            f"{name} | {a_old:>8.2f} {a_new:>8.2f} {a_old / a_new:>4.2f} |"
-            f" {s_old:>8.2f} {s_new:>8.2f} {s_old / s_new:>4.2f} |"
-            f" {g_old:>8.1f} {g_new:>8.1f} {g_new / g_old:>4.2f} |"
-            f" {new['actions'] / new['games']:>12.1f}"
-        )
+        line = name
+        for k in range(3):  # us/apply and us/step: lower is faster; games/s: higher
+            mine = sides[0][k]
+            theirs = [side[k] for side in sides[1:]]
+            digits = 1 if k == 2 else 2
+            line += " | " + "".join(f"{value:>8.{digits}f}" for value in [*theirs, mine])
+            line += "".join(
+                f" {(value / mine if k < 2 else mine / value):>5.2f}" for value in theirs
+            )
+        main_side = row["sides"][0]
+        print(f"{line} | {main_side['actions'] / main_side['games']:>12.1f}")
     if mismatched:
-        print("# WARNING: the two trees played different games (the rules differ) for:")
+        print("# WARNING: the trees played different games (the rules differ) for:")
         for name in mismatched:
             print(f"#   {name}")
 
@@ -302,27 +301,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
     parser.add_argument(
-        "--against", help="the revision to compare with (default: merge-base with main; 'none')"
+        "--against",
+        action="append",
+        help="a revision to compare with (repeatable; default: merge-base with main; 'none')",
     )
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         return serve(args.serve)
     sys.path.insert(0, str(ROOT))
-    commit = resolve_against(args.against)
-    if commit is None:
+    commits = []
+    for against in args.against or [None]:
+        commit = resolve_against(against)
+        if commit is not None and commit not in commits:
+            commits.append(commit)
+    head = git("rev-parse", "--short", "HEAD")
+    if commits:
+        shorts = ", ".join(commit[:7] for commit in commits)
+        print(f"# this tree ({head} + working changes) against {shorts}")
+    with ExitStack() as stack:
+        trees = [stack.enter_context(checked_out(commit)) for commit in commits]
         workers = [Worker("this tree", ROOT)]
+        workers += [Worker(commit[:7], tree) for commit, tree in zip(commits, trees, strict=True)]
         try:
-            print_table(run(args, workers), ["this tree"])
-        finally:
-            workers[0].close()
-        return 0
-    short = commit[:7]
-    print(f"# this tree ({git('rev-parse', '--short', 'HEAD')} + working changes) against {short}")
-    with checked_out(commit) as tree:
-        workers = [Worker("this tree", ROOT), Worker(short, tree)]
-        try:
-            print_table(run(args, workers), ["now", short])
+            names = ["now" if commits else "this tree", *(commit[:7] for commit in commits)]
+            print_table(run(args, workers), names)
         finally:
             for worker in workers:
                 worker.close()

@@ -11,7 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from keyword import iskeyword
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from types import UnionType
+from typing import (
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    runtime_checkable,
+)
 
 from pydantic import BaseModel, ConfigDict
 
@@ -92,10 +103,16 @@ class Rng:
         return items[self.below(len(items))]
 
     def shuffle(self, items: list[Any]) -> None:
-        """Fisher–Yates in place."""
+        """Fisher–Yates in place: ``j = self.below(i + 1)`` for each ``i`` from the top,
+        with :meth:`next64` written out in the loop (a reshuffle is on the hot path)."""
+        s = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            s = (s + 0x9E3779B97F4A7C15) & _MASK64
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+            j = ((z ^ (z >> 31)) * (i + 1)) >> 64
             items[i], items[j] = items[j], items[i]
+        self.state = s
 
     def shuffled(self, items: Sequence[T]) -> tuple[T, ...]:
         out = list(items)
@@ -147,6 +164,27 @@ _new_object = object.__new__
 _set_slot = object.__setattr__
 M = TypeVar("M", bound=BaseModel)
 
+
+def _slot_setter(name: str) -> Callable[[Any, Any], None]:
+    """The ``__set__`` of BaseModel's descriptor for slot ``name``: what
+    ``object.__setattr__(obj, name, value)`` ends up calling, minus the lookup by name
+    (a fifth of the cost of building an object)."""
+    try:
+        setter: Callable[[Any, Any], None] = vars(BaseModel)[name].__set__
+    except (KeyError, AttributeError):  # pragma: no cover - other pydantic internals
+        return partial(_set_by_name, name)
+    return setter
+
+
+def _set_by_name(name: str, obj: Any, value: Any) -> None:  # pragma: no cover
+    _set_slot(obj, name, value)
+
+
+_set_dict = _slot_setter("__dict__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
+
 _FIELDS: dict[type[BaseModel], tuple[dict[str, Any], set[str]]] = {}
 
 
@@ -169,22 +207,40 @@ def _lean_evolve(model: M, update: dict[str, Any]) -> M:
     if not fields_set.issuperset(update):  # as model_copy: updated fields count as set
         fields_set = fields_set | update.keys()
     copied = _new_object(type(model))
-    _set_slot(copied, "__dict__", values)
+    _set_dict(copied, values)
     # shared between copies, never mutated: pydantic copies it before changing it
-    _set_slot(copied, "__pydantic_fields_set__", fields_set)
-    _set_slot(copied, "__pydantic_extra__", None)
-    _set_slot(copied, "__pydantic_private__", None)
+    _set_fields_set(copied, fields_set)
+    _set_extra(copied, None)
+    _set_private(copied, None)
     return copied
 
 
 def _lean_successor(model: M, values: dict[str, Any]) -> M:
     cls = type(model)
+    known = _FIELDS.get(cls) or _fields(cls)
     copied = _new_object(cls)
-    _set_slot(copied, "__dict__", values)
-    _set_slot(copied, "__pydantic_fields_set__", _fields(cls)[1])
-    _set_slot(copied, "__pydantic_extra__", None)
-    _set_slot(copied, "__pydantic_private__", None)
+    _set_dict(copied, values)
+    _set_fields_set(copied, known[1])
+    _set_extra(copied, None)
+    _set_private(copied, None)
     return copied
+
+
+def _lean_successor_of(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    names = _fields(cls)[1]
+    new, set_dict, set_fields_set = _new_object, _set_dict, _set_fields_set
+    set_extra, set_private = _set_extra, _set_private
+
+    def make(values: dict[str, Any]) -> M:
+        built: M = new(cls)
+        set_dict(built, values)
+        set_fields_set(built, names)
+        set_extra(built, None)
+        set_private(built, None)
+        return built
+
+    make.__qualname__ = f"successor_of({cls.__name__})"
+    return make
 
 
 def _lean_build(cls: type[M], **values: Any) -> M:
@@ -192,20 +248,60 @@ def _lean_build(cls: type[M], **values: Any) -> M:
     full = defaults.copy()
     full.update(values)
     built = _new_object(cls)
-    _set_slot(built, "__dict__", full)
-    _set_slot(built, "__pydantic_fields_set__", names)  # all, as if parsed from its JSON
-    _set_slot(built, "__pydantic_extra__", None)
-    _set_slot(built, "__pydantic_private__", None)
+    _set_dict(built, full)
+    _set_fields_set(built, names)  # all, as if parsed from its JSON
+    _set_extra(built, None)
+    _set_private(built, None)
     return built
 
 
-def _lean_constructor(cls: type[M]) -> Callable[..., M]:
+def _scalar(annotation: Any) -> bool:
+    """Is every value of this type an immutable scalar (str, int, bool, None, a Literal)?"""
+    if annotation in (str, int, bool, type(None)):
+        return True
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return all(isinstance(value, str | int | bool | None) for value in get_args(annotation))
+    if origin in (Union, UnionType):
+        return all(_scalar(arg) for arg in get_args(annotation))
+    return False
+
+
+SHARED_LIMIT = 4096
+"""At most this many shared instances per model (the cache is emptied when full)."""
+
+
+def _lean_constructor(
+    cls: type[M], order: Sequence[str] | None = None, shared: bool = False
+) -> Callable[..., M]:
     """Generate ``def make(*, field=default, ...)`` for ``cls`` (as dataclasses generate
-    ``__init__``): keyword-only parameters, one dict display, no validation."""
+    ``__init__``): keyword-only parameters, one dict display, no validation. With
+    ``shared``, equal field values give the same (frozen) instance, from a cache."""
     defaults, names = _fields(cls)
-    if any(not n.isidentifier() or iskeyword(n) or n in ("built", "make") for n in names):
+    if order is not None:
+        if sorted(order) != sorted(names):
+            raise ValueError(f"order must name every field of {cls.__name__} once: {order}")
+        defaults = {name: defaults[name] for name in order}
+    if shared:
+        mutable = [n for n, f in cls.model_fields.items() if not _scalar(f.annotation)]
+        if mutable:
+            raise TypeError(f"{cls.__name__} cannot be shared: {mutable} may hold mutable values")
+    reserved = ("built", "make", "key")
+    if any(not n.isidentifier() or iskeyword(n) or n in reserved for n in names):
+        if shared:
+            raise TypeError(f"{cls.__name__} cannot be shared: a field name is not a parameter")
         return partial(_lean_build, cls)  # a name that cannot be a parameter here
-    scope: dict[str, Any] = {"_cls": cls, "_names": names, "_new": _new_object, "_set": _set_slot}
+    scope: dict[str, Any] = {
+        "_cls": cls,
+        "_names": names,
+        "_new": _new_object,
+        "_set_dict": _set_dict,
+        "_set_fields_set": _set_fields_set,
+        "_set_extra": _set_extra,
+        "_set_private": _set_private,
+        "_cache": {},
+        "_limit": SHARED_LIMIT,
+    }
     params = []
     for k, (name, default) in enumerate(defaults.items()):
         if default is ...:
@@ -214,13 +310,25 @@ def _lean_constructor(cls: type[M]) -> Callable[..., M]:
             scope[f"_default{k}"] = default
             params.append(f"{name}=_default{k}")
     values = ", ".join(f"{name!r}: {name}" for name in defaults)
+    lookup = store = ""
+    if shared:
+        # the key holds every field, in order; its values are immutable scalars
+        lookup = (
+            f"    key = ({', '.join(defaults)},)\n"
+            "    built = _cache.get(key)\n"
+            "    if built is not None:\n"
+            "        return built\n"
+        )
+        store = "    if len(_cache) >= _limit:\n        _cache.clear()\n    _cache[key] = built\n"
     source = (
         f"def make(*, {', '.join(params)}):\n"
+        f"{lookup}"
         "    built = _new(_cls)\n"
-        f"    _set(built, '__dict__', {{{values}}})\n"
-        "    _set(built, '__pydantic_fields_set__', _names)\n"
-        "    _set(built, '__pydantic_extra__', None)\n"
-        "    _set(built, '__pydantic_private__', None)\n"
+        f"    _set_dict(built, {{{values}}})\n"
+        "    _set_fields_set(built, _names)\n"
+        "    _set_extra(built, None)\n"
+        "    _set_private(built, None)\n"
+        f"{store}"
         "    return built\n"
     )
     exec(source, scope)
@@ -241,7 +349,9 @@ def _pydantic_build(cls: type[M], **values: Any) -> M:
     return cls(**values)
 
 
-def _pydantic_constructor(cls: type[M]) -> Callable[..., M]:
+def _pydantic_constructor(
+    cls: type[M], order: Sequence[str] | None = None, shared: bool = False
+) -> Callable[..., M]:
     return cls
 
 
@@ -259,6 +369,18 @@ def _fast_paths_work() -> bool:
         evolved = _lean_evolve(real, {"c": "y"})
         succeeded = _lean_successor(real, {**real.__dict__, "c": "y"})
         built = [_lean_build(Probe, a=1, b=(2,)), _lean_constructor(Probe)(a=1, b=(2,))]
+        reordered = _lean_constructor(Probe, ("c", "a", "b"))(a=1, b=(2,))
+
+        class Flat(Model):
+            a: int
+            c: str = "x"
+
+        rebuilt = _lean_successor_of(Probe)({**real.__dict__, "c": "y"})
+        if rebuilt != copied or rebuilt.model_fields_set != {"a", "b", "c"}:
+            return False
+        share = _lean_constructor(Flat, shared=True)
+        if share(a=1) is not share(a=1) or share(a=1) == share(a=2) or share(a=1) != Flat(a=1):
+            return False
         return (
             all(
                 lean == real
@@ -272,6 +394,8 @@ def _fast_paths_work() -> bool:
             and succeeded == copied
             and succeeded.model_fields_set == {"a", "b", "c"}
             and real.c == "x"
+            and reordered == real
+            and reordered.model_dump_json() == '{"c":"x","a":1,"b":[2]}'
         )
     except Exception:  # pragma: no cover - only with unexpected pydantic internals
         return False
@@ -296,12 +420,38 @@ made itself (right types: tuples, not lists; the Literal values the model allows
 Fields left out take their default; a field with a ``default_factory`` or none must
 be passed. Tests check that what the engine builds equals its JSON round-trip."""
 
-constructor: Callable[[type[M]], Callable[..., M]] = (
-    _lean_constructor if _FAST else _pydantic_constructor
-)
-"""``constructor(cls)``: a function that builds ``cls`` like :data:`build` (keyword
-arguments, the model's defaults, no validation), faster still: for the events ``apply``
-makes most. Leaving out a field without a plain default is a ``TypeError``."""
+
+def _pydantic_successor_of(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    return lambda values: cls.model_construct(**values)
+
+
+def successor_of(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    """``successor`` for one model class, a little faster (the class and its field names
+    are bound once): ``successor_of(WorkshopState)(values)`` is the state whose field
+    values are ``values``, a changed copy of another's ``__dict__`` taken over as is;
+    every field counts as set."""
+    return (_lean_successor_of if _FAST else _pydantic_successor_of)(cls)
+
+
+def constructor(
+    cls: type[M], order: Sequence[str] | None = None, *, shared: bool = False
+) -> Callable[..., M]:
+    """A function that builds ``cls`` like :data:`build` (keyword arguments, the model's
+    defaults, no validation), faster still: for the events ``apply`` makes most. Leaving
+    out a field without a plain default is a ``TypeError``.
+
+    ``order`` (every field name once) sets the key order of the built ``__dict__``,
+    which is the key order of its JSON: for events whose stored JSON has always listed
+    its keys in an order other than the model's (the pydantic fallback path keeps the
+    model's order).
+
+    ``shared=True``: the same field values give the same instance, like the shared
+    prebuilt actions (an event such as "p1 placed an Elf on the Wood Shop, space 2"
+    recurs in every rollout of a search). Only for models whose fields all hold
+    immutable scalars (str, int, bool, None, Literals; a ``TypeError`` otherwise), and
+    values of the field's own type (``True`` and ``1`` are equal keys).
+    """
+    return (_lean_constructor if _FAST else _pydantic_constructor)(cls, order, shared)
 
 
 class StateBase(Model):

@@ -11,6 +11,7 @@ the previous state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import is_not
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,7 +26,7 @@ from engine.core import (
     check_can_act,
     constructor,
     evolve,
-    successor,
+    successor_of,
 )
 from engine.workshop.data import CHOICE_MATERIALS, COMPONENTS, MATERIALS, TOKENS_PER_TYPE
 from engine.workshop.models import (
@@ -91,6 +92,16 @@ TREE1, TREE2 = 8, 9
 CAPACITY = (4, 4, 4, 4, 0, 1, 1, 3, 1, 1)
 """Spaces per station (W-3); 0 = open (any number)."""
 MAIL_TAKE = {MAIL3: 3, MAIL2: 2}
+# the decision points as module constants: a global is read faster than a class attribute
+P_STATION = Phase.STATION
+P_MAIL = Phase.MAIL
+P_REINDEER = Phase.REINDEER
+P_CHOOSE = Phase.CHOOSE
+P_PLACE = Phase.PLACE
+P_ORNAMENT = Phase.ORNAMENT
+P_SPACE = Phase.SPACE
+P_DONATION = Phase.DONATION
+P_OVER = Phase.OVER
 R_TOY, R_COOP, R_DONATION, R_ORNAMENT, R_TREE, R_INSPECTION, R_UNFINISHED, R_REINDEER = REASONS
 
 STATION_NAMES: dict[str, str] = {
@@ -110,21 +121,23 @@ STATION_NAMES: dict[str, str] = {
 # Built without validation from values made here (engine.core.constructor); the
 # playout tests check that every event equals its JSON round-trip.
 
-new_choice_lost = constructor(ChoiceLost)
-new_day_ended = constructor(DayEnded)
-new_deck_reshuffled = constructor(DeckReshuffled)
-new_elf_placed = constructor(ElfPlaced)
+# Events whose fields are all scalars are shared: the same values give the same frozen
+# instance (the same Elf placements, token moves and scores recur in every rollout).
+new_choice_lost = constructor(ChoiceLost, shared=True)
+new_day_ended = constructor(DayEnded, shared=True)
+new_deck_reshuffled = constructor(DeckReshuffled, shared=True)
+new_elf_placed = constructor(ElfPlaced, shared=True)
 new_game_ended = constructor(GameEnded)
 new_inspection = constructor(Inspection)
-new_ornament_placed = constructor(OrnamentPlaced)
-new_ornament_revealed = constructor(OrnamentRevealed)
-new_reindeer_taken = constructor(ReindeerTaken)
-new_scored = constructor(Scored)
-new_tokens_donated = constructor(TokensDonated)
-new_tokens_placed = constructor(TokensPlaced)
-new_tokens_received = constructor(TokensReceived)
-new_toy_completed = constructor(ToyCompleted)
-new_toy_taken = constructor(ToyTaken)
+new_ornament_placed = constructor(OrnamentPlaced, shared=True)
+new_ornament_revealed = constructor(OrnamentRevealed, shared=True)
+new_reindeer_taken = constructor(ReindeerTaken, shared=True)
+new_scored = constructor(Scored, shared=True)
+new_tokens_donated = constructor(TokensDonated, shared=True)
+new_tokens_placed = constructor(TokensPlaced, shared=True)
+new_tokens_received = constructor(TokensReceived, shared=True)
+new_toy_completed = constructor(ToyCompleted, shared=True)
+new_toy_taken = constructor(ToyTaken, shared=True)
 
 
 # --------------------------------------------------------------------------- copying
@@ -133,6 +146,16 @@ _lean_replace = _lean_evolve
 replace = evolve
 """Copy a state or seat with some fields replaced (structural sharing, no validation);
 ``engine.core.evolve``, kept under this name for the tests and helpers that use it."""
+
+
+_next_state = successor_of(WorkshopState)
+_next_seat = successor_of(Seat)
+
+
+def _seat(seat: Seat, changes: dict[str, Any]) -> Seat:
+    """A copy of ``seat`` with ``changes`` (``engine.core.successor_of`` on the merged
+    values: every field counts as set, as in every seat ``new_state`` makes)."""
+    return _next_seat({**seat.__dict__, **changes})
 
 
 # --------------------------------------------------------------------------- action tables
@@ -300,7 +323,7 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
     """The current player's legal actions (shared prebuilt objects), uncached."""
     phase = s.phase
     seat = s.seats[(s.first + s.turn) % len(s.players)]
-    if phase == Phase.STATION:
+    if phase == P_STATION:
         # the same conditions as station_refusal, inlined for speed (a test keeps them equal)
         spaces = s.spaces
         toys = seat.toys
@@ -328,7 +351,7 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
             if not spaces[TREE2]:
                 open_stations |= 1 << TREE2
         return STATION_MENUS[open_stations]
-    if phase == Phase.PLACE:
+    if phase == P_PLACE:
         batch = s.batch
         t = 0
         while not batch[t]:
@@ -342,7 +365,7 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
                 out += row[:have]
         out.append(A_DONATE[t][have])
         return tuple(out)
-    if phase == Phase.DONATION:
+    if phase == P_DONATION:
         out = []
         donation = s.donation
         for t in range(4):
@@ -355,46 +378,46 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
         if s.taken:
             out.append(A_STOP)
         return tuple(out)
-    if phase == Phase.CHOOSE:
+    if phase == P_CHOOSE:
         return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if s.supply[t] > s.batch[t]])
-    if phase == Phase.MAIL:
+    if phase == P_MAIL:
         out = [A_TAKE_SLOT[k] for k, card in enumerate(s.mail) if card >= 0]
         if s.deck or s.sleigh:
             out.append(A_TAKE_DECK)
         if s.taken:
             out.append(A_STOP)
         return tuple(out)
-    if phase == Phase.REINDEER:
+    if phase == P_REINDEER:
         return tuple([A_REINDEER[k] for k, card in enumerate(s.stalls) if card >= 0])
-    if phase == Phase.ORNAMENT:
+    if phase == P_ORNAMENT:
         return tuple([A_ORNAMENT[c] for c, left in enumerate(s.ornaments) if left])
-    if phase == Phase.SPACE:
+    if phase == P_SPACE:
         return tuple([A_COVER[k] for k, orn in enumerate(seat.tree) if orn < 0])
     return ()
 
 
 DECISION_SENTENCES = {
-    Phase.STATION: "place an Elf",
-    Phase.MAIL: "take a toy card or stop",
-    Phase.REINDEER: "choose a reindeer",
-    Phase.CHOOSE: "choose a material",
-    Phase.PLACE: "place or donate your tokens",
-    Phase.ORNAMENT: "choose an ornament colour",
-    Phase.SPACE: "choose a space on your tree",
-    Phase.DONATION: "take a donated token or stop",
+    P_STATION: "place an Elf",
+    P_MAIL: "take a toy card or stop",
+    P_REINDEER: "choose a reindeer",
+    P_CHOOSE: "choose a material",
+    P_PLACE: "place or donate your tokens",
+    P_ORNAMENT: "choose an ornament colour",
+    P_SPACE: "choose a space on your tree",
+    P_DONATION: "take a donated token or stop",
 }
 
 
 def refusal(s: WorkshopState, action: Any) -> str:
     """A sentence explaining why ``action`` is not legal here."""
     expected = DECISION_SENTENCES.get(s.phase, "wait")
-    if isinstance(action, PlaceElf) and s.phase == Phase.STATION:
+    if isinstance(action, PlaceElf) and s.phase == P_STATION:
         reason = station_refusal(s, current_seat(s), STATION_INDEX[action.station])
         if reason:
             return reason
-    if isinstance(action, PlaceTokens) and s.phase == Phase.PLACE:
+    if isinstance(action, PlaceTokens) and s.phase == P_PLACE:
         return "That toy cannot take those tokens."
-    if isinstance(action, TakeToy) and s.phase == Phase.MAIL:
+    if isinstance(action, TakeToy) and s.phase == P_MAIL:
         return "That toy card cannot be taken."
     if isinstance(action, StopTaking):
         return "You must take at least one before you stop."
@@ -413,24 +436,16 @@ class _Tx:
     replaced, by new tuples: every other value stays shared with the old state.
     """
 
-    __slots__ = ("events", "n", "players", "rng", "s", "seats", "v")
+    __slots__ = ("events", "players", "rng", "s", "seats", "v")
 
     def __init__(self, s: WorkshopState) -> None:
         self.s = s
         self.v: dict[str, Any] = s.__dict__.copy()
-        self.seats: list[Seat] | None = None
+        # the seats, read and replaced in place: tx.seats[i] = _seat(tx.seats[i], {...})
+        self.seats: list[Seat] = list(s.seats)
         self.events: list[Any] = []
         self.rng: Rng | None = None
         self.players = s.players
-        self.n = len(s.players)
-
-    def seat(self, i: int) -> Seat:
-        return self.s.seats[i] if self.seats is None else self.seats[i]
-
-    def set_seat(self, i: int, seat: Seat) -> None:
-        if self.seats is None:
-            self.seats = list(self.s.seats)
-        self.seats[i] = seat
 
     def random(self) -> Rng:
         if self.rng is None:
@@ -438,31 +453,36 @@ class _Tx:
         return self.rng
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
-        seat = self.seat(i)
+        seat = self.seats[i]
         breakdown = list(seat.breakdown)
         breakdown[REASON_INDEX[reason]] += points
-        self.set_seat(
-            i, replace(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
-        )
+        self.seats[i] = _seat(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
 
+    def _seats(self) -> tuple[Seat, ...]:
+        """The seats as a tuple: the old one itself if no seat was replaced."""
+        old = self.s.seats
+        seats = tuple(self.seats)
+        return seats if any(map(is_not, seats, old)) else old
+
     def build(self) -> WorkshopState:
         """The next state. It takes ``v`` over as its ``__dict__``: call this once, last."""
         v = self.v
-        if self.seats is not None:
-            v["seats"] = tuple(self.seats)
+        old = self.s.seats
+        seats = tuple(self.seats)
+        if any(map(is_not, seats, old)):  # as _seats(), written out: every apply
+            v["seats"] = seats
         if self.rng is not None:
             v["rng"] = self.rng.state
-        return successor(self.s, v)
+        return _next_state(v)
 
     def preview(self) -> WorkshopState:
         """The next state as it stands now, leaving the transaction open."""
         values = self.v.copy()
-        if self.seats is not None:
-            values["seats"] = tuple(self.seats)
-        return successor(self.s, values)
+        values["seats"] = self._seats()
+        return _next_state(values)
 
 
 REASON_INDEX: dict[str, int] = {reason: k for k, reason in enumerate(REASONS)}
@@ -478,7 +498,7 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
     batch = v["batch"]
     give = min(count, v["supply"][t] - batch[t])
     if give > 0:
-        v["batch"] = _set_index(batch, t, batch[t] + give)
+        v["batch"] = (*batch[:t], batch[t] + give, *batch[t + 1 :])
     tx.events.append(
         new_tokens_received(
             player=tx.players[seat],
@@ -492,13 +512,13 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
 def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_batch: bool) -> None:
     """Place tokens on a toy (W-4.1); a filled toy completes at once (W-4.3)."""
     v = tx.v
-    seat = tx.seat(seat_index)
+    seat = tx.seats[seat_index]
     toys = seat.toys
     k = 0
     while toys[k][0] != card:
         k += 1
     toy = toys[k]
-    new_toy = _set_index(toy, 1 + t, toy[1 + t] + count)
+    new_toy = (*toy[: 1 + t], toy[1 + t] + count, *toy[2 + t :])
     player = tx.players[seat_index]
     tx.events.append(
         new_tokens_placed(
@@ -511,12 +531,12 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
     )
     if from_batch:
         supply = v["supply"]
-        v["supply"] = supply = _set_index(supply, t, supply[t] - count)
+        v["supply"] = supply = (*supply[:t], supply[t] - count, *supply[t + 1 :])
         batch = v["batch"]
-        v["batch"] = _set_index(batch, t, batch[t] - count)
+        v["batch"] = (*batch[:t], batch[t] - count, *batch[t + 1 :])
     else:
         donation = v["donation"]
-        v["donation"] = _set_index(donation, t, donation[t] - count)
+        v["donation"] = (*donation[:t], donation[t] - count, *donation[t + 1 :])
     req = REQ[card]
     if new_toy[1:] == req:
         supply = v["supply"]
@@ -526,23 +546,22 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
             supply[2] + req[2],
             supply[3] + req[3],
         )
-        tx.set_seat(
-            seat_index,
-            replace(seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}),
+        tx.seats[seat_index] = _seat(
+            seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}
         )
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
     else:
-        tx.set_seat(seat_index, replace(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])}))
+        tx.seats[seat_index] = _seat(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])})
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
     """W-4.1: donated tokens go to the Donation Center, +1 point each."""
     v = tx.v
     supply, donation, batch = v["supply"], v["donation"], v["batch"]
-    v["supply"] = _set_index(supply, t, supply[t] - count)
-    v["donation"] = _set_index(donation, t, donation[t] + count)
-    v["batch"] = _set_index(batch, t, batch[t] - count)
+    v["supply"] = (*supply[:t], supply[t] - count, *supply[t + 1 :])
+    v["donation"] = (*donation[:t], donation[t] + count, *donation[t + 1 :])
+    v["batch"] = (*batch[:t], batch[t] - count, *batch[t + 1 :])
     tx.events.append(
         new_tokens_donated(
             player=tx.players[seat],
@@ -577,8 +596,8 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         mail = v["mail"]
         card = mail[slot]
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
-    seat = tx.seat(seat_index)
-    tx.set_seat(seat_index, replace(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))}))
+    seat = tx.seats[seat_index]
+    tx.seats[seat_index] = _seat(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))})
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -594,31 +613,31 @@ def _continue(tx: _Tx, seat_index: int) -> None:
     v = tx.v
     if v["mail_left"] > 0:
         # as _can_take_toy: room for a toy, and a card in the deck, the sleigh or a slot
-        if len(tx.seat(seat_index).toys) < MAX_UNFINISHED and (
+        if len(tx.seats[seat_index].toys) < MAX_UNFINISHED and (
             v["deck"] or v["sleigh"] or max(v["mail"]) >= 0
         ):
-            v["phase"] = Phase.MAIL
+            v["phase"] = P_MAIL
             return
         v["mail_left"] = 0
     to_choose = v["to_choose"]
     if to_choose > 0:
         supply, batch = v["supply"], v["batch"]
         if supply[0] > batch[0] or supply[1] > batch[1] or supply[2] > batch[2]:
-            v["phase"] = Phase.CHOOSE
+            v["phase"] = P_CHOOSE
             return
         tx.events.append(new_choice_lost(player=tx.players[seat_index], count=to_choose))
         v["to_choose"] = 0
     batch = v["batch"]
     if batch != NO_TOKENS:
-        need = needed_types(tx.seat(seat_index).toys)
+        need = needed_types(tx.seats[seat_index].toys)
         for t in range(4):
             if batch[t]:
                 if need >> t & 1:
-                    v["phase"] = Phase.PLACE
+                    v["phase"] = P_PLACE
                     return
                 _donate(tx, seat_index, t, batch[t], automatic=True)
     if v["ornament"] >= 0:
-        v["phase"] = Phase.SPACE
+        v["phase"] = P_SPACE
         return
     _end_turn(tx)
 
@@ -628,12 +647,12 @@ NO_TOKENS: Tokens = (0, 0, 0, 0)
 
 def _end_turn(tx: _Tx) -> None:
     v = tx.v
-    v["phase"] = Phase.STATION
+    v["phase"] = P_STATION
     v["station"] = -1
     v["taken"] = 0
     turn = tx.s.turn + 1
     v["turn"] = turn
-    if turn == ELVES * tx.n:
+    if turn == ELVES * len(tx.players):
         _end_day(tx)
 
 
@@ -648,7 +667,7 @@ def _end_day(tx: _Tx) -> None:
     v["reindeer_deck"] = deck[STALLS:]
     day = s.day
     last = day == DAYS
-    first = s.first if last else (s.first + 1) % tx.n
+    first = s.first if last else (s.first + 1) % len(tx.players)
     tx.events.append(
         new_day_ended(
             day=day,
@@ -668,7 +687,7 @@ def _end_day(tx: _Tx) -> None:
 
 def _inspection(tx: _Tx, number: int) -> None:
     """W-5: Cheer, dense ranking 8/4/2/1, completed toys to the sleigh."""
-    seats = [tx.seat(i) for i in range(tx.n)]
+    seats = [tx.seats[i] for i in range(len(tx.players))]
     cheer = [len(seat.completed) + sum(1 for o in seat.tree if o >= 0) for seat in seats]
     tx.events.append(new_inspection(number=number, cheer=dict(zip(tx.players, cheer, strict=True))))
     ranks = sorted(set(cheer), reverse=True)
@@ -676,7 +695,7 @@ def _inspection(tx: _Tx, number: int) -> None:
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
-        tx.set_seat(i, replace(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])}))
+        tx.seats[i] = _seat(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
@@ -685,15 +704,15 @@ def _inspection(tx: _Tx, number: int) -> None:
 
 def _final_scoring(tx: _Tx) -> None:
     """W-6.1: tokens on unfinished toys, then reindeer."""
-    for i in range(tx.n):
-        seat = tx.seat(i)
+    for i in range(len(tx.players)):
+        seat = tx.seats[i]
         tokens = sum(sum(toy[1:]) for toy in seat.toys)
         if tokens:
             tx.score(i, tokens, R_UNFINISHED, f"{tokens} tokens on unfinished toys")
         points = reindeer_points(seat.reindeer)
         if points:
             tx.score(i, points, R_REINDEER, f"{len(seat.reindeer)} reindeer")
-    tx.v["phase"] = Phase.OVER
+    tx.v["phase"] = P_OVER
     result = outcome_of(tx.preview())
     tx.events.append(new_game_ended(scores=result.scores, winners=result.winners))
 
@@ -742,15 +761,15 @@ def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
         _receive(tx, seat_index, i, space + 2)
         _continue(tx, seat_index)
     elif i == DONATION:
-        v["phase"] = Phase.DONATION
+        v["phase"] = P_DONATION
     elif i in MAIL_TAKE:
         v["mail_left"] = MAIL_TAKE[i]
-        v["phase"] = Phase.MAIL
+        v["phase"] = P_MAIL
     elif i == STABLES:
         v["to_choose"] = space + 1
-        v["phase"] = Phase.REINDEER
+        v["phase"] = P_REINDEER
     else:
-        v["phase"] = Phase.ORNAMENT
+        v["phase"] = P_ORNAMENT
 
 
 def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
@@ -759,7 +778,9 @@ def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
 
 
 def _apply_stop(tx: _Tx, seat: int, action: StopTaking) -> None:
-    tx.v["mail_left"] = 0
+    """End a Mail Room visit (W-3.3) or a Donation Center visit (W-3.2) early."""
+    if tx.s.phase != P_DONATION:
+        tx.v["mail_left"] = 0
     _continue(tx, seat)
 
 
@@ -767,8 +788,8 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     stalls = tx.s.stalls
     card = stalls[action.stall]
     tx.v["stalls"] = _set_index(stalls, action.stall, -1)
-    seat = tx.seat(seat_index)
-    tx.set_seat(seat_index, replace(seat, {"reindeer": (*seat.reindeer, card)}))
+    seat = tx.seats[seat_index]
+    tx.seats[seat_index] = _seat(seat, {"reindeer": (*seat.reindeer, card)})
     tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
     _continue(tx, seat_index)
 
@@ -818,8 +839,8 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
 def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     k = SPACE_INDEX[action.space]
     ornament = tx.s.ornament
-    seat = tx.seat(seat_index)
-    tx.set_seat(seat_index, replace(seat, {"tree": _set_index(seat.tree, k, ornament)}))
+    seat = tx.seats[seat_index]
+    tx.seats[seat_index] = _seat(seat, {"tree": _set_index(seat.tree, k, ornament)})
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(
@@ -840,19 +861,16 @@ def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
     v = tx.v
     _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
     v["taken"] = tx.s.taken + 1
-    if _donation_fits(v["donation"], tx.seat(seat_index).toys):
-        v["phase"] = Phase.DONATION
+    if _donation_fits(v["donation"], tx.seats[seat_index].toys):
+        v["phase"] = P_DONATION
     else:
         _continue(tx, seat_index)
-
-
-def _apply_stop_donation(tx: _Tx, seat: int, action: StopTaking) -> None:
-    _continue(tx, seat)
 
 
 HANDLERS: dict[type, Any] = {
     PlaceElf: _place_elf,
     TakeToy: _apply_take_toy,
+    StopTaking: _apply_stop,
     TakeReindeer: _apply_reindeer,
     ChooseMaterial: _apply_choose,
     PlaceTokens: _apply_place,
@@ -907,7 +925,7 @@ def apply_action(
     """``GAME.apply``: the turn check, then the action's handler in a transaction."""
     players = s.players
     seat = (s.first + s.turn) % len(players)
-    if s.phase == Phase.OVER or player != players[seat]:
+    if s.phase == P_OVER or player != players[seat]:
         from engine.workshop import GAME  # the shared checks need the game object
 
         check_can_act(GAME, s, player)
@@ -923,13 +941,7 @@ def apply_action(
         if action not in legal:
             raise IllegalAction(refusal(s, action))
     tx = _Tx(s)
-    if type(action) is StopTaking:
-        if s.phase == Phase.DONATION:
-            _apply_stop_donation(tx, seat, action)
-        else:
-            _apply_stop(tx, seat, action)
-    else:
-        HANDLERS[type(action)](tx, seat, action)
+    HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
 
 
@@ -937,7 +949,7 @@ def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
     """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
     empty list for anyone else."""
     players = s.players
-    if s.phase == Phase.OVER or player != players[(s.first + s.turn) % len(players)]:
+    if s.phase == P_OVER or player != players[(s.first + s.turn) % len(players)]:
         return []
     return legal_actions_of(s)
 

@@ -34,6 +34,22 @@ def test_shuffle_is_a_permutation_and_seed_dependent() -> None:
     assert first == Rng(1).shuffled(items)
 
 
+def test_shuffle_is_fisher_yates_with_below_and_leaves_the_same_rng_state() -> None:
+    """The unrolled shuffle draws exactly what ``below`` would: saved games replay."""
+    for seed in range(200):
+        for length in (0, 1, 2, 7, 45, 60):
+            items = list(range(length))
+            reference = Rng(seed)
+            expected = list(items)
+            for i in range(length - 1, 0, -1):
+                j = reference.below(i + 1)
+                expected[i], expected[j] = expected[j], expected[i]
+            rng = Rng(seed)
+            rng.shuffle(items)
+            assert items == expected
+            assert rng.state == reference.state
+
+
 def test_below_rejects_non_positive_bound() -> None:
     with pytest.raises(ValueError, match="positive"):
         Rng(1).below(0)

@@ -9,13 +9,22 @@ exactly as it was, whatever is applied to it or to its descendants.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import Field
 
-from engine import get_game
-from engine.core import Model, Rng, build, constructor, derive_seed, evolve, successor
+from engine import core, get_game
+from engine.core import (
+    SHARED_LIMIT,
+    Model,
+    Rng,
+    build,
+    constructor,
+    derive_seed,
+    evolve,
+    successor,
+)
 
 
 class Sample(Model):
@@ -23,6 +32,12 @@ class Sample(Model):
     count: int
     cards: tuple[int, ...] = ()
     names: dict[str, int] = Field(default_factory=dict)
+
+
+def test_the_lean_paths_pass_their_self_check_with_this_pydantic() -> None:
+    """Else every lean helper silently falls back to pydantic's slower paths."""
+    assert core._FAST
+    assert core._fast_paths_work()
 
 
 def test_build_and_constructor_equal_the_validated_model() -> None:
@@ -35,6 +50,43 @@ def test_build_and_constructor_equal_the_validated_model() -> None:
         assert lean.model_dump_json() == real.model_dump_json()  # same key order too
         assert Sample.model_validate_json(lean.model_dump_json()) == lean
         assert lean.model_fields_set == {"kind", "count", "cards", "names"}
+
+
+def test_constructor_with_an_order_builds_the_json_keys_in_that_order() -> None:
+    make = constructor(Sample, order=("names", "count", "kind", "cards"))
+    lean = make(count=3, names={"a": 1})
+    assert lean == Sample(count=3, names={"a": 1})
+    assert lean.model_dump_json() == '{"names":{"a":1},"count":3,"kind":"sample","cards":[]}'
+    with pytest.raises(ValueError, match="every field"):
+        constructor(Sample, order=("count", "kind"))
+
+
+class Flat(Model):
+    kind: Literal["flat"] = "flat"
+    who: str
+    count: int
+    note: str | None = None
+
+
+def test_shared_constructor_gives_one_instance_per_field_values() -> None:
+    make = constructor(Flat, shared=True)
+    first = make(who="a", count=1)
+    assert make(who="a", count=1) is first
+    assert make(who="a", count=1, note=None) is first
+    assert make(who="a", count=2) is not first
+    assert first == Flat(who="a", count=1)
+    assert first.model_dump_json() == Flat(who="a", count=1).model_dump_json()
+
+
+def test_shared_constructor_forgets_when_full_and_refuses_mutable_fields() -> None:
+    make = constructor(Flat, shared=True)
+    first = make(who="x", count=0)
+    for count in range(1, SHARED_LIMIT + 1):
+        make(who="x", count=count)
+    again = make(who="x", count=0)
+    assert again == first and again is not first  # the cache was emptied once full
+    with pytest.raises(TypeError, match="mutable"):
+        constructor(Sample, shared=True)  # cards, names: a shared one could be changed
 
 
 def test_constructor_requires_fields_without_a_plain_default() -> None:

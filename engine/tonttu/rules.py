@@ -1,0 +1,742 @@
+"""Workshop Tonttu's moves and their resolution (RULES T-2 … T-5): ``apply_action``.
+
+``engine.tonttu.game`` holds the protocol object (setup, queries, views, text); this
+module holds what ``apply`` does, the hot path of every computer player's search.
+
+Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__``,
+about twenty entries), replaces the sequences that change by new tuples, and takes the
+copy over as the next state's ``__dict__`` (``engine.core.successor_of``): every
+unchanged tuple is shared with the previous state, and nothing is validated, since
+every value is made here from valid ones. Events are built the same way, by
+constructors that :func:`engine.core.constructor` generates; a :class:`Chose` (who
+chose, in which phase, replacing or not) holds no other information, so one instance
+of each is shared, as the actions are. Two events have always listed their JSON keys in an order
+other than their model's (``GiftResult`` starts with ``result``, ``RoundEnded`` ends
+with ``reshuffled``): their constructors keep that order, so stored records stay
+byte for byte what they were.
+
+Resolution order (T-2.3, T-3): gifts in middle slot order, then face-down materials
+in slot order; then the refill of gifts, then of materials (reshuffling the discard
+pile when the deck runs out, T-2.4); then the end check; then the hands pass, or are
+discarded and dealt anew after the 4th round of a deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+from typing import Any
+
+from engine.core import (
+    TIMER,
+    GameOver,
+    IllegalAction,
+    NotInGame,
+    NotYourTurn,
+    PlayerId,
+    Rng,
+    constructor,
+    successor_of,
+)
+from engine.tonttu.data import (
+    GIFT_CATEGORY,
+    GIFT_CATEGORY_ID,
+    GIFT_NAMES,
+    GIFT_NEED_COUNTS,
+    GIFT_NEEDS,
+    GIFT_TYPE_MASK,
+    MATERIAL_IDS,
+    MATERIAL_NAMES,
+    MATERIAL_TYPE,
+    N_TYPES,
+)
+from engine.tonttu.models import (
+    MATERIAL_POINT,
+    Chose,
+    GameEnded,
+    GiftResult,
+    MaterialResult,
+    PicksRevealed,
+    PointPhaseClosed,
+    PointsRevealed,
+    RoundEnded,
+    SpeedPoint,
+    TonttuState,
+)
+
+HAND_SIZE = 5  # T-1.4
+ROUNDS_PER_DEAL = 4  # T-2.3: hands go 5-4-3-2-1, the last card is discarded
+GIFTS_PER_PLAYER = 5  # T-1.4
+ROUNDS_WITHOUT_GIFT_LIMIT = 10  # T-2.5
+SET_BONUS = 3  # T-5.2
+
+CARD_NAME: tuple[str, ...] = tuple(MATERIAL_NAMES[t] for t in MATERIAL_TYPE)
+"""Material card id → its type's name."""
+NO_CHOICES: tuple[tuple[None, ...], ...] = tuple((None,) * n for n in range(8))
+"""``NO_CHOICES[n]``: the choices of ``n`` seats at the start of a phase."""
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def gift_points(won: Sequence[int]) -> int:
+    """T-5.1: the k-th completed gift is worth k, so n gifts score n(n+1)/2."""
+    n = len(won)
+    return n * (n + 1) // 2
+
+
+def set_points(won: Sequence[int]) -> int:
+    """T-5.2: 3 per complete set of one gift of each category."""
+    counts = [0, 0, 0]
+    for gift in won:
+        counts[GIFT_CATEGORY_ID[gift]] += 1
+    return SET_BONUS * min(counts)
+
+
+def score(won: Sequence[int]) -> int:
+    return gift_points(won) + set_points(won)
+
+
+def winners(state: TonttuState) -> list[PlayerId]:
+    """T-5.3: most points; tie → more gifts; still tied → shared win."""
+    best = max(zip(state.scores, (len(w) for w in state.won), strict=True))
+    return [
+        p
+        for p, s, w in zip(state.players, state.scores, state.won, strict=True)
+        if (s, len(w)) == best
+    ]
+
+
+# --------------------------------------------------------------------------- paying
+
+
+# A workbench's cards counted per type, packed in one int: 8 bits per type (a type has
+# at most 16 cards), the top bit of each byte a guard. Subtracting a gift's packed
+# requirement from the counts with every guard set clears the guard of each type that
+# falls short: the workbench can pay iff every guard survives.
+_UNIT: tuple[int, ...] = tuple(1 << 8 * t for t in MATERIAL_TYPE)
+"""Material card id → one card of its type, packed."""
+_GUARDS = sum(0x80 << 8 * t for t in range(N_TYPES))
+_NEED: tuple[int, ...] = tuple(
+    sum(count << 8 * t for t, count in enumerate(counts)) for counts in GIFT_NEED_COUNTS
+)
+"""Gift id → its requirement, packed."""
+_MATCH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(mask >> t & 1 for t in MATERIAL_TYPE) for mask in GIFT_TYPE_MASK
+)
+"""``_MATCH[gift][card]``: 1 if the card's type appears on the gift (T-3.2 offers)."""
+
+
+def _can_pay(face_up: Sequence[int], face_down: int | None, gift: int) -> bool:
+    """T-3.2: the workbench (face-down card included) covers the gift's requirement."""
+    have = sum(map(_UNIT.__getitem__, face_up)) | _GUARDS
+    if face_down is not None:
+        have += _UNIT[face_down]
+    return (have - _NEED[gift]) & _GUARDS == _GUARDS
+
+
+def _pay_exact(
+    face_up: tuple[int, ...], face_down: int | None, gift: int
+) -> tuple[tuple[int, ...], int | None, list[int], int | None]:
+    """T-3.2 single contender / T-4: pay exactly the requirement, face-up cards first.
+
+    Returns (remaining face-up, remaining face-down, paid cards, paid face-down card).
+    The caller has checked :func:`_can_pay`.
+    """
+    need = list(GIFT_NEED_COUNTS[gift])
+    left = len(GIFT_NEEDS[gift])
+    keep: list[int] = []
+    paid: list[int] = []
+    for i, card in enumerate(face_up):
+        t = MATERIAL_TYPE[card]
+        if need[t]:
+            need[t] -= 1
+            paid.append(card)
+            left -= 1
+            if not left:  # paid in full: the rest of the workbench stays
+                return (*keep, *face_up[i + 1 :]), face_down, paid, None
+        else:
+            keep.append(card)
+    # only the face-down card can cover what is left (T-3.2)
+    assert face_down is not None
+    paid.append(face_down)
+    return tuple(keep), None, paid, face_down
+
+
+def _offer(face_up: Sequence[int], face_down: int | None, gift: int) -> int:
+    """T-3.2: how many workbench cards show a type that appears on the gift."""
+    match = _MATCH[gift]
+    count = sum(map(match.__getitem__, face_up))
+    if face_down is not None:
+        count += match[face_down]
+    return count
+
+
+def _pay_offer(
+    face_up: tuple[int, ...], face_down: int | None, gift: int
+) -> tuple[tuple[int, ...], int | None, list[int], int | None]:
+    """T-3.2 contested: the winner pays every workbench card whose type is on the gift."""
+    mask = GIFT_TYPE_MASK[gift]
+    keep = tuple(card for card in face_up if not mask >> MATERIAL_TYPE[card] & 1)
+    paid = [card for card in face_up if mask >> MATERIAL_TYPE[card] & 1]
+    if face_down is not None and mask >> MATERIAL_TYPE[face_down] & 1:
+        paid.append(face_down)
+        return keep, None, paid, face_down
+    return keep, face_down, paid, None
+
+
+# --------------------------------------------------------------------------- building
+
+new_gift_result = constructor(
+    GiftResult,
+    order=(
+        "result",
+        "gift",
+        "category",
+        "slot",
+        "pointers",
+        "contenders",
+        "offers",
+        "winner",
+        "paid",
+        "face_down_paid",
+    ),
+)
+new_material_result = constructor(MaterialResult)
+new_picks_revealed = constructor(PicksRevealed)
+new_points_revealed = constructor(PointsRevealed)
+new_speed_point = constructor(SpeedPoint)
+new_point_phase_closed = constructor(PointPhaseClosed)
+new_round_ended = constructor(
+    RoundEnded,
+    order=(
+        "kind",
+        "round",
+        "gift_won",
+        "gifts_refilled",
+        "materials_refilled",
+        "passed",
+        "discarded",
+        "rotation",
+        "dealt",
+        "reshuffled",
+    ),
+)
+new_game_ended = constructor(GameEnded)
+new_chose = constructor(Chose, shared=True)
+"""A :class:`Chose` holds nothing but who chose, in which phase, replacing or not: one
+shared instance for each, like the shared actions."""
+
+
+_next_state = successor_of(TonttuState)
+"""The state whose field values are ``values`` (a changed copy of another state's
+``__dict__``, taken over as is; ``engine.core.successor_of``)."""
+
+
+def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    """``values`` with item ``i`` replaced."""
+    return (*values[:i], value, *values[i + 1 :])
+
+
+# --------------------------------------------------------------------------- apply
+
+
+def apply_action(
+    state: TonttuState, player: PlayerId, action: Any
+) -> tuple[TonttuState, list[Any]]:
+    """``GAME.apply``: the checks (game over, timer, seat, phase), then the move."""
+    phase = state.phase
+    if phase == "over":
+        raise GameOver("The game is over; no more moves can be made.")
+    try:
+        kind = action.kind
+    except AttributeError:  # not an action at all
+        kind = None
+    if player == TIMER:
+        if kind == "close_point_phase" and phase == "point" and state.mode == "speed":
+            return _close_point_phase(state)
+        raise IllegalAction("The timer can only close an open speed point phase.")
+    try:
+        seat = state.players.index(player)
+    except ValueError:
+        raise NotInGame("You are not playing in this game.") from None
+    if phase == "pick":
+        if kind != "pick":
+            raise IllegalAction("It is the pick phase: choose one of your hand cards.")
+        return _pick(state, seat, action)
+    if kind == "point_gift":
+        gift = action.gift
+        if gift not in state.middle_gifts:
+            raise IllegalAction("That gift is not in the middle; point at a card that is.")
+        slot = state.middle_gifts.index(gift)
+        code = gift
+    elif kind == "point_material":
+        slot = action.slot
+        if not 0 <= slot < len(state.middle_materials) or state.middle_materials[slot] is None:
+            raise IllegalAction(
+                f"There is no face-down material in slot {slot + 1}; point at a card that is."
+            )
+        code = MATERIAL_POINT + slot
+    else:
+        raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
+    if state.mode == "speed":
+        return _speed_point(state, seat, code, slot)
+    return _tactical_point(state, seat, code)
+
+
+def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list[Any]]:
+    """T-2.1: a secret pick (or a replaced one); the last missing pick reveals them all."""
+    hands = state.hands
+    hand = hands[seat]
+    if not hand:
+        raise NotYourTurn("Your hand is empty, so you skip this pick (T-2.5).")
+    wanted = MATERIAL_IDS.get(action.material, -1)
+    for card in hand:
+        if MATERIAL_TYPE[card] == wanted:
+            break
+    else:
+        raise IllegalAction(f"You have no {action.material} in your hand.")
+    choices = list(state.choices)
+    replaced = choices[seat] is not None
+    choices[seat] = card
+    event = new_chose(player=state.players[seat], phase="pick", replaced=replaced)
+    # someone still has to pick: a seat without a choice, whose hand is not empty (T-2.5)
+    if None in choices and (
+        () not in hands or any(c is None and h for c, h in zip(choices, hands, strict=True))
+    ):
+        values = state.__dict__.copy()
+        values["choices"] = tuple(choices)
+        return _next_state(values), [event]
+    return _reveal_picks(state, choices, event)
+
+
+def _reveal_picks(
+    state: TonttuState, choices: list[int | None], first: Chose
+) -> tuple[TonttuState, list[Any]]:
+    """T-2.1: all picks go face up onto their owners' workbenches at once."""
+    players = state.players
+    hands = list(state.hands)
+    face_up = list(state.face_up)
+    picks: dict[PlayerId, str] = {}
+    skipped: list[PlayerId] = []
+    for seat, card in enumerate(choices):
+        if card is None:
+            skipped.append(players[seat])
+            continue
+        hand = hands[seat]
+        i = hand.index(card)
+        hands[seat] = hand[:i] + hand[i + 1 :]
+        face_up[seat] = (*face_up[seat], card)
+        picks[players[seat]] = CARD_NAME[card]
+    values = state.__dict__.copy()
+    values["hands"] = tuple(hands)
+    values["face_up"] = tuple(face_up)
+    values["phase"] = "point"
+    values["choices"] = NO_CHOICES[len(choices)]
+    reveal = new_picks_revealed(round=state.round, picks=picks, skipped=skipped)
+    return _next_state(values), [first, reveal]
+
+
+def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuState, list[Any]]:
+    """T-2.2: a secret point (or a replaced one); the last missing point resolves them all."""
+    choices = list(state.choices)
+    replaced = choices[seat] is not None
+    choices[seat] = code
+    event = new_chose(player=state.players[seat], phase="point", replaced=replaced)
+    values = state.__dict__.copy()
+    if None in choices:
+        values["choices"] = tuple(choices)
+        return _next_state(values), [event]
+    return _resolve_points(state, values, choices, event)
+
+
+def _resolve_points(
+    state: TonttuState, values: dict[str, Any], choices: list[int | None], first: Chose
+) -> tuple[TonttuState, list[Any]]:
+    """T-3: reveal every point and resolve them together, in middle slot order."""
+    players = state.players
+    # the seats pointing at each code, in seat order (one pass over the choices)
+    pointed: dict[int | None, list[int]] = {}
+    for seat, code in enumerate(choices):
+        if code in pointed:
+            pointed[code].append(seat)
+        else:
+            pointed[code] = [seat]
+    face_up = list(state.face_up)
+    face_down = list(state.face_down)
+    gift_results: list[GiftResult] = []
+    middle_gifts = state.middle_gifts
+    won_any = False
+    for slot, gift in enumerate(middle_gifts):
+        if gift is None or gift not in pointed:
+            continue
+        pointers = pointed[gift]
+        contenders = [s for s in pointers if _can_pay(face_up[s], face_down[s], gift)]
+        pointer_names = list(map(players.__getitem__, pointers))
+        if not contenders:
+            gift_results.append(
+                new_gift_result(
+                    result="nobody_can_pay",
+                    gift=GIFT_NAMES[gift],
+                    category=GIFT_CATEGORY[gift],
+                    slot=slot,
+                    pointers=pointer_names,
+                    contenders=[],
+                    offers={},
+                    winner=None,
+                    paid=[],
+                    face_down_paid=None,
+                )
+            )
+            continue
+        contender_names = list(map(players.__getitem__, contenders))
+        named_offers: dict[PlayerId, int] = {}
+        if len(contenders) == 1:
+            winner = contenders[0]
+            pay = _pay_exact
+        else:
+            offers = {s: _offer(face_up[s], face_down[s], gift) for s in contenders}
+            named_offers = {players[s]: o for s, o in offers.items()}
+            best = max(offers.values())
+            top = [s for s, o in offers.items() if o == best]
+            if len(top) > 1:  # T-3.2: a tie for highest: nobody gets it, nobody pays
+                gift_results.append(
+                    new_gift_result(
+                        result="tie",
+                        gift=GIFT_NAMES[gift],
+                        category=GIFT_CATEGORY[gift],
+                        slot=slot,
+                        pointers=pointer_names,
+                        contenders=contender_names,
+                        offers=named_offers,
+                        winner=None,
+                        paid=[],
+                        face_down_paid=None,
+                    )
+                )
+                continue
+            winner = top[0]
+            pay = _pay_offer
+        # T-3.2, T-3.3: the winner pays (to the discard pile) and takes the gift
+        up, down, paid, paid_down = pay(face_up[winner], face_down[winner], gift)
+        face_up[winner] = up
+        face_down[winner] = down
+        values["discard"] = (*values["discard"], *paid)
+        if not won_any:
+            won_any = True
+            middle = list(middle_gifts)
+            won = list(state.won)
+            scores = list(state.scores)
+        middle[slot] = None
+        won_cards = (*won[winner], gift)
+        won[winner] = won_cards
+        scores[winner] = score(won_cards)
+        gift_results.append(
+            new_gift_result(
+                result="won",
+                gift=GIFT_NAMES[gift],
+                category=GIFT_CATEGORY[gift],
+                slot=slot,
+                pointers=pointer_names,
+                contenders=contender_names,
+                offers=named_offers,
+                winner=players[winner],
+                paid=list(map(CARD_NAME.__getitem__, paid)),
+                face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
+            )
+        )
+    if won_any:
+        values["middle_gifts"] = tuple(middle)
+        values["won"] = tuple(won)
+        values["scores"] = tuple(scores)
+        values["gift_won_this_round"] = True
+    material_results: list[MaterialResult] = []
+    materials = state.middle_materials
+    taken_any = False
+    for slot, card in enumerate(materials):
+        if card is None:
+            continue
+        takers = pointed.get(MATERIAL_POINT + slot)  # the seats pointing at it
+        if takers is None:
+            continue
+        if len(takers) > 1:  # T-3.1: two or more pointers, nothing happens
+            material_results.append(
+                new_material_result(
+                    slot=slot,
+                    pointers=list(map(players.__getitem__, takers)),
+                    result="contested",
+                    taker=None,
+                    face_down=False,
+                    material=None,
+                )
+            )
+            continue
+        if not taken_any:
+            taken_any = True
+            middle_materials = list(materials)
+        middle_materials[slot] = None
+        material_results.append(_take_material(face_up, face_down, takers[0], players, card, slot))
+    if taken_any:
+        values["middle_materials"] = tuple(middle_materials)
+    values["face_up"] = tuple(face_up)
+    values["face_down"] = tuple(face_down)
+    reveal = new_points_revealed(round=state.round, gifts=gift_results, materials=material_results)
+    new_state, end_events = _end_round(state, values)
+    return new_state, [first, reveal, *end_events]
+
+
+def _take_material(
+    face_up: list[tuple[int, ...]],
+    face_down: list[int | None],
+    seat: int,
+    players: tuple[PlayerId, ...],
+    card: int,
+    slot: int,
+) -> MaterialResult:
+    """T-3.1: the card goes face down if the seat has none face down (T-3.4), else face up."""
+    player = players[seat]
+    if face_down[seat] is None:
+        face_down[seat] = card
+        return new_material_result(
+            slot=slot,
+            pointers=[player],
+            result="taken",
+            taker=player,
+            face_down=True,
+            material=None,
+        )
+    face_up[seat] = (*face_up[seat], card)
+    return new_material_result(
+        slot=slot,
+        pointers=[player],
+        result="taken",
+        taker=player,
+        face_down=False,
+        material=CARD_NAME[card],
+    )
+
+
+def _speed_point(
+    state: TonttuState, seat: int, code: int, slot: int
+) -> tuple[TonttuState, list[Any]]:
+    """T-4: the point resolves at once, in apply order; each seat points once."""
+    choices = list(state.choices)
+    if choices[seat] is not None:
+        raise NotYourTurn("You have already pointed this round.")
+    players = state.players
+    player = players[seat]
+    values = state.__dict__.copy()
+    gift_result: GiftResult | None = None
+    material_result: MaterialResult | None = None
+    if code < MATERIAL_POINT:
+        gift = code
+        face_up = state.face_up
+        face_down = state.face_down
+        if _can_pay(face_up[seat], face_down[seat], gift):
+            up, down, paid, paid_down = _pay_exact(face_up[seat], face_down[seat], gift)
+            values["face_up"] = _put(face_up, seat, up)
+            values["face_down"] = _put(face_down, seat, down)
+            values["discard"] = (*state.discard, *paid)  # T-3.3
+            values["middle_gifts"] = _put(state.middle_gifts, slot, None)
+            won = (*state.won[seat], gift)
+            values["won"] = _put(state.won, seat, won)
+            values["scores"] = _put(state.scores, seat, score(won))
+            values["gift_won_this_round"] = True
+            gift_result = new_gift_result(
+                result="won",
+                gift=GIFT_NAMES[gift],
+                category=GIFT_CATEGORY[gift],
+                slot=slot,
+                pointers=[player],
+                contenders=[player],
+                offers={},
+                winner=player,
+                paid=list(map(CARD_NAME.__getitem__, paid)),
+                face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
+            )
+        else:  # a wasted point: the gift stays open
+            gift_result = new_gift_result(
+                result="wasted",
+                gift=GIFT_NAMES[gift],
+                category=GIFT_CATEGORY[gift],
+                slot=slot,
+                pointers=[player],
+                contenders=[],
+                offers={},
+                winner=None,
+                paid=[],
+                face_down_paid=None,
+            )
+    else:
+        card = state.middle_materials[slot]
+        assert card is not None
+        values["middle_materials"] = _put(state.middle_materials, slot, None)
+        if state.face_down[seat] is None:
+            values["face_down"] = _put(state.face_down, seat, card)
+            material_result = new_material_result(
+                slot=slot,
+                pointers=[player],
+                result="taken",
+                taker=player,
+                face_down=True,
+                material=None,
+            )
+        else:
+            values["face_up"] = _put(state.face_up, seat, (*state.face_up[seat], card))
+            material_result = new_material_result(
+                slot=slot,
+                pointers=[player],
+                result="taken",
+                taker=player,
+                face_down=False,
+                material=CARD_NAME[card],
+            )
+    event = new_speed_point(
+        round=state.round, player=player, gift=gift_result, material=material_result
+    )
+    choices[seat] = code
+    if None in choices:
+        values["choices"] = tuple(choices)
+        return _next_state(values), [event]
+    new_state, end_events = _end_round(state, values)
+    return new_state, [event, *end_events]
+
+
+def _close_point_phase(state: TonttuState) -> tuple[TonttuState, list[Any]]:
+    """T-4: the table's timer ran out; seats that did not point simply missed out."""
+    missed = [p for p, c in zip(state.players, state.choices, strict=True) if c is None]
+    event = new_point_phase_closed(round=state.round, missed=missed)
+    new_state, end_events = _end_round(state, state.__dict__.copy())
+    return new_state, [event, *end_events]
+
+
+# --------------------------------------------------------------------------- end of round
+
+
+class _Deck:
+    """The material deck and discard pile while a round ends (T-2.4: reshuffle the
+    discard pile into a new deck when the deck runs out)."""
+
+    __slots__ = ("deck", "discard", "reshuffles", "rng", "seed_rng")
+
+    def __init__(self, deck: tuple[int, ...], discard: tuple[int, ...], rng: int) -> None:
+        self.deck = deck
+        self.discard = discard
+        self.reshuffles = 0
+        self.rng: Rng | None = None
+        self.seed_rng = rng
+
+    def take(self, count: int) -> tuple[int, ...]:
+        """Up to ``count`` cards from the top, as one card at a time would: when the deck
+        runs out and more are needed, the discard pile is shuffled into a new deck
+        (T-2.4). Fewer only when deck and discard are both empty."""
+        taken: tuple[int, ...] = ()
+        while len(taken) < count:
+            deck = self.deck
+            if not deck:
+                if not self.discard:
+                    break
+                if self.rng is None:
+                    self.rng = Rng(self.seed_rng)
+                deck = self.rng.shuffled(self.discard)
+                self.discard = ()
+                self.reshuffles += 1
+            need = count - len(taken)
+            taken += deck[:need]
+            self.deck = deck[need:]
+        return taken
+
+
+def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
+    """T-2.3 in order: refill; game end; pass hands or discard, flip and redeal.
+
+    ``values`` holds the table as the round's points left it (the next state's
+    ``__dict__``); it is completed here and becomes the next state."""
+    players = state.players
+    n = len(players)
+    # refill the gifts from the stack, in slot order
+    stack = state.gift_stack
+    middle_gifts = values["middle_gifts"]
+    refilled: list[str] = []
+    if stack and None in middle_gifts:
+        middle = list(middle_gifts)
+        slot = -1
+        for new in stack[: middle.count(None)]:  # the empty slots in order, while gifts last
+            slot = middle.index(None, slot + 1)
+            middle[slot] = new
+            refilled.append(GIFT_NAMES[new])
+        stack = stack[len(refilled) :]
+        values["middle_gifts"] = tuple(middle)
+    # refill the face-down materials, in slot order, from the top of the deck
+    deck = _Deck(values["deck"], values["discard"], state.rng)
+    materials = values["middle_materials"]
+    materials_refilled = 0
+    if None in materials:
+        middle = list(materials)
+        slot = -1
+        for card in deck.take(middle.count(None)):  # T-2.4: empty slots stay empty at the end
+            slot = middle.index(None, slot + 1)
+            middle[slot] = card
+            materials_refilled += 1
+        values["middle_materials"] = tuple(middle)
+    gift_won = values["gift_won_this_round"]
+    without = 0 if gift_won else state.rounds_without_gift + 1
+    values["gift_stack"] = stack
+    values["choices"] = NO_CHOICES[n]
+    values["gift_won_this_round"] = False
+    values["rounds_without_gift"] = without
+    end_reason: Any = None
+    if not stack:
+        end_reason = "gift_stack_empty"
+    elif without >= ROUNDS_WITHOUT_GIFT_LIMIT:
+        end_reason = "no_gift_for_10_rounds"  # T-2.5
+    passed = rotation = None
+    discarded = 0
+    dealt: dict[PlayerId, int] = {}
+    hands = values["hands"]
+    if end_reason is not None:
+        values["phase"] = "over"
+        values["end_reason"] = end_reason
+    elif state.deal_round < ROUNDS_PER_DEAL:
+        # T-2.3: pass the whole remaining hand the way the rotation card shows.
+        passed = state.rotation
+        hands = (hands[-1], *hands[:-1]) if passed == "left" else (*hands[1:], hands[0])
+        values["hands"] = hands
+        values["deal_round"] = state.deal_round + 1
+    else:
+        # T-2.3: after the 4th round of a deal: discard, flip the rotation card, deal 5.
+        discarded = sum(map(len, hands))
+        deck.discard = tuple(chain(deck.discard, *hands))
+        rotation = "right" if state.rotation == "left" else "left"
+        # one card at a time in seat order; T-2.4: what there is, if the cards run out
+        cards = deck.take(HAND_SIZE * n)
+        hands = tuple(cards[seat::n] for seat in range(n))
+        values["hands"] = hands
+        values["rotation"] = rotation
+        values["deal_round"] = 1
+        values["short_deal"] = len(cards) < HAND_SIZE * n
+        dealt = dict(zip(players, map(len, hands), strict=True))
+    values["deck"] = deck.deck
+    values["discard"] = deck.discard
+    if deck.rng is not None:
+        values["rng"] = deck.rng.state
+    round_ended = new_round_ended(
+        round=state.round,
+        gift_won=gift_won,
+        gifts_refilled=refilled,
+        materials_refilled=materials_refilled,
+        passed=passed,
+        discarded=discarded,
+        rotation=rotation,
+        dealt=dealt,
+        reshuffled=deck.reshuffles,
+    )
+    if end_reason is not None:
+        final = _next_state(values)
+        scores = dict(zip(players, final.scores, strict=True))
+        ended = new_game_ended(reason=end_reason, scores=scores, winners=winners(final))
+        return final, [round_ended, ended]
+    values["round"] = state.round + 1
+    # T-2.5: with every hand empty there is nothing to pick; go straight to pointing.
+    values["phase"] = "pick" if any(hands) else "point"
+    return _next_state(values), [round_ended]
