@@ -12,6 +12,7 @@ what they show (the ``*_key`` functions below) and what lies under them.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from functools import partial
 
 from engine.core import PlayerId
 from engine.workshop.models import (
@@ -273,7 +274,7 @@ def _spaces(
         c.reuse(
             ("space", label, seat, size),
             (bx, y, bx + size, y + size),
-            lambda bx=bx, label=label, seat=seat: _space(c, bx, y, label, seat, size),
+            partial(_space, c, bx, y, label, seat, size),
         )
     return x + len(labels) * (size + 10)
 
@@ -527,7 +528,7 @@ def _draw_player_panel(
         c.reuse(
             ("toy row", toy_key(toy), ground, w),
             (x + 8, row, x + w - 8, row + 33),  # text may overhang its anchor a little
-            lambda toy=toy, row=row: _toy_row(c, toy, x, row, w),
+            partial(_toy_row, c, toy, x, row, w),
         )
 
     # completed toys awaiting inspection
