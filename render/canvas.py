@@ -20,9 +20,10 @@ things make it so, none of which changes a pixel:
   ``tests/render/test_reuse.py`` draws many positions with and without the tiles and
   requires identical pixels.
 - PNG encoding (:meth:`Canvas.png`): the 256-colour palette is chosen from a sample of
-  the pixels (every 4th row and column: flat areas and text edges are everywhere) and
-  the whole picture is then mapped onto it, which is four times cheaper than building
-  the palette from every pixel and at least as faithful.
+  about 100,000 pixels (every k-th pixel of every k-th row: flat areas and text edges
+  are everywhere) and the whole picture is then mapped onto it, which is three to four
+  times cheaper than building the palette from every pixel and at least as faithful
+  (the largest colour error on the golden pictures drops from about 50 to under 40).
 """
 
 from __future__ import annotations
@@ -153,8 +154,8 @@ class Tiles:
         self.bytes = self.hits = self.misses = 0
 
 
-TILES = Tiles(96 * 1024 * 1024)
-"""The drawing process's tiles: about 150 player areas, or thousands of small regions."""
+TILES = Tiles(64 * 1024 * 1024)
+"""The drawing process's tiles: about 100 player areas, or thousands of small regions."""
 
 
 @contextmanager

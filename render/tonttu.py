@@ -240,6 +240,22 @@ def _wrap(c: Canvas, text: str, width: int) -> list[str]:
 
 
 def _middle(c: Canvas, view: TonttuView, y: int) -> int:
+    """The gifts and face-down materials in the middle, on the page (``PAPER``)."""
+    height = 420
+    key = (
+        "middle",
+        tuple(gift_key(g) for g in view.middle_gifts),
+        tuple(view.middle_materials),
+        view.gifts_in_stack,
+        view.deck_size,
+        view.discard_size,
+        view.rounds_without_gift,
+    )
+    c.reuse(key, (MARGIN, y, WIDTH - MARGIN, y + height), lambda: _draw_middle(c, view, y))
+    return y + height
+
+
+def _draw_middle(c: Canvas, view: TonttuView, y: int) -> None:
     height = 420
     c.box((MARGIN, y, WIDTH - MARGIN, y + height))
     c.text(MARGIN + 14, y + 12, "The middle", 22, bold=True)
@@ -273,7 +289,6 @@ def _middle(c: Canvas, view: TonttuView, y: int) -> int:
     # T-3.1: a face-down material goes to a lone pointer; two or more get nothing
     c.text(legend_x, by + 60, "Point at one to take it;", 20, fill=MUTED)
     c.text(legend_x, by + 88, "two or more pointers: nobody gets it.", 20, fill=MUTED)
-    return y + height
 
 
 # --------------------------------------------------------------------------- seats

@@ -355,6 +355,50 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
     left_w = 700
     x = MARGIN
     c.box((x, y, x + left_w, y + height))
+    mail = tuple(tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("mail3", "mail2"))
+    c.reuse(
+        ("mail room", mail, view.deck_size, view.sleigh_size),
+        (x, y, x + left_w, y + 70),
+        lambda: _mail_room_head(c, view, x, y, left_w, seat_of),
+    )
+    card_w = (left_w - 28 - 10) / 2
+    for k, toy in enumerate(view.mail_slots[:6]):
+        cx = x + 14 + (k % 2) * (card_w + 10)
+        cy = y + 76 + (k // 2) * 104
+        _toy_card(c, toy, cx, cy, card_w, 94)
+
+    # right column, on the page
+    rx = x + left_w + GAP
+    rw = WIDTH - MARGIN - rx
+    stables = tuple(seat_of[p] for p in _station(view, "stables").occupants)
+    c.reuse(
+        ("stables", stables, view.reindeer_deck_size, tuple(view.stalls[:3])),
+        (rx, y, rx + rw, y + 148),
+        lambda: _stables(c, view, rx, y, rw, seat_of),
+    )
+    dy = y + 148 + 10
+    donation = tuple(seat_of[p] for p in _station(view, "donation").occupants[:8])
+    c.reuse(
+        ("donation", tuple(view.donation.items()), donation, tuple(view.supply.items())),
+        (rx, dy, rx + rw, dy + 112),
+        lambda: _donation(c, view, rx, dy, rw, seat_of),
+    )
+    ty = dy + 112 + 10
+    trees = tuple(
+        tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("tree1", "tree2")
+    )
+    c.reuse(
+        ("tree", trees, tuple(view.ornaments_left.items())),
+        (rx, ty, rx + rw, y + height),
+        lambda: _christmas_tree(c, view, rx, ty, rw, y + height, seat_of),
+    )
+    return y + height
+
+
+def _mail_room_head(
+    c: Canvas, view: WorkshopView, x: float, y: float, w: float, seat_of: dict[PlayerId, int]
+) -> None:
+    """The Mail Room's title, Elf spaces and deck sizes, on its box (``CARD``)."""
     _title(c, x + 14, y + 12, "Mail Room")
     sx: float = x + 150
     for key, label in (("mail3", "take ≤3"), ("mail2", "take ≤2")):
@@ -363,26 +407,22 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
         sx += c.text_width(label) + 8
         sx = _spaces(c, sx, y + 12, ["Elf"], station.occupants, seat_of) + 14
     c.text(
-        x + left_w - 14,
+        x + w - 14,
         y + 38,
         f"deck {view.deck_size} · sleigh {view.sleigh_size}",
         20,
         fill=MUTED,
         anchor="rm",
     )
-    card_w = (left_w - 28 - 10) / 2
-    for k, toy in enumerate(view.mail_slots[:6]):
-        cx = x + 14 + (k % 2) * (card_w + 10)
-        cy = y + 76 + (k // 2) * 104
-        _toy_card(c, toy, cx, cy, card_w, 94)
 
-    # right column
-    rx = x + left_w + GAP
-    rw = WIDTH - MARGIN - rx
-    stables = _station(view, "stables")
+
+def _stables(
+    c: Canvas, view: WorkshopView, rx: float, y: float, rw: float, seat_of: dict[PlayerId, int]
+) -> None:
     c.box((rx, y, rx + rw, y + 148))
     _title(c, rx + 14, y + 12, "Reindeer Stables")
     c.text(rx + rw - 14, y + 24, f"deck {view.reindeer_deck_size}", 20, fill=MUTED, anchor="rm")
+    stables = _station(view, "stables")
     _spaces(c, rx + 14, y + 46, ["+1", "+2", "+3"], stables.occupants, seat_of, size=44)
     for k, name in enumerate(view.stalls[:3]):
         c.text(
@@ -394,22 +434,34 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
             max_width=int(rw - 200),
         )
 
-    dy = y + 148 + 10
+
+def _donation(
+    c: Canvas, view: WorkshopView, rx: float, dy: float, rw: float, seat_of: dict[PlayerId, int]
+) -> None:
     donation = _station(view, "donation")
-    c.box((dx0 := rx, dy, rx + rw, dy + 112))
-    _title(c, dx0 + 14, dy + 10, "Donation Center")
-    tx = dx0 + 14
+    c.box((rx, dy, rx + rw, dy + 112))
+    _title(c, rx + 14, dy + 10, "Donation Center")
+    tx = rx + 14
     for m, n in view.donation.items():
         tx += c.chip(tx, dy + 44, f"{LETTERS[m]} {n}", MATERIAL_COLOURS[m]) + 8
     for k, player in enumerate(donation.occupants[:8]):
-        c.token(dx0 + 26 + k * 40, dy + 92, seat_of[player], r=14)
+        c.token(rx + 26 + k * 40, dy + 92, seat_of[player], r=14)
     if not donation.occupants:
-        c.text(dx0 + 14, dy + 92, "no Elves", 20, fill=MUTED, anchor="lm")
+        c.text(rx + 14, dy + 92, "no Elves", 20, fill=MUTED, anchor="lm")
     supply = " ".join(f"{LETTERS[m]}{n}" for m, n in view.supply.items())
     c.text(rx + rw - 14, dy + 92, f"supply {supply}", 20, fill=MUTED, anchor="rm")
 
-    ty = dy + 112 + 10
-    c.box((rx, ty, rx + rw, y + height))
+
+def _christmas_tree(
+    c: Canvas,
+    view: WorkshopView,
+    rx: float,
+    ty: float,
+    rw: float,
+    bottom: float,
+    seat_of: dict[PlayerId, int],
+) -> None:
+    c.box((rx, ty, rx + rw, bottom))
     _title(c, rx + 14, ty + 10, "Christmas Tree")
     sx = rx + rw - 14 - 2 * 54
     for key in ("tree1", "tree2"):
@@ -421,7 +473,6 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
         oy = ty + 70 + (k // 3) * 32
         c.draw.ellipse((ox, oy, ox + 24, oy + 24), fill=fill, outline=mix(fill, INK, 0.5), width=2)
         c.text(ox + 30, oy + 12, f"{colour} {left}", 20, anchor="lm")
-    return y + height
 
 
 # --------------------------------------------------------------------------- player area
