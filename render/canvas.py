@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -114,7 +115,8 @@ def text_width(text: str, size: int = MIN_TEXT_PX, bold: bool = False) -> int:
 
 class Tiles:
     """Regions drawn before, by key, up to ``max_bytes`` of pixels (least recently used
-    out first). One per process: pictures of every game share it."""
+    out first). One per process: pictures of every game share it, from any thread (the
+    bot draws in threads when its drawing process is gone)."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -122,36 +124,44 @@ class Tiles:
         self.bytes = 0
         self.hits = self.misses = 0
         self._tiles: OrderedDict[Hashable, tuple[Image.Image, int]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> tuple[Image.Image, int] | None:
         if not self.enabled:
             return None
-        found = self._tiles.get(key)
-        if found is None:
-            self.misses += 1
-            return None
-        self._tiles.move_to_end(key)
-        self.hits += 1
-        return found
+        with self._lock:
+            found = self._tiles.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self._tiles.move_to_end(key)
+            self.hits += 1
+            return found
 
     def put(self, key: Hashable, tile: Image.Image, smallest_text: int) -> None:
         if not self.enabled:
             return
-        size = tile.width * tile.height * len(tile.getbands())
+        size = _bytes(tile)
         if size > self.max_bytes // 8:
             return  # a tile this big would push out many others
-        old = self._tiles.pop(key, None)
-        if old is not None:
-            self.bytes -= old[0].width * old[0].height * len(old[0].getbands())
-        self._tiles[key] = (tile, smallest_text)
-        self.bytes += size
-        while self.bytes > self.max_bytes:
-            _, (dropped, _) = self._tiles.popitem(last=False)
-            self.bytes -= dropped.width * dropped.height * len(dropped.getbands())
+        with self._lock:
+            old = self._tiles.pop(key, None)
+            if old is not None:
+                self.bytes -= _bytes(old[0])
+            self._tiles[key] = (tile, smallest_text)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                _, (dropped, _) = self._tiles.popitem(last=False)
+                self.bytes -= _bytes(dropped)
 
     def clear(self) -> None:
-        self._tiles.clear()
-        self.bytes = self.hits = self.misses = 0
+        with self._lock:
+            self._tiles.clear()
+            self.bytes = self.hits = self.misses = 0
+
+
+def _bytes(tile: Image.Image) -> int:
+    return tile.width * tile.height * len(tile.getbands())
 
 
 TILES = Tiles(64 * 1024 * 1024)
