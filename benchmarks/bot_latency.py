@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import re
 import tempfile
 import time
@@ -653,8 +654,30 @@ async def offered(players: Players, tables: list[Table], rate: float, seconds: f
     return run
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of process ``pid`` and of its children (the drawing
+    worker): Linux /proc; zeros elsewhere."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def of(member: int) -> float:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks
+        return 0.0
+
+    children: list[int] = []
+    with contextlib.suppress(OSError, ValueError):
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return of(pid), sum(of(child) for child in children)
+
+
 async def sustained(
-    fake: FakeDiscord, players: Players, tables: list[Table], rates: list[float], seconds: float
+    fake: FakeDiscord,
+    players: Players,
+    tables: list[Table],
+    rates: list[float],
+    seconds: float,
+    bot_pid: int,
 ) -> None:
     print(
         f"\n4. sustained: actions offered at a fixed rate for {seconds:.0f} s each, "
@@ -662,14 +685,17 @@ async def sustained(
     )
     print(
         f"{'offered/s':>9} {'done/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'lag p99 ms':>10} "
-        f"{'missed':>6} {'late':>5} {'kept up':>8}"
+        f"{'missed':>6} {'late':>5} {'kept up':>8} {'bot CPU':>8} {'drawing CPU':>11}"
     )
     best = 0.0
     for rate in rates:
         marker, late = len(fake.requests), players.late
+        cpu_before, began = cpu_seconds(bot_pid), time.perf_counter()
         run = await offered(players, tables, rate, seconds)
         with contextlib.suppress(HarnessError):
             await quiet(fake, 0.5, timeout=BOARD_LAG_P99 + 5)
+        wall = time.perf_counter() - began
+        cpu = [(b - a) / wall * 100 for a, b in zip(cpu_before, cpu_seconds(bot_pid), strict=True)]
         requests = fake.requests[marker:]
         end = requests[-1].at if requests else 0.0
         latencies = [a.latency for a in run.actions]
@@ -684,7 +710,8 @@ async def sustained(
         print(
             f"{rate:>9.0f} {len(run.actions) / seconds:>7.1f} {ms(latencies, 50):>7} "
             f"{ms(latencies, 99):>7} {ms(lags, 99):>10} {run.missed:>6} "
-            f"{players.late - late:>5} {'yes' if kept else 'no':>8}",
+            f"{players.late - late:>5} {'yes' if kept else 'no':>8} {cpu[0]:>7.0f}% "
+            f"{cpu[1]:>10.0f}%",
             flush=True,
         )
         if not kept:
@@ -695,7 +722,8 @@ async def sustained(
     print(
         f"highest rate kept up with: {best:.0f} player actions/s "
         f"(first response p99 < {FIRST_RESPONSE_P99 * 1000:.0f} ms, board lag p99 < "
-        f"{BOARD_LAG_P99:.0f} s; target >= 40)"
+        f"{BOARD_LAG_P99:.0f} s; target >= 40). CPU: share of one core over the step and "
+        "its drain, the bot's event loop and its child processes (the drawing worker)"
     )
 
 
@@ -817,7 +845,7 @@ async def run(args: argparse.Namespace) -> None:
                     label, fake, result, fake.requests[marker:], time.perf_counter() - started
                 )
             if args.rates:
-                await sustained(fake, players, tables, args.rates, args.step_seconds)
+                await sustained(fake, players, tables, args.rates, args.step_seconds, process.pid)
             if args.tonttu_games:
                 await tonttu_reveals(
                     fake, players, args.tonttu_games, args.tonttu_phases, args.think
