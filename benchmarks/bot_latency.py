@@ -1,6 +1,7 @@
 """The real bot, in its own process, under load through the fake Discord (issue 12).
 
-    python -m benchmarks.bot_latency [--games 50] [--think 1.0] [--paced-seconds 15]
+    python -m benchmarks.bot_latency [--only complete|workshop|tonttu]
+        [--games 50] [--think 1.0] [--paced-seconds 15]
         [--burst-rounds 5] [--rates 5,10,15,20,30,40,60] [--step-seconds 6]
         [--complete workshop-3,workshop-5,tonttu-4,tonttu-6,tonttu-4-speed,tonttu-6-speed]
         [--complete-actions 0] [--tonttu-games 20] [--tonttu-phases 4]
@@ -329,7 +330,7 @@ class Players:
             panel = opened.message
             if panel_version(panel) != game.version:
                 return None  # the table moved on meanwhile
-        buttons = [b["custom_id"] for b in panel.buttons() if b["custom_id"].startswith("act:")]
+        buttons = act_buttons(panel)
         selects = [s for s in panel.selects() if s["custom_id"].startswith("acts:")]
         version = panel_version(panel)
         if buttons:
@@ -460,6 +461,11 @@ class Players:
                 return
             await asyncio.sleep(0.05)
         raise HarnessError(f"round {state.round} {state.phase} did not end in {timeout:.0f} s")
+
+
+def act_buttons(message: FakeMessage) -> list[str]:
+    """The custom_ids of a private panel's choice buttons."""
+    return [b["custom_id"] for b in message.buttons() if b["custom_id"].startswith("act:")]
 
 
 def panel_version(panel: FakeMessage) -> int | None:
@@ -826,8 +832,9 @@ async def run(args: argparse.Namespace) -> None:
                 await complete_games(fake, players, args.complete, args.complete_actions)
             tables = await in_batches(args.games, 5, lambda i: players.open_table(i, "workshop-2"))
             await quiet(fake, 0.5)
-            print(f"\n{args.games} Santa's Workshop tables (2 human seats) open", flush=True)
-            for name in ("paced", "burst"):
+            if tables:
+                print(f"\n{args.games} Santa's Workshop tables (2 human seats) open", flush=True)
+            for name in ("paced", "burst") if tables else ():
                 marker = len(fake.requests)
                 started = time.perf_counter()
                 if name == "paced":
@@ -844,7 +851,7 @@ async def run(args: argparse.Namespace) -> None:
                 report_run(
                     label, fake, result, fake.requests[marker:], time.perf_counter() - started
                 )
-            if args.rates:
+            if args.rates and tables:
                 await sustained(fake, players, tables, args.rates, args.step_seconds, process.pid)
             if args.tonttu_games:
                 await tonttu_reveals(
@@ -889,7 +896,18 @@ def main() -> None:
     )
     parser.add_argument("--tonttu-games", type=int, default=20, help="6-player tables")
     parser.add_argument("--tonttu-phases", type=int, default=4, help="per run")
+    parser.add_argument(
+        "--only",
+        choices=("complete", "workshop", "tonttu"),
+        help="one part: complete games (1), the Workshop tables (2-4) or Tonttu (5)",
+    )
     args = parser.parse_args()
+    if args.only and args.only != "complete":
+        args.complete = []
+    if args.only and args.only != "workshop":
+        args.games = 0
+    if args.only and args.only != "tonttu":
+        args.tonttu_games = 0
     unknown = sorted(set(args.complete) - set(KINDS))
     if unknown:
         parser.error(f"unknown kinds {unknown}; known: {', '.join(KINDS)}")
