@@ -1,7 +1,8 @@
 """Board pictures are drawn in a separate process, not in a thread of the bot's.
 
-Drawing a Santa's Workshop board costs about 35 ms of CPU, most of it Python code
-that holds the GIL. In a thread it competes with the event loop, so when many
+Drawing a Santa's Workshop board costs 15-30 ms of CPU (``benchmarks/render_speed.py``:
+regions that did not change are pasted from the worker's tiles, the PNG encoding is
+most of it), much of it Python code that holds the GIL. In a thread it competes with the event loop, so when many
 tables move at once every answer waits behind the drawing. In its own process it
 runs on another core, and the event loop only pickles a view model (a few KB)
 and unpickles the PNG.
