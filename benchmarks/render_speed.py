@@ -19,8 +19,9 @@ view model in, PNG bytes out.
   p99) and pictures per second of one core.
 
 ``--against REF`` measures a git commit (say the parent of a drawing change) in the
-same run: its tree is exported to a temporary folder and the same measurements run
-there in a subprocess, printed beside this tree's. Then the bot's way
+same run: its tree is exported to a temporary folder, and the same measurements run
+there and here in subprocesses, in turns (``--rounds`` each; the round with the lowest
+mean counts), printed side by side. Then the bot's way
 (``cogs/drawing.py``): the worker process's start-up with its first picture, a warm
 picture's round trip from the event loop, and the worker's resident memory.
 Figures are noisy on a shared machine; compare only figures of one run.
@@ -131,30 +132,46 @@ def measure(repeat: int, games: int, moves: int) -> dict[str, Any]:
     return {"fixed": fixed_positions(repeat), "play": games_in_play(games, moves)}
 
 
-def measure_commit(ref: str, repeat: int, games: int, moves: int) -> dict[str, Any]:
-    """The same measurements on the tree of git commit ``ref``, in a subprocess."""
+def measure_in(root: Path | str, repeat: int, games: int, moves: int) -> dict[str, Any]:
+    """The measurements on the tree at ``root``, in a fresh subprocess."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--measure-only",
+            str(root),
+            f"--repeat={repeat}",
+            f"--games={games}",
+            f"--moves={moves}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def side_by_side(
+    ref: str, rounds: int, repeat: int, games: int, moves: int
+) -> dict[str, dict[str, Any]]:
+    """This tree and commit ``ref``, measured in turns (``rounds`` times each, so a change
+    of the machine's load hits both); per tree, the round with the lowest mean."""
     archive = subprocess.run(
         ["git", "archive", "--format=tar", ref], cwd=ROOT, capture_output=True, check=True
     ).stdout
+    runs: dict[str, list[dict[str, Any]]] = {"this tree": [], ref: []}
     with tempfile.TemporaryDirectory() as folder:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--measure-only",
-                folder,
-                f"--repeat={repeat}",
-                f"--games={games}",
-                f"--moves={moves}",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return result
+        for _ in range(rounds):
+            runs[ref].append(measure_in(folder, repeat, games, moves))
+            runs["this tree"].append(measure_in(ROOT, repeat, games, moves))
+
+    def best(results: list[dict[str, Any]]) -> dict[str, Any]:
+        return min(results, key=lambda r: sum(row["mean_ms"] for row in r["play"]))
+
+    return {name: best(results) for name, results in runs.items()}
 
 
 def print_fixed(name: str, rows: list[dict[str, Any]]) -> None:
@@ -197,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=8, help="games per kind in play")
     parser.add_argument("--moves", type=int, default=40, help="decisions drawn per game")
     parser.add_argument("--against", metavar="REF", help="also measure this git commit")
+    parser.add_argument("--rounds", type=int, default=2, help="with --against: turns each")
     parser.add_argument("--measure-only", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure_only:  # a subprocess of --against: measure the tree at ROOT
@@ -204,13 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.repeat, args.games, args.moves)))
         return 0
     sys.path.insert(0, str(ROOT))
-    results = {}
     if args.against:
-        other = measure_commit(args.against, args.repeat, args.games, args.moves)
-        results["this tree"] = measure(args.repeat, args.games, args.moves)
-        results[args.against] = other
+        results = side_by_side(args.against, args.rounds, args.repeat, args.games, args.moves)
     else:
-        results["this tree"] = measure(args.repeat, args.games, args.moves)
+        results = {"this tree": measure(args.repeat, args.games, args.moves)}
     for name, result in results.items():
         print_fixed(name, result["fixed"])
     print_play(results)
