@@ -19,16 +19,13 @@ things make it so, none of which changes a pixel:
   page, or a box's fill), and the drawing stays inside the region.
   ``tests/render/test_reuse.py`` draws many positions with and without the tiles and
   requires identical pixels.
-- PNG encoding (:meth:`Canvas.png`): the 256-colour palette is chosen from a sample of
-  about 100,000 pixels (every k-th pixel of every k-th row: flat areas and text edges
-  are everywhere) and the whole picture is then mapped onto it, which is three to four
-  times cheaper than building the palette from every pixel and at least as faithful
-  (the largest colour error on the golden pictures drops from about 50 to under 40).
+- PNG encoding (:meth:`Canvas.png`, ``render/png.py``): one 256-colour palette for
+  every picture, so the mapping onto it stays warm, and the compressed bands of rows
+  that did not change are reused.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import threading
 from collections import OrderedDict
@@ -45,9 +42,6 @@ MIN_TEXT_PX = 20
 letter is at least 14 px high at the posted size (phone readability, issue 8)."""
 
 RGB = tuple[int, int, int]
-
-PALETTE_SAMPLE = 100_000
-"""About this many pixels choose a picture's 256 colours (:meth:`Canvas.png`)."""
 
 # Page colours
 PAPER: RGB = (246, 241, 230)
@@ -340,27 +334,12 @@ class Canvas:
         self.draw.polygon(points, fill=fill, outline=outline)
 
     def png(self) -> bytes:
-        """PNG bytes: reduced to a 256-colour palette first (the pictures are flat colours
-        and anti-aliased text), which is faster to encode and a third of the size.
+        """PNG bytes: the picture on the shared 256-colour palette (the pictures are flat
+        colours and anti-aliased text), compressed in bands reused from earlier
+        pictures where they did not change (``render/png.py``)."""
+        from render import png
 
-        The palette is built from a sample of about 100,000 pixels (every k-th pixel of
-        every k-th row: a sixteenth of a 5-player board), then every pixel is mapped to
-        its nearest palette colour."""
-        out = io.BytesIO()
-        image = self.image
-        step = max(1, math.isqrt(image.width * image.height // PALETTE_SAMPLE))
-        sample = image
-        if step > 1:
-            sample = image.resize(
-                (image.width // step, image.height // step), Image.Resampling.NEAREST
-            )
-        palette = sample.quantize(
-            colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-        )
-        image.quantize(palette=palette, dither=Image.Dither.NONE).save(
-            out, format="PNG", compress_level=1
-        )
-        return out.getvalue()
+        return png.encode(self.image)
 
 
 def shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[float, float]] | None:
