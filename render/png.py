@@ -66,10 +66,11 @@ class Bands:
         self.max_bytes = max_bytes
         self.bytes = 0
         self.hits = self.misses = 0
-        self._bands: OrderedDict[tuple[int, int, int], bytes] = OrderedDict()
+        self._bands: OrderedDict[tuple[int, int, int], tuple[bytes, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def compressed(self, rows: bytes) -> bytes:
+    def compressed(self, rows: bytes) -> tuple[bytes, int]:
+        """The band compressed, and the Adler-32 of its bytes."""
         key = (len(rows), hash(rows), zlib.crc32(rows))
         with self._lock:
             found = self._bands.get(key)
@@ -79,13 +80,13 @@ class Bands:
                 return found
             self.misses += 1
         deflate = zlib.compressobj(1, zlib.DEFLATED, -15)
-        packed = deflate.compress(rows) + deflate.flush(zlib.Z_SYNC_FLUSH)
+        packed = deflate.compress(rows) + deflate.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(rows)
         with self._lock:
             if key not in self._bands:
                 self._bands[key] = packed
-                self.bytes += len(packed)
+                self.bytes += len(packed[0])
                 while self.bytes > self.max_bytes:
-                    _, dropped = self._bands.popitem(last=False)
+                    _, (dropped, _) = self._bands.popitem(last=False)
                     self.bytes -= len(dropped)
         return packed
 
@@ -103,6 +104,20 @@ ZLIB_HEADER = b"\x78\x01"
 """Deflate, 32 KB window, fastest compression (the header's check bits make it % 31)."""
 
 
+ADLER_BASE = 65521
+
+
+def adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from theirs (zlib's
+    ``adler32_combine``, which Python's zlib module does not offer)."""
+    rem = second_length % ADLER_BASE
+    sum1 = first & 0xFFFF
+    sum2 = (rem * sum1) % ADLER_BASE
+    sum1 += (second & 0xFFFF) + ADLER_BASE - 1
+    sum2 += ((first >> 16) & 0xFFFF) + ((second >> 16) & 0xFFFF) + ADLER_BASE - rem
+    return (sum1 % ADLER_BASE) | ((sum2 % ADLER_BASE) << 16)
+
+
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
@@ -111,17 +126,19 @@ def encode(image: Image.Image) -> bytes:
     """PNG bytes of an RGB picture, mapped onto the shared palette (no dithering)."""
     mapped = image.quantize(palette=palette(), dither=Image.Dither.NONE)
     width, height = mapped.size
-    pixels = mapped.tobytes()
+    # one column more on the left, all zeros: each row's bytes then start with PNG's
+    # filter byte 0, so a band is one slice of the image's bytes
+    framed = Image.new("P", (width + 1, height), 0)
+    framed.paste(mapped, (1, 0))
+    pixels = framed.tobytes()
+    stride = width + 1
     parts = [ZLIB_HEADER]
     adler = 1
     for top in range(0, height, BAND_ROWS):
-        pieces = []
-        for y in range(top, min(height, top + BAND_ROWS)):
-            pieces.append(b"\x00")
-            pieces.append(pixels[y * width : (y + 1) * width])
-        rows = b"".join(pieces)
-        adler = zlib.adler32(rows, adler)
-        parts.append(BANDS.compressed(rows))
+        rows = pixels[top * stride : min(height, top + BAND_ROWS) * stride]
+        packed, band_adler = BANDS.compressed(rows)
+        adler = adler32_combine(adler, band_adler, len(rows))
+        parts.append(packed)
     parts.append(FINAL_EMPTY_BLOCK)
     parts.append(struct.pack(">I", adler))
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)

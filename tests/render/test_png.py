@@ -5,6 +5,8 @@ the shared palette holds every colour the pictures are drawn with."""
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from typing import Any
 
 from PIL import Image
@@ -22,6 +24,23 @@ def decoded(data: bytes) -> Image.Image:
     return image
 
 
+def idat(data: bytes) -> bytes:
+    """The joined IDAT chunks of a PNG."""
+    found, at = b"", 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        if data[at + 4 : at + 8] == b"IDAT":
+            found += data[at + 8 : at + 8 + length]
+        at += 12 + length
+    return found
+
+
+def test_adler32_combine_is_zlibs() -> None:
+    a, b = b"Santa's Workshop" * 999, bytes(range(256)) * 300
+    assert png.adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
+    assert png.adler32_combine(1, zlib.adler32(b), len(b)) == zlib.adler32(b)
+
+
 def test_the_png_decodes_to_the_picture_on_the_palette_with_reused_bands() -> None:
     png.BANDS.clear()
     state = WORKSHOP.new_game(players(3), 4, WORKSHOP.parse_options({}))
@@ -36,6 +55,7 @@ def test_the_png_decodes_to_the_picture_on_the_palette_with_reused_bands() -> No
         assert shown.tobytes() == expected.tobytes()
         assert (shown.getpalette() or [])[:768] == list(png.palette_bytes())
         assert png.encode(image) == data  # the second time entirely from reused bands
+        assert zlib.decompress(idat(data))  # checks the stream's Adler-32 too
         for _ in range(3):
             player, action = pick_random(WORKSHOP, state, rng)
             state, _ = WORKSHOP.apply(state, player, action)
