@@ -691,17 +691,20 @@ async def sustained(
     )
     print(
         f"{'offered/s':>9} {'done/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'lag p99 ms':>10} "
-        f"{'missed':>6} {'late':>5} {'kept up':>8} {'bot CPU':>8} {'drawing CPU':>11}"
+        f"{'missed':>6} {'late':>5} {'kept up':>8} {'bot CPU':>8} {'drawing CPU':>11} "
+        f"{'fake CPU':>8}"
     )
     best = 0.0
     for rate in rates:
         marker, late = len(fake.requests), players.late
         cpu_before, began = cpu_seconds(bot_pid), time.perf_counter()
+        fake_before = time.process_time()
         run = await offered(players, tables, rate, seconds)
         with contextlib.suppress(HarnessError):
             await quiet(fake, 0.5, timeout=BOARD_LAG_P99 + 5)
         wall = time.perf_counter() - began
         cpu = [(b - a) / wall * 100 for a, b in zip(cpu_before, cpu_seconds(bot_pid), strict=True)]
+        cpu.append((time.process_time() - fake_before) / wall * 100)
         requests = fake.requests[marker:]
         end = requests[-1].at if requests else 0.0
         latencies = [a.latency for a in run.actions]
@@ -717,7 +720,7 @@ async def sustained(
             f"{rate:>9.0f} {len(run.actions) / seconds:>7.1f} {ms(latencies, 50):>7} "
             f"{ms(latencies, 99):>7} {ms(lags, 99):>10} {run.missed:>6} "
             f"{players.late - late:>5} {'yes' if kept else 'no':>8} {cpu[0]:>7.0f}% "
-            f"{cpu[1]:>10.0f}%",
+            f"{cpu[1]:>10.0f}% {cpu[2]:>7.0f}%",
             flush=True,
         )
         if not kept:
@@ -729,7 +732,8 @@ async def sustained(
         f"highest rate kept up with: {best:.0f} player actions/s "
         f"(first response p99 < {FIRST_RESPONSE_P99 * 1000:.0f} ms, board lag p99 < "
         f"{BOARD_LAG_P99:.0f} s; target >= 40). CPU: share of one core over the step and "
-        "its drain, the bot's event loop and its child processes (the drawing worker)"
+        "its drain, of the bot's event loop, its child processes (the drawing worker) and this "
+        "process (the fake Discord and the players)"
     )
 
 
@@ -827,7 +831,12 @@ async def run(args: argparse.Namespace) -> None:
         store = await storage.open(url)
         players = Players(fake, store)
         try:
-            print(f"bot process started in {time.perf_counter() - began:.1f} s", flush=True)
+            load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+            print(
+                f"bot process started in {time.perf_counter() - began:.1f} s; "
+                f"{os.cpu_count()} cores, load average {load[0]:.1f} before the run",
+                flush=True,
+            )
             if args.complete:
                 await complete_games(fake, players, args.complete, args.complete_actions)
             tables = await in_batches(args.games, 5, lambda i: players.open_table(i, "workshop-2"))
