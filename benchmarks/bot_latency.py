@@ -74,7 +74,13 @@ from tests.e2e.fake_discord import (
     RecordedRequest,
     ViolationError,
 )
-from tests.e2e.tonttu_helpers import choice_select, dm_panel, select_in, status_message
+from tests.e2e.tonttu_helpers import (
+    choice_select,
+    choose_privately,
+    dm_panel,
+    select_in,
+    status_message,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS: dict[str, tuple[str, int, dict[str, Any]]] = {  # name: (game, seats, /newgame options)
@@ -91,6 +97,8 @@ FIRST_RESPONSE_P99 = 0.5
 """Sustained: a rate is kept up with while the first response's p99 stays under this."""
 BOARD_LAG_P99 = 2.0
 """... and the board shows a move within this of the move's click (p99)."""
+DM_WAIT = 15.0
+"""How long a Tonttu player waits for the phase's DM before choosing in the thread."""
 WINDOW = 5.0
 """Discord's per-channel message budget is counted over this many seconds."""
 
@@ -267,6 +275,8 @@ class Players:
         """Interactions the bot did not answer within Discord's 3 s."""
         self.stale = 0
         """Clicks on a panel that was no longer current (not actions)."""
+        self.no_dm = 0
+        """Tonttu choices made with "Choose privately" because no DM came in time."""
         self.violations: Counter[str] = Counter()
         """Other rule violations the fake reported to a player's interaction."""
 
@@ -389,15 +399,21 @@ class Players:
     ) -> float:
         fake = self.fake
         user = table.seated[player]
-        await fake.wait_for(
-            lambda: dm_panel(fake, user, state.round, state.phase) is not None,
-            timeout=30,
-            what=f"the DM of round {state.round} {state.phase}",
-        )
-        panel = dm_panel(fake, user, state.round, state.phase)
-        assert panel is not None and choice_select(panel, state.round, state.phase) is not None
         action = rng.choice(get_game("tonttu").legal_actions(state, player))
-        result = await self.interact(select_in(fake, user, panel, state, action))
+        try:
+            await fake.wait_for(
+                lambda: dm_panel(fake, user, state.round, state.phase) is not None,
+                timeout=DM_WAIT,
+                what=f"the DM of round {state.round} {state.phase}",
+            )
+        except HarnessError:  # no DM came: as a player would, choose in the thread
+            self.no_dm += 1
+            result = await self.interact(choose_privately(fake, user, table.thread, state, action))
+        else:
+            panel = dm_panel(fake, user, state.round, state.phase)
+            assert panel is not None
+            assert choice_select(panel, state.round, state.phase) is not None
+            result = await self.interact(select_in(fake, user, panel, state, action))
         if result is None:
             return 0.0
         table.actions += 1
@@ -870,6 +886,8 @@ async def run(args: argparse.Namespace) -> None:
                 f"\n{players.late} interactions answered after 3 s, {players.stale} stale "
                 f"panel clicks; whole run {time.perf_counter() - began:.0f} s"
             )
+            if players.no_dm:
+                print(f"{players.no_dm} Tonttu choices made in the thread: no DM came in time")
             if players.violations:
                 print(f"violations seen by players: {dict(players.violations)}")
         finally:
