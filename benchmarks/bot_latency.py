@@ -524,6 +524,14 @@ async def complete_games(
     marker = len(fake.requests)
 
     async def play(table: Table) -> None:
+        try:
+            await play_on(table)
+        except HarnessError as error:  # a table the bot left stuck: say so, go on
+            game = await players.state(table)
+            where = f"move {game.version}" if game is not None else "the end"
+            print(f"{table.kind}: stopped at {where}: {error}", flush=True)
+
+    async def play_on(table: Table) -> None:
         kind = TABLES[table.kind][0]
         idle = 0
         while not max_actions or table.actions < max_actions:
@@ -791,7 +799,11 @@ async def reveal_phases(
     fake = players.fake
     for _ in range(phases):
         mark = len(fake.requests)
-        done = await players.tonttu_phase(table, rng, think=think, latencies=choices)
+        try:
+            done = await players.tonttu_phase(table, rng, think=think, latencies=choices)
+        except HarnessError as error:  # a table the bot left stuck: say so, go on
+            print(f"{table.kind} {table.thread.name}: stopped: {error}", flush=True)
+            return
         if done is None:
             return
         state, last = done
