@@ -32,8 +32,10 @@ worded. Five measurements, printed as they finish:
    starts on schedule whether or not the bot has answered the last ones) on the same
    tables, each rate of ``--rates`` for ``--step-seconds``. A rate is kept up with when
    the first response's p99 is under 500 ms, the board lag's p99 is under 2 s and no
-   offered action found every table still busy. Prints each rate and the highest one
-   kept up with (target: at least 40 per second).
+   offered action found every table still busy; a rate not kept up with is tried again
+   (``--retries``), since a shared machine may be busy elsewhere for a moment. Prints
+   each try, with the CPU of the bot, its drawing worker and this process, and the
+   highest rate kept up with (target: at least 40 per second).
 5. Workshop Tonttu's reveal: ``--tonttu-games`` tactical 6-player tables; every
    phase, all players choose by DM select, paced (each after their own think time)
    and in a burst (all at once); from the dispatch of a phase's last choice to the
@@ -708,7 +710,10 @@ async def sustained(
     rates: list[float],
     seconds: float,
     bot_pid: int,
+    retries: int = 1,
 ) -> None:
+    """Each rate in turn, until one is not kept up with ``1 + retries`` times running (the
+    shared machine may be busy with something else for a moment)."""
     print(
         f"\n4. sustained: actions offered at a fixed rate for {seconds:.0f} s each, "
         f"on {len(tables)} tables"
@@ -720,38 +725,14 @@ async def sustained(
     )
     best = 0.0
     for rate in rates:
-        marker, late = len(fake.requests), players.late
-        cpu_before, began = cpu_seconds(bot_pid), time.perf_counter()
-        fake_before = time.process_time()
-        run = await offered(players, tables, rate, seconds)
-        with contextlib.suppress(HarnessError):
-            await quiet(fake, 0.5, timeout=BOARD_LAG_P99 + 5)
-        wall = time.perf_counter() - began
-        cpu = [(b - a) / wall * 100 for a, b in zip(cpu_before, cpu_seconds(bot_pid), strict=True)]
-        cpu.append((time.process_time() - fake_before) / wall * 100)
-        requests = fake.requests[marker:]
-        end = requests[-1].at if requests else 0.0
-        latencies = [a.latency for a in run.actions]
-        lags = board_lags(run.actions, requests, end)
-        kept = bool(
-            run.actions
-            and percentile(latencies, 99) < FIRST_RESPONSE_P99
-            and percentile(lags, 99) < BOARD_LAG_P99
-            and run.missed == 0
-            and players.late == late
-        )
-        print(
-            f"{rate:>9.0f} {len(run.actions) / seconds:>7.1f} {ms(latencies, 50):>7} "
-            f"{ms(latencies, 99):>7} {ms(lags, 99):>10} {run.missed:>6} "
-            f"{players.late - late:>5} {'yes' if kept else 'no':>8} {cpu[0]:>7.0f}% "
-            f"{cpu[1]:>10.0f}% {cpu[2]:>7.0f}%",
-            flush=True,
-        )
+        kept = False
+        for _ in range(1 + retries):
+            kept = await sustained_step(fake, players, tables, rate, seconds, bot_pid)
+            if kept:
+                break
         if not kept:
             break
         best = rate
-        with contextlib.suppress(HarnessError):
-            await quiet(fake, 0.5, timeout=10)
     print(
         f"highest rate kept up with: {best:.0f} player actions/s "
         f"(first response p99 < {FIRST_RESPONSE_P99 * 1000:.0f} ms, board lag p99 < "
@@ -759,6 +740,47 @@ async def sustained(
         "its drain, of the bot's event loop, its child processes (the drawing worker) and this "
         "process (the fake Discord and the players)"
     )
+
+
+async def sustained_step(
+    fake: FakeDiscord,
+    players: Players,
+    tables: list[Table],
+    rate: float,
+    seconds: float,
+    bot_pid: int,
+) -> bool:
+    """One rate for ``seconds``; prints its row and returns whether it was kept up with."""
+    marker, late = len(fake.requests), players.late
+    cpu_before, began = cpu_seconds(bot_pid), time.perf_counter()
+    fake_before = time.process_time()
+    run = await offered(players, tables, rate, seconds)
+    with contextlib.suppress(HarnessError):
+        await quiet(fake, 0.5, timeout=BOARD_LAG_P99 + 5)
+    wall = time.perf_counter() - began
+    cpu = [(b - a) / wall * 100 for a, b in zip(cpu_before, cpu_seconds(bot_pid), strict=True)]
+    cpu.append((time.process_time() - fake_before) / wall * 100)
+    requests = fake.requests[marker:]
+    end = requests[-1].at if requests else 0.0
+    latencies = [a.latency for a in run.actions]
+    lags = board_lags(run.actions, requests, end)
+    kept = bool(
+        run.actions
+        and percentile(latencies, 99) < FIRST_RESPONSE_P99
+        and percentile(lags, 99) < BOARD_LAG_P99
+        and run.missed == 0
+        and players.late == late
+    )
+    print(
+        f"{rate:>9.0f} {len(run.actions) / seconds:>7.1f} {ms(latencies, 50):>7} "
+        f"{ms(latencies, 99):>7} {ms(lags, 99):>10} {run.missed:>6} "
+        f"{players.late - late:>5} {'yes' if kept else 'no':>8} {cpu[0]:>7.0f}% "
+        f"{cpu[1]:>10.0f}% {cpu[2]:>7.0f}%",
+        flush=True,
+    )
+    with contextlib.suppress(HarnessError):
+        await quiet(fake, 0.5, timeout=10)
+    return kept
 
 
 # --------------------------------------------------------------------------- 5. tonttu reveals
@@ -889,7 +911,15 @@ async def run(args: argparse.Namespace) -> None:
                     label, fake, result, fake.requests[marker:], time.perf_counter() - started
                 )
             if args.rates and tables:
-                await sustained(fake, players, tables, args.rates, args.step_seconds, process.pid)
+                await sustained(
+                    fake,
+                    players,
+                    tables,
+                    args.rates,
+                    args.step_seconds,
+                    process.pid,
+                    args.retries,
+                )
             if args.tonttu_games:
                 await tonttu_reveals(
                     fake, players, args.tonttu_games, args.tonttu_phases, args.think
@@ -924,6 +954,9 @@ def main() -> None:
         help="offered actions per second, in order (empty: skip)",
     )
     parser.add_argument("--step-seconds", type=float, default=6.0)
+    parser.add_argument(
+        "--retries", type=int, default=1, help="more tries of a rate not kept up with"
+    )
     parser.add_argument(
         "--complete",
         type=lambda text: [k for k in text.split(",") if k],
