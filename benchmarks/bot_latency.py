@@ -1,250 +1,989 @@
-"""The real bot under load through the fake Discord: 50 Santa's Workshop games at once,
-then Workshop Tonttu's reveals in 6-player games.
+"""The real bot, in its own process, under load through the fake Discord (issue 12).
 
-    python -m benchmarks.bot_latency [--games 50] [--decisions 20] [--think 1.0]
-                                     [--tonttu-games 20] [--tonttu-phases 8] [--only tonttu]
+    python -m benchmarks.bot_latency [--only complete|workshop|tonttu]
+        [--games 50] [--think 1.0] [--paced-seconds 15]
+        [--burst-rounds 5] [--rates 5,10,15,20,30,40,60] [--step-seconds 6]
+        [--complete workshop-3,workshop-5,tonttu-4,tonttu-6,tonttu-4-speed,tonttu-6-speed]
+        [--complete-actions 0] [--tonttu-games 20] [--tonttu-phases 4]
 
-Every game has two human seats. Two runs, each printing p50/p95/p99 of the time from
-INTERACTION_CREATE dispatch to the bot's first response (the panel update) and the REST
-calls the bot makes per player action (callback, board edit, log/prompt):
-- paced: each game's players decide after a think time drawn from 0.2 s to 2 × --think,
-  independently of the other games (how 50 live tables behave);
-- burst: every game's acting player decides at the same instant, round after round
-  (the worst case: the last of 50 simultaneous clicks waits for the other 49).
-The fake Discord shares the event loop, so its own work is inside the figures.
+One bot process (``bot.py`` through ``FakeDiscord.start_bot_process``, SQLite, pictures
+drawn as in production), so the fake's own work (it runs here, with body validation
+off) does not share the bot's event loop. Everything is played by simulated humans
+clicking what a player would click; what the game state is (who acts, what is legal)
+is read from the bot's database, so the players do not depend on how the thread is
+worded. Five measurements, printed as they finish:
 
-Tonttu runs: --tonttu-games games of 6 human seats play at once, every choice by DM
-select; the figure is the time from the dispatch of a phase's last choice to the reveal
-posted in the thread (T-2.1, T-2.2). paced: each player chooses after their own think
-time (0.2 s to 2 × --think); burst: all six players of every table choose in the same
-instant, phase after phase (the worst case).
+1. Complete games of each kind (``--complete``; Santa's Workshop 3 and 5 players,
+   Workshop Tonttu 4 and 6 players, tactical and speed), played at once, one table per
+   kind, random legal choices. Per kind: player actions; rate-limited REST calls per
+   action (everything but interaction callbacks and interaction webhooks, which share
+   the bot token's 50 requests/s); exempt calls per action; the most rate-limited
+   calls to one channel within any 5 s, and the most posts (new messages) to one
+   channel within any 5 s (Discord allows about 5); 4xx answers. Targets: at most 1.0
+   rate-limited call per action, at most 5 posts per channel per 5 s.
+2. Paced: ``--games`` Santa's Workshop tables (two human seats each); each table's
+   acting player decides after a think time drawn from 0.2 s to 2 × ``--think``.
+   p50/p99 from INTERACTION_CREATE dispatch to the bot's first response (target p99
+   < 100 ms), and the board lag: from an action's dispatch until the thread's board
+   shows that move (or a later one).
+3. Burst: all ``--games`` tables' acting players click in the same instant,
+   ``--burst-rounds`` times. p99 first response (target < 500 ms).
+4. Sustained throughput: player actions offered at a fixed rate (open loop: an action
+   starts on schedule whether or not the bot has answered the last ones) on the same
+   tables, each rate of ``--rates`` for ``--step-seconds``. A rate is kept up with when
+   the first response's p99 is under 500 ms, the board lag's p99 is under 2 s and no
+   offered action found every table still busy; a rate not kept up with is tried again
+   (``--retries``), since a shared machine may be busy elsewhere for a moment. Prints
+   each try, with the CPU of the bot, its drawing worker and this process, and the
+   highest rate kept up with (target: at least 40 per second).
+5. Workshop Tonttu's reveal: ``--tonttu-games`` tactical 6-player tables; every
+   phase, all players choose by DM select, paced (each after their own think time)
+   and in a burst (all at once); from the dispatch of a phase's last choice to the
+   reveal posted in the thread, p50/p99 (target p99 < 500 ms in the burst too).
+
+How a request is classified (exempt or rate-limited) is :func:`is_rate_limited`: the
+fake's own ``is_rate_limited`` when it has one, else this file's reading of the path.
+How the board's move is read from what the bot sends is :func:`board_moves` (the
+"Move N" in the board embed's footer), and a reveal is found by its headline
+(:func:`wait_for_reveal`): the two places to adapt if the thread's wording changes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
+import contextlib
+import os
+import re
 import tempfile
 import time
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import storage
+from engine import get_game
 from engine.core import Rng
-from tests.e2e.bot_helpers import make_bot, turn_prompts
-from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser
+from tests.e2e.bot_helpers import turn_prompts
+from tests.e2e.fake_discord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeMessage,
+    FakeUser,
+    HarnessError,
+    RecordedRequest,
+    ViolationError,
+)
+from tests.e2e.tonttu_helpers import (
+    choice_select,
+    choose_privately,
+    dm_panel,
+    select_in,
+    status_message,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS: dict[str, tuple[str, int, dict[str, Any]]] = {  # name: (game, seats, /newgame options)
+    "workshop-3": ("workshop", 3, {}),
+    "workshop-5": ("workshop", 5, {}),
+    "tonttu-4": ("tonttu", 4, {}),
+    "tonttu-6": ("tonttu", 6, {}),
+    "tonttu-4-speed": ("tonttu", 4, {"mode": "speed", "speed_seconds": 15}),
+    "tonttu-6-speed": ("tonttu", 6, {"mode": "speed", "speed_seconds": 15}),
+}
+"""The kinds played to the end (measurement 1)."""
+TABLES = {**KINDS, "workshop-2": ("workshop", 2, {})}
+FIRST_RESPONSE_P99 = 0.5
+"""Sustained: a rate is kept up with while the first response's p99 stays under this."""
+BOARD_LAG_P99 = 2.0
+"""... and the board shows a move within this of the move's click (p99)."""
+DM_WAIT = 15.0
+"""How long a Tonttu player waits for the phase's DM before choosing in the thread."""
+WINDOW = 5.0
+"""Discord's per-channel message budget is counted over this many seconds."""
+
+
+# --------------------------------------------------------------------------- counting
+
+
+def is_rate_limited(fake: FakeDiscord, method: str, path: str) -> bool:
+    """Does this request count against the bot token's global 50 requests/s?
+
+    Interaction callbacks (``/interactions/{id}/{token}/callback``) and interaction
+    webhooks (``/webhooks/{application}/{token}...``) do not; everything else does.
+    The fake's own classification is used when it has one."""
+    own = getattr(fake, "is_rate_limited", None)
+    if own is not None:
+        return bool(own(method, path))
+    if re.fullmatch(r"/interactions/\d+/[^/]+/callback", path):
+        return False
+    return not path.startswith("/webhooks/")
+
+
+CHANNEL_PATH = re.compile(r"/channels/(\d+)(/.*)?")
+
+
+def channel_of(request: RecordedRequest) -> int | None:
+    match = CHANNEL_PATH.fullmatch(request.path)
+    return int(match[1]) if match else None
+
+
+def is_post(request: RecordedRequest) -> bool:
+    """A new message in a channel (what the per-channel 5 per 5 s budget counts)."""
+    return request.method == "POST" and bool(re.fullmatch(r"/channels/\d+/messages", request.path))
+
+
+def most_in_window(times: list[float], window: float = WINDOW) -> int:
+    """The most events of ``times`` within any ``window`` seconds."""
+    ordered = sorted(times)
+    best = start = 0
+    for end, at in enumerate(ordered):
+        while at - ordered[start] >= window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+@dataclass
+class Calls:
+    """What a set of requests cost, against a number of player actions."""
+
+    actions: int
+    rate_limited: int = 0
+    exempt: int = 0
+    channel_max: int = 0
+    posts_max: int = 0
+    client_errors: int = 0
+
+    @classmethod
+    def of(cls, fake: FakeDiscord, requests: Iterable[RecordedRequest], actions: int) -> Calls:
+        calls = cls(actions)
+        per_channel: dict[int, list[float]] = defaultdict(list)
+        posts: dict[int, list[float]] = defaultdict(list)
+        for request in requests:
+            if 400 <= request.status < 500:
+                calls.client_errors += 1
+            if not is_rate_limited(fake, request.method, request.path):
+                calls.exempt += 1
+                continue
+            calls.rate_limited += 1
+            channel = channel_of(request)
+            if channel is not None:
+                per_channel[channel].append(request.at)
+                if is_post(request):
+                    posts[channel].append(request.at)
+        calls.channel_max = max((most_in_window(t) for t in per_channel.values()), default=0)
+        calls.posts_max = max((most_in_window(t) for t in posts.values()), default=0)
+        return calls
+
+    def per_action(self, count: int) -> float:
+        return count / self.actions if self.actions else 0.0
 
 
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
+    if not ordered:
+        return float("nan")
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
+def ms(values: list[float], p: float) -> str:
+    return f"{percentile(values, p) * 1000:.0f}"
+
+
+# --------------------------------------------------------------------------- the board
+
+
+FOOTER_MOVE = re.compile(r"^Move (\d+)")
+
+
+def board_moves(request: RecordedRequest) -> int | None:
+    """The move a board post or edit shows (its embed footer "Move N"), if it is one."""
+    if request.method not in ("POST", "PATCH") or not isinstance(request.json, dict):
+        return None
+    if request.status >= 300:
+        return None
+    for embed in request.json.get("embeds") or ():
+        text = ((embed or {}).get("footer") or {}).get("text") or ""
+        match = FOOTER_MOVE.match(text)
+        if match:
+            return int(match[1])
+    return None
+
+
+def board_timelines(requests: Iterable[RecordedRequest]) -> dict[int, list[tuple[float, int]]]:
+    """Per channel: (time, move) of every board the bot sent there, in order."""
+    timelines: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    for request in requests:
+        move = board_moves(request)
+        channel = channel_of(request)
+        if move is not None and channel is not None:
+            timelines[channel].append((request.at, move))
+    return timelines
+
+
+@dataclass
+class Action:
+    channel: int
+    version: int
+    """The move this action makes (the version it was clicked at, plus one)."""
+    dispatched: float
+    latency: float
+
+
+def board_lags(actions: list[Action], requests: list[RecordedRequest], end: float) -> list[float]:
+    """Per action: seconds from its dispatch until its thread's board shows its move or a
+    later one (``end`` if it never did)."""
+    timelines = board_timelines(requests)
+    lags = []
+    for action in actions:
+        shown = next(
+            (
+                at
+                for at, move in timelines.get(action.channel, ())
+                if move >= action.version and at >= action.dispatched
+            ),
+            end,
+        )
+        lags.append(max(0.0, shown - action.dispatched))
+    return lags
+
+
+# --------------------------------------------------------------------------- players
+
+
+@dataclass
+class Table:
+    kind: str
+    channel: FakeChannel
+    thread: Any
+    seated: dict[str, FakeUser]
+    panels: dict[str, FakeMessage] = field(default_factory=dict)
+    actions: int = 0
+
+    @property
+    def users(self) -> set[int]:
+        return {u.id for u in self.seated.values()}
+
+
+class Players:
+    """Simulated humans at the tables of one fake Discord and one bot database."""
+
+    def __init__(self, fake: FakeDiscord, store: Any) -> None:
+        self.fake, self.store = fake, store
+        self.late = 0
+        """Interactions the bot did not answer within Discord's 3 s."""
+        self.stale = 0
+        """Clicks on a panel that was no longer current (not actions)."""
+        self.no_dm = 0
+        """Tonttu choices made with "Choose privately" because no DM came in time."""
+        self.violations: Counter[str] = Counter()
+        """Other rule violations the fake reported to a player's interaction."""
+
+    async def open_table(
+        self, index: int, kind: str, *, prefix: str = "table", host_waits: bool = True
+    ) -> Table:
+        fake = self.fake
+        game, count, options = TABLES[kind]
+        channel = fake.add_channel(f"{prefix}-{index}")
+        users = [fake.add_user(f"{prefix}{index}p{n}") for n in range(count)]
+        lobby = (await fake.slash(users[0], channel, "newgame", game=game, **options)).message
+        assert lobby is not None
+        for user in users[1:]:
+            await fake.click(user, lobby, "Join")
+        await fake.click(users[0], lobby, "Start")
+        await fake.wait_for(lambda: fake.threads(channel), timeout=30, what="the thread")
+        (thread,) = fake.threads(channel)
+        table = Table(kind, channel, thread, {str(u.id): u for u in users})
+        if host_waits:  # the table is open once the first board is up
+            await fake.wait_for(
+                lambda: any(m.embeds and "Move" in m.text() for m in fake.messages(thread)),
+                timeout=30,
+                what="the first board",
+            )
+        return table
+
+    async def state(self, table: Table) -> Any:
+        return await self.store.find_open(table.channel.id)
+
+    async def interact(self, work: Awaitable[Any]) -> Any:
+        """One interaction; ``None`` if the bot answered too late (counted)."""
+        try:
+            return await work
+        except ViolationError as error:
+            if "deadline" in error.kinds or "not_acknowledged" in error.kinds:
+                self.late += 1
+            self.violations.update(error.kinds)
+            return None
+
+    # ---------------------------------------------------------------- Santa's Workshop
+
+    async def workshop_decide(self, table: Table, rng: Rng) -> Action | None:
+        """One decision by whoever must act at ``table``; ``None`` if none was made."""
+        fake = self.fake
+        game = await self.state(table)
+        if game is None or game.status != "active":
+            return None
+        acting = get_game("workshop").to_act(game.state)
+        if len(acting) != 1:
+            return None
+        (player,) = acting
+        user = table.seated[player]
+        panel = table.panels.get(player)
+        if panel is None or panel_version(panel) != game.version:
+            prompts = turn_prompts(fake, table.thread)
+            if not prompts:
+                return None
+            opened = await self.interact(fake.click(user, prompts[-1], "Take your turn"))
+            if opened is None or opened.message is None:
+                return None
+            panel = opened.message
+            if panel_version(panel) != game.version:
+                return None  # the table moved on meanwhile
+        buttons = act_buttons(panel)
+        selects = [s for s in panel.selects() if s["custom_id"].startswith("acts:")]
+        version = panel_version(panel)
+        if buttons:
+            work = fake.click(user, panel, buttons[rng.below(len(buttons))])
+        elif selects:
+            options = [o["value"] for o in selects[0]["options"]]
+            work = fake.select(user, panel, selects[0]["custom_id"], [rng.choice(options)])
+        else:
+            return None
+        result = await self.interact(work)
+        table.panels.pop(player, None)
+        if result is None or version is None:
+            return None
+        if result.message is not None:
+            table.panels[player] = result.message
+        if result.content.startswith("The board has changed"):
+            self.stale += 1
+            return None
+        table.actions += 1
+        record = result.record
+        return Action(table.thread.id, version + 1, record.dispatched_at, result.latency or 0.0)
+
+    # ---------------------------------------------------------------- Workshop Tonttu
+
+    async def tonttu_phase(
+        self,
+        table: Table,
+        rng: Rng,
+        *,
+        think: float = 0.0,
+        latencies: list[float] | None = None,
+    ) -> tuple[Any, float] | None:
+        """Every acting player of ``table`` chooses (by DM, or in the speed race) once;
+        returns (the state before, the last choice's dispatch time), ``None`` at the end."""
+        game = await self.state(table)
+        if game is None or game.status != "active":
+            return None
+        state = game.state
+        rules = get_game("tonttu")
+        acting = sorted(rules.to_act(state), key=state.players.index)
+        if state.mode == "speed" and state.phase == "point":
+            last = await self._race(table, state, acting, rng, latencies)
+        else:
+
+            async def choose(player: str) -> float:
+                if think:
+                    await asyncio.sleep(0.2 + rng.below(int(think * 2000)) / 1000)
+                return await self._choose_by_dm(table, state, player, rng, latencies)
+
+            last = max(await asyncio.gather(*(choose(p) for p in acting)), default=0.0)
+        await self._next_phase(table, state)
+        return state, last
+
+    async def _choose_by_dm(
+        self, table: Table, state: Any, player: str, rng: Rng, latencies: list[float] | None
+    ) -> float:
+        fake = self.fake
+        user = table.seated[player]
+        action = rng.choice(get_game("tonttu").legal_actions(state, player))
+        try:
+            await fake.wait_for(
+                lambda: dm_panel(fake, user, state.round, state.phase) is not None,
+                timeout=DM_WAIT,
+                what=f"the DM of round {state.round} {state.phase}",
+            )
+        except HarnessError:  # no DM came: as a player would, choose in the thread
+            self.no_dm += 1
+            result = await self.interact(choose_privately(fake, user, table.thread, state, action))
+        else:
+            panel = dm_panel(fake, user, state.round, state.phase)
+            assert panel is not None
+            assert choice_select(panel, state.round, state.phase) is not None
+            result = await self.interact(select_in(fake, user, panel, state, action))
+        if result is None:
+            return 0.0
+        table.actions += 1
+        if latencies is not None and result.latency is not None:
+            latencies.append(result.latency)
+        dispatched: float = result.record.dispatched_at
+        return dispatched
+
+    async def _race(
+        self,
+        table: Table,
+        state: Any,
+        acting: list[str],
+        rng: Rng,
+        latencies: list[float] | None,
+    ) -> float:
+        """The speed race: each acting player clicks an open card until their point counts."""
+        fake = self.fake
+        last = 0.0
+
+        def race_buttons() -> list[str]:
+            with contextlib.suppress(AssertionError):  # no status message yet
+                race = status_message(fake, table.thread)
+                return [
+                    b["custom_id"]
+                    for b in race.buttons()
+                    if re.fullmatch(rf"ttr:\d+:{state.round}:.*", b["custom_id"])
+                ]
+            return []
+
+        # the race's status message comes a moment after the stored phase began
+        with contextlib.suppress(HarnessError):
+            await fake.wait_for(lambda: bool(race_buttons()), timeout=10, what="the race")
+        for player in acting:
+            for _ in range(12):
+                race = status_message(fake, table.thread)
+                buttons = race_buttons()
+                if not buttons:
+                    break  # nothing left to point at: the race closes on its timer
+                result = await self.interact(
+                    fake.click(table.seated[player], race, buttons[rng.below(len(buttons))])
+                )
+                if result is None:
+                    continue
+                if latencies is not None and result.latency is not None:
+                    latencies.append(result.latency)
+                if not result.content.startswith("Too late"):
+                    table.actions += 1
+                    last = result.record.dispatched_at
+                    break
+        return last
+
+    async def _next_phase(self, table: Table, state: Any, timeout: float = 40.0) -> None:  # noqa: ASYNC109
+        """Wait until the stored game has left ``state``'s phase (a speed race may need its
+        timer)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while loop.time() < end:
+            game = await self.state(table)
+            if game is None or (game.state.round, game.state.phase) != (state.round, state.phase):
+                return
+            await asyncio.sleep(0.05)
+        raise HarnessError(f"round {state.round} {state.phase} did not end in {timeout:.0f} s")
+
+
 def act_buttons(message: FakeMessage) -> list[str]:
+    """The custom_ids of a private panel's choice buttons."""
     return [b["custom_id"] for b in message.buttons() if b["custom_id"].startswith("act:")]
 
 
-class Table:
-    def __init__(self, fake: FakeDiscord, thread: int, seated: dict[str, FakeUser]) -> None:
-        self.fake, self.thread, self.seated = fake, thread, seated
-        self.panels: dict[str, FakeMessage] = {}
-
-    async def decide(self, rng: Rng) -> float | None:
-        """One decision by whoever must act; returns the click's latency."""
-        fake = self.fake
-        prompt = turn_prompts(fake, self.thread)[-1]
-        mentioned = prompt.content.splitlines()[-1]
-        (player,) = [p for p in self.seated if f"<@{p}>" in mentioned]
-        user = self.seated[player]
-        panel = self.panels.get(player)
-        if panel is None or not act_buttons(panel):
-            opened = await fake.click(user, prompt, "Take your turn")
-            panel = opened.message
-            assert panel is not None
-        choices = act_buttons(panel)
-        if not choices:
-            return None
-        result = await fake.click(user, panel, choices[rng.below(len(choices))])
-        assert result.message is not None
-        self.panels[player] = result.message
-        return result.latency
+def panel_version(panel: FakeMessage) -> int | None:
+    """The game version a private panel's choices were drawn at (from their custom_id)."""
+    for component in [*panel.buttons(), *panel.selects()]:
+        match = re.fullmatch(r"acts?:\d+:(\d+)(:\d+)?", component.get("custom_id", ""))
+        if match:
+            return int(match[1])
+    return None
 
 
-async def run(games: int, decisions: int, think: float) -> None:
-    folder = Path(tempfile.mkdtemp())
-    # The fake runs in this process and event loop; its OpenAPI validation of every body
-    # (about half its CPU) is a test-time check, so it is off here to time the bot.
-    async with FakeDiscord(validate_spec=False) as fake:
-        await fake.start_bot(make_bot(fake, f"sqlite:///{folder}/bench.db", seed=1))
-        tables = []
-        for i in range(games):
-            channel = fake.add_channel(f"table-{i}")
-            host, guest = fake.add_user(f"host{i}"), fake.add_user(f"guest{i}")
-            lobby = (await fake.slash(host, channel, "newgame", game="workshop")).message
-            assert lobby is not None
-            await fake.click(guest, lobby, "Join")
-            await fake.click(host, lobby, "Start")
-            (thread,) = fake.threads(channel)
-            tables.append(Table(fake, thread.id, {str(host.id): host, str(guest.id): guest}))
-        await fake.settle()
-        rng = Rng(7)
-
-        async def paced(table: Table) -> list[float]:
-            out = []
-            for _ in range(decisions):
-                await asyncio.sleep(0.2 + rng.below(int(think * 2000)) / 1000)
-                latency = await table.decide(rng)
-                if latency is not None:
-                    out.append(latency)
-            return out
-
-        async def burst() -> list[float]:
-            out = []
-            for _ in range(decisions):
-                results = await asyncio.gather(*(table.decide(rng) for table in tables))
-                await fake.settle()
-                out += [latency for latency in results if latency is not None]
-            return out
-
-        for name in ("paced", "burst"):
-            before = len(fake.requests)
-            started = time.perf_counter()
-            if name == "paced":
-                latencies = [x for xs in await asyncio.gather(*map(paced, tables)) for x in xs]
-            else:
-                latencies = await burst()
-            await fake.settle()
-            elapsed = time.perf_counter() - started
-            report(name, games, latencies, fake.requests[before:], elapsed)
-        fake.check_no_violations()
+async def quiet(fake: FakeDiscord, seconds: float = 1.0, timeout: float = 60.0) -> None:  # noqa: ASYNC109
+    """Until the bot has sent nothing for ``seconds``."""
+    loop = asyncio.get_running_loop()
+    await fake.wait_for(
+        lambda: not fake.requests or loop.time() - fake.requests[-1].at > seconds,
+        timeout=timeout,
+        what="the bot to go quiet",
+    )
 
 
-async def wait_for_post(fake: FakeDiscord, start: int, channel_id: int, text: str) -> Any:
-    """The first message posted in ``channel_id`` since request ``start`` containing ``text``."""
+async def in_batches(count: int, size: int, make: Callable[[int], Awaitable[Table]]) -> list[Table]:
+    tables: list[Table] = []
+    for start in range(0, count, size):
+        tables += await asyncio.gather(*(make(i) for i in range(start, min(count, start + size))))
+    return tables
 
-    def find() -> Any:
+
+# --------------------------------------------------------------------------- 1. complete games
+
+
+async def complete_games(
+    fake: FakeDiscord, players: Players, kinds: list[str], max_actions: int
+) -> None:
+    rng = Rng(11)
+    tables = await asyncio.gather(
+        *(players.open_table(i, kind, prefix=f"c{kind}") for i, kind in enumerate(kinds))
+    )
+    await quiet(fake, 0.5)
+    marker = len(fake.requests)
+
+    async def play(table: Table) -> None:
+        try:
+            await play_on(table)
+        except HarnessError as error:  # a table the bot left stuck: say so, go on
+            game = await players.state(table)
+            where = f"move {game.version}" if game is not None else "the end"
+            print(f"{table.kind}: stopped at {where}: {error}", flush=True)
+
+    async def play_on(table: Table) -> None:
+        kind = TABLES[table.kind][0]
+        idle = 0
+        while not max_actions or table.actions < max_actions:
+            if kind == "workshop":
+                game = await players.state(table)
+                if game is None or game.status != "active":
+                    return
+                if await players.workshop_decide(table, rng) is None:
+                    idle += 1
+                    if idle > 600:  # 30 s without a move: say so, do not hang
+                        print(f"{table.kind}: stuck at move {game.version}; stopped")
+                        return
+                    await asyncio.sleep(0.05)
+                else:
+                    idle = 0
+            elif await players.tonttu_phase(table, rng) is None:
+                return
+
+    started = time.perf_counter()
+    await asyncio.gather(*map(play, tables))
+    await quiet(fake)
+    seconds = time.perf_counter() - started
+    requests = fake.requests[marker:]
+    print(
+        f"\n1. complete games, one table per kind at once ({seconds:.0f} s"
+        + (f", first {max_actions} actions per table" if max_actions else "")
+        + ")"
+    )
+    print(
+        f"{'kind':<16} {'actions':>7} {'rate-ltd/act':>12} {'exempt/act':>10} "
+        f"{'max/chan/5s':>11} {'posts/chan/5s':>13} {'4xx':>5}"
+    )
+    totals = Calls(0)
+    for table in tables:
+        mine = [r for r in requests if belongs_to(fake, r, table)]
+        calls = Calls.of(fake, mine, table.actions)
+        totals.actions += calls.actions
+        totals.rate_limited += calls.rate_limited
+        totals.exempt += calls.exempt
+        print(
+            f"{table.kind:<16} {calls.actions:>7} {calls.per_action(calls.rate_limited):>12.2f} "
+            f"{calls.per_action(calls.exempt):>10.2f} {calls.channel_max:>11} "
+            f"{calls.posts_max:>13} {calls.client_errors:>5}"
+        )
+    print(
+        f"{'all':<16} {totals.actions:>7} {totals.per_action(totals.rate_limited):>12.2f} "
+        f"{totals.per_action(totals.exempt):>10.2f}   (targets: rate-limited <= 1.0 per action, "
+        "posts <= 5 per channel per 5 s)"
+    )
+
+
+def belongs_to(fake: FakeDiscord, request: RecordedRequest, table: Table) -> bool:
+    """Whether ``request`` was made for ``table``: its channels, its players' DMs, or an
+    interaction of one of its players."""
+    if request.interaction_id is not None:
+        record = fake.interactions.get(request.interaction_id)
+        return record is not None and record.user.id in table.users
+    channel = channel_of(request)
+    if channel is not None:
+        dms = {dm.id for u in table.seated.values() if (dm := fake.dm_channel(u)) is not None}
+        return channel in {table.channel.id, table.thread.id} | dms
+    if request.path == "/users/@me/channels" and isinstance(request.json, dict):
+        return int(request.json.get("recipient_id") or 0) in table.users
+    return False
+
+
+# --------------------------------------------------------------------------- 2-4. workshop load
+
+
+@dataclass
+class Run:
+    actions: list[Action] = field(default_factory=list)
+    missed: int = 0
+    """Offered actions that found every table still busy with its last one."""
+
+
+def report_run(name: str, fake: FakeDiscord, run: Run, requests: list[Any], seconds: float) -> None:
+    latencies = [a.latency for a in run.actions]
+    lags = board_lags(run.actions, requests, requests[-1].at if requests else 0.0)
+    calls = Calls.of(fake, requests, len(run.actions))
+    print(
+        f"{name}: {len(run.actions)} player actions in {seconds:.1f} s "
+        f"({len(run.actions) / seconds:.1f}/s)\n"
+        f"  dispatch -> first response: p50 {ms(latencies, 50)} ms, p99 {ms(latencies, 99)} ms;"
+        f" board lag p50 {ms(lags, 50)} ms, p99 {ms(lags, 99)} ms\n"
+        f"  per action: {calls.per_action(calls.rate_limited):.2f} rate-limited, "
+        f"{calls.per_action(calls.exempt):.2f} exempt REST calls; "
+        f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx"
+    )
+
+
+async def paced(players: Players, tables: list[Table], seconds: float, think: float) -> Run:
+    run = Run()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+
+    async def play(table: Table, rng: Rng) -> None:
+        while True:
+            await asyncio.sleep(0.2 + rng.below(int(max(think, 0.1) * 2000)) / 1000)
+            if loop.time() >= end:
+                return
+            action = await players.workshop_decide(table, rng)
+            if action is not None:
+                run.actions.append(action)
+
+    await asyncio.gather(*(play(t, Rng(100 + i)) for i, t in enumerate(tables)))
+    return run
+
+
+async def burst(players: Players, tables: list[Table], rounds: int) -> Run:
+    run = Run()
+    rng = Rng(7)
+    for _ in range(rounds):
+        done = await asyncio.gather(*(players.workshop_decide(t, rng) for t in tables))
+        run.actions += [a for a in done if a is not None]
+        await quiet(players.fake, 0.3)
+    return run
+
+
+async def offered(players: Players, tables: list[Table], rate: float, seconds: float) -> Run:
+    """Open loop: an action starts every 1/``rate`` s on a table that is not busy."""
+    run = Run()
+    loop = asyncio.get_running_loop()
+    idle = list(tables)
+    rng = Rng(int(rate * 1000))
+    running: set[asyncio.Task[None]] = set()
+
+    async def act(table: Table) -> None:
+        try:
+            action = await players.workshop_decide(table, rng)
+            if action is not None:
+                run.actions.append(action)
+        finally:
+            idle.append(table)
+
+    start = loop.time()
+    k = 0
+    while (due := start + k / rate) < start + seconds:
+        await asyncio.sleep(max(0.0, due - loop.time()))
+        k += 1
+        if not idle:
+            run.missed += 1
+            continue
+        table = idle.pop(rng.below(len(idle)))
+        task = asyncio.create_task(act(table))
+        running.add(task)
+        task.add_done_callback(running.discard)
+    if running:
+        await asyncio.gather(*running)
+    return run
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of process ``pid`` and of its children (the drawing
+    worker): Linux /proc; zeros elsewhere."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def of(member: int) -> float:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks
+        return 0.0
+
+    children: list[int] = []
+    with contextlib.suppress(OSError, ValueError):
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return of(pid), sum(of(child) for child in children)
+
+
+async def sustained(
+    fake: FakeDiscord,
+    players: Players,
+    tables: list[Table],
+    rates: list[float],
+    seconds: float,
+    bot_pid: int,
+    retries: int = 1,
+) -> None:
+    """Each rate in turn, until one is not kept up with ``1 + retries`` times running (the
+    shared machine may be busy with something else for a moment)."""
+    print(
+        f"\n4. sustained: actions offered at a fixed rate for {seconds:.0f} s each, "
+        f"on {len(tables)} tables"
+    )
+    print(
+        f"{'offered/s':>9} {'done/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'lag p99 ms':>10} "
+        f"{'missed':>6} {'late':>5} {'kept up':>8} {'bot CPU':>8} {'drawing CPU':>11} "
+        f"{'fake CPU':>8}"
+    )
+    best = 0.0
+    for rate in rates:
+        kept = False
+        for _ in range(1 + retries):
+            kept = await sustained_step(fake, players, tables, rate, seconds, bot_pid)
+            if kept:
+                break
+        if not kept:
+            break
+        best = rate
+    print(
+        f"highest rate kept up with: {best:.0f} player actions/s "
+        f"(first response p99 < {FIRST_RESPONSE_P99 * 1000:.0f} ms, board lag p99 < "
+        f"{BOARD_LAG_P99:.0f} s; target >= 40). CPU: share of one core over the step and "
+        "its drain, of the bot's event loop, its child processes (the drawing worker) and this "
+        "process (the fake Discord and the players)"
+    )
+
+
+async def sustained_step(
+    fake: FakeDiscord,
+    players: Players,
+    tables: list[Table],
+    rate: float,
+    seconds: float,
+    bot_pid: int,
+) -> bool:
+    """One rate for ``seconds``; prints its row and returns whether it was kept up with."""
+    marker, late = len(fake.requests), players.late
+    cpu_before, began = cpu_seconds(bot_pid), time.perf_counter()
+    fake_before = time.process_time()
+    run = await offered(players, tables, rate, seconds)
+    with contextlib.suppress(HarnessError):
+        await quiet(fake, 0.5, timeout=BOARD_LAG_P99 + 5)
+    wall = time.perf_counter() - began
+    cpu = [(b - a) / wall * 100 for a, b in zip(cpu_before, cpu_seconds(bot_pid), strict=True)]
+    cpu.append((time.process_time() - fake_before) / wall * 100)
+    requests = fake.requests[marker:]
+    end = requests[-1].at if requests else 0.0
+    latencies = [a.latency for a in run.actions]
+    lags = board_lags(run.actions, requests, end)
+    kept = bool(
+        run.actions
+        and percentile(latencies, 99) < FIRST_RESPONSE_P99
+        and percentile(lags, 99) < BOARD_LAG_P99
+        and run.missed == 0
+        and players.late == late
+    )
+    print(
+        f"{rate:>9.0f} {len(run.actions) / seconds:>7.1f} {ms(latencies, 50):>7} "
+        f"{ms(latencies, 99):>7} {ms(lags, 99):>10} {run.missed:>6} "
+        f"{players.late - late:>5} {'yes' if kept else 'no':>8} {cpu[0]:>7.0f}% "
+        f"{cpu[1]:>10.0f}% {cpu[2]:>7.0f}%",
+        flush=True,
+    )
+    with contextlib.suppress(HarnessError):
+        await quiet(fake, 0.5, timeout=10)
+    return kept
+
+
+# --------------------------------------------------------------------------- 5. tonttu reveals
+
+
+async def wait_for_reveal(fake: FakeDiscord, start: int, thread: int, state: Any) -> float:
+    """When the reveal of ``state``'s phase was posted in the thread (its headline)."""
+    headline = f"Round {state.round} {'picks' if state.phase == 'pick' else 'points'}:"
+
+    def find() -> RecordedRequest | None:
         return next(
             (
                 r
                 for r in fake.requests[start:]
                 if r.method == "POST"
-                and r.path == f"/channels/{channel_id}/messages"
-                and text in str((r.json or {}).get("content"))
+                and r.path == f"/channels/{thread}/messages"
+                and headline in str((r.json or {}).get("content"))
             ),
             None,
         )
 
-    await fake.wait_for(lambda: find() is not None, timeout=30, what=text)
-    return find()
+    await fake.wait_for(lambda: find() is not None, timeout=30, what=headline)
+    found = find()
+    assert found is not None
+    return found.at
 
 
-async def run_tonttu(games: int, phases: int, think: float) -> None:
-    from engine.tonttu import GAME
-    from tests.e2e.tonttu_helpers import choose_by_dm, open_tonttu
-
-    folder = Path(tempfile.mkdtemp())
-    async with FakeDiscord(validate_spec=False) as fake:
-        bot = await fake.start_bot(make_bot(fake, f"sqlite:///{folder}/tonttu.db", seed=2))
-        tables = []
-        for i in range(games):
-            channel = fake.add_channel(f"tonttu-{i}")
-            fake.channel = channel  # open_tonttu plays in fake.channel
-            users = [fake.add_user(f"t{i}p{n}") for n in range(6)]
-            thread = await open_tonttu(fake, users[0], users[1:])
-            tables.append((channel, thread, {str(u.id): u for u in users}))
-        await fake.settle()
-        fake.settle_after_interaction = False
-        latencies: list[float] = []
-        rng = Rng(3)
-
-        async def play(channel: Any, thread: Any, seated: dict[str, FakeUser], pace: bool) -> None:
-            async def choose(user: FakeUser, state: Any, action: Any) -> Any:
-                if pace:  # each player after their own think time
-                    await asyncio.sleep(0.2 + rng.below(int(think * 2000)) / 1000)
-                return await choose_by_dm(fake, user, state, action)
-
-            for _ in range(phases):
-                game = await bot.store.find_open(channel.id)
-                assert game is not None
-                state = game.state
-                kind = "picks" if state.phase == "pick" else "points"
-                headline = f"Round {state.round} {kind}:"
-                acting = sorted(GAME.to_act(state), key=state.players.index)
-                marker = len(fake.requests)
-                results = await asyncio.gather(
-                    *(
-                        choose(seated[p], state, rng.choice(GAME.legal_actions(state, p)))
-                        for p in acting
-                    )
-                )
-                last = max(r.record.dispatched_at for r in results)
-
-                found = await wait_for_post(fake, marker, thread.id, headline)
-                latencies.append(found.at - last)
-                nxt = await bot.store.find_open(channel.id)
-                if nxt is None:
-                    return
-                header = f"**Round {nxt.state.round} · {nxt.state.phase}**"
-                await fake.wait_for(
-                    lambda h=header: any(m.content.startswith(h) for m in fake.messages(thread)),
-                    timeout=30,
-                    what="the next phase",
-                )
-
-        for name in ("paced", "burst"):
-            latencies.clear()
-            before = len(fake.requests)
-            started = time.perf_counter()
-            await asyncio.gather(*(play(*table, name == "paced") for table in tables))
-            await fake.settle()
-            elapsed = time.perf_counter() - started
-            ms = [x * 1000 for x in latencies]
-            choices = sum(1 for r in fake.requests[before:] if r.path.endswith("/callback"))
-            print(
-                f"tonttu {name}: {games} concurrent 6-player games, {len(ms)} reveals "
-                f"({choices} DM choices) in {elapsed:.1f} s"
-            )
-            print(
-                f"  last choice dispatched -> reveal posted: p50 {percentile(ms, 50):.1f} ms, "
-                f"p95 {percentile(ms, 95):.1f} ms, p99 {percentile(ms, 99):.1f} ms, "
-                f"mean {statistics.mean(ms):.1f} ms"
-            )
-            print(
-                f"  REST calls per choice: {(len(fake.requests) - before) / choices:.2f} "
-                "(callback, status edit; per phase: reveal, board, status, 6 DMs)"
-            )
-        fake.check_no_violations()
-
-
-def report(
-    name: str, games: int, latencies: list[float], requests: list[Any], seconds: float
+async def reveal_phases(
+    players: Players,
+    table: Table,
+    rng: Rng,
+    phases: int,
+    think: float,
+    reveals: list[float],
+    choices: list[float],
 ) -> None:
-    actions = len(latencies)
-    ms = [x * 1000 for x in latencies]
-    callbacks = sum(1 for r in requests if r.path.endswith("/callback"))
-    rest = len(requests) - (callbacks - actions)  # panel openings are not actions
-    print(f"{name}: {games} concurrent games, {actions} player actions in {seconds:.1f} s")
-    print(
-        f"  dispatch -> first response: p50 {percentile(ms, 50):.1f} ms, "
-        f"p95 {percentile(ms, 95):.1f} ms, p99 {percentile(ms, 99):.1f} ms, "
-        f"mean {statistics.mean(ms):.1f} ms"
+    """``phases`` phases at ``table``, each reveal's delay after its last choice."""
+    fake = players.fake
+    for _ in range(phases):
+        mark = len(fake.requests)
+        try:
+            done = await players.tonttu_phase(table, rng, think=think, latencies=choices)
+        except HarnessError as error:  # a table the bot left stuck: say so, go on
+            print(f"{table.kind} {table.thread.name}: stopped: {error}", flush=True)
+            return
+        if done is None:
+            return
+        state, last = done
+        reveals.append(await wait_for_reveal(fake, mark, table.thread.id, state) - last)
+
+
+async def tonttu_reveals(
+    fake: FakeDiscord, players: Players, games: int, phases: int, think: float
+) -> None:
+    tables = await in_batches(
+        games, 4, lambda i: players.open_table(i, "tonttu-6", prefix="reveal", host_waits=False)
     )
-    print(f"  REST calls per player action: {rest / actions:.2f} (panel openings excluded)")
+    await quiet(fake, 0.5)
+    print(f"\n5. Workshop Tonttu: {games} tactical 6-player tables at once, {phases} phases each")
+    for name in ("paced", "burst"):
+        reveals: list[float] = []
+        choices: list[float] = []
+        marker = len(fake.requests)
+        started = time.perf_counter()
+
+        pace = think if name == "paced" else 0.0
+        await asyncio.gather(
+            *(
+                reveal_phases(players, t, Rng(300 + i), phases, pace, reveals, choices)
+                for i, t in enumerate(tables)
+            )
+        )
+        await quiet(fake, 0.5)
+        seconds = time.perf_counter() - started
+        calls = Calls.of(fake, fake.requests[marker:], len(choices))
+        print(
+            f"tonttu {name}: {len(reveals)} reveals, {len(choices)} choices in {seconds:.1f} s\n"
+            f"  last choice dispatched -> reveal posted: p50 {ms(reveals, 50)} ms, "
+            f"p99 {ms(reveals, 99)} ms; choice answered p99 {ms(choices, 99)} ms\n"
+            f"  per choice: {calls.per_action(calls.rate_limited):.2f} rate-limited, "
+            f"{calls.per_action(calls.exempt):.2f} exempt REST calls; "
+            f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx",
+            flush=True,
+        )
+
+
+# --------------------------------------------------------------------------- main
+
+
+async def run(args: argparse.Namespace) -> None:
+    folder = Path(tempfile.mkdtemp())
+    url = f"sqlite:///{folder}/bench.db"
+    async with FakeDiscord(validate_spec=False) as fake:
+        fake.settle_after_interaction = False
+        began = time.perf_counter()
+        env = {"DATABASE_URL": url, "TIMER_POLL_SECONDS": "1"}
+        process = await fake.start_bot_process(ROOT / "bot.py", env=env, timeout=90)
+        store = await storage.open(url)
+        players = Players(fake, store)
+        try:
+            load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+            print(
+                f"bot process started in {time.perf_counter() - began:.1f} s; "
+                f"{os.cpu_count()} cores, load average {load[0]:.1f} before the run",
+                flush=True,
+            )
+            if args.complete:
+                await complete_games(fake, players, args.complete, args.complete_actions)
+            tables = await in_batches(args.games, 5, lambda i: players.open_table(i, "workshop-2"))
+            await quiet(fake, 0.5)
+            if tables:
+                print(f"\n{args.games} Santa's Workshop tables (2 human seats) open", flush=True)
+            for name in ("paced", "burst") if tables else ():
+                marker = len(fake.requests)
+                started = time.perf_counter()
+                if name == "paced":
+                    result = await paced(players, tables, args.paced_seconds, args.think)
+                else:
+                    result = await burst(players, tables, args.burst_rounds)
+                with contextlib.suppress(HarnessError):
+                    await quiet(fake, 0.5, timeout=10)
+                label = (
+                    f"2. paced (think 0.2-{2 * args.think:.1f} s)"
+                    if name == "paced"
+                    else f"3. burst ({args.games} clicks at once)"
+                )
+                report_run(
+                    label, fake, result, fake.requests[marker:], time.perf_counter() - started
+                )
+            if args.rates and tables:
+                await sustained(
+                    fake,
+                    players,
+                    tables,
+                    args.rates,
+                    args.step_seconds,
+                    process.pid,
+                    args.retries,
+                )
+            if args.tonttu_games:
+                await tonttu_reveals(
+                    fake, players, args.tonttu_games, args.tonttu_phases, args.think
+                )
+            print(
+                f"\n{players.late} interactions answered after 3 s, {players.stale} stale "
+                f"panel clicks; whole run {time.perf_counter() - began:.0f} s"
+            )
+            if players.no_dm:
+                print(f"{players.no_dm} Tonttu choices made in the thread: no DM came in time")
+            if players.violations:
+                print(f"violations seen by players: {dict(players.violations)}")
+        finally:
+            await store.close()
+            await fake.stop_bot_process(process)
+        violations = fake.take_violations()
+        kinds = sorted({v.kind for v in violations})
+        if violations:
+            print(f"violations recorded by the fake: {len(violations)} ({', '.join(kinds)})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=50)
-    parser.add_argument("--decisions", type=int, default=20)
+    parser.add_argument("--games", type=int, default=50, help="Santa's Workshop tables")
     parser.add_argument("--think", type=float, default=1.0, help="mean think time, seconds")
-    parser.add_argument("--tonttu-games", type=int, default=20, help="6-player games")
-    parser.add_argument("--tonttu-phases", type=int, default=8, help="per run")
-    parser.add_argument("--only", choices=("workshop", "tonttu"))
+    parser.add_argument("--paced-seconds", type=float, default=15.0)
+    parser.add_argument("--burst-rounds", type=int, default=5)
+    parser.add_argument(
+        "--rates",
+        type=lambda text: [float(r) for r in text.split(",") if r],
+        default=[5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 60.0],
+        help="offered actions per second, in order (empty: skip)",
+    )
+    parser.add_argument("--step-seconds", type=float, default=6.0)
+    parser.add_argument(
+        "--retries", type=int, default=1, help="more tries of a rate not kept up with"
+    )
+    parser.add_argument(
+        "--complete",
+        type=lambda text: [k for k in text.split(",") if k],
+        default=list(KINDS),
+        help=f"kinds to play to the end, of {', '.join(KINDS)} (empty: skip)",
+    )
+    parser.add_argument(
+        "--complete-actions", type=int, default=0, help="stop each after this many (0: the end)"
+    )
+    parser.add_argument("--tonttu-games", type=int, default=20, help="6-player tables")
+    parser.add_argument("--tonttu-phases", type=int, default=4, help="per run")
+    parser.add_argument(
+        "--only",
+        choices=("complete", "workshop", "tonttu"),
+        help="one part: complete games (1), the Workshop tables (2-4) or Tonttu (5)",
+    )
     args = parser.parse_args()
-    if args.only != "tonttu":
-        asyncio.run(run(args.games, args.decisions, args.think))
-    if args.only != "workshop" and args.tonttu_games:
-        asyncio.run(run_tonttu(args.tonttu_games, args.tonttu_phases, args.think))
+    if args.only and args.only != "complete":
+        args.complete = []
+    if args.only and args.only != "workshop":
+        args.games = 0
+    if args.only and args.only != "tonttu":
+        args.tonttu_games = 0
+    unknown = sorted(set(args.complete) - set(KINDS))
+    if unknown:
+        parser.error(f"unknown kinds {unknown}; known: {', '.join(KINDS)}")
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Board pictures are drawn in a separate process, not in a thread of the bot's.
 
-Drawing a Santa's Workshop board costs about 35 ms of CPU, most of it Python code
-that holds the GIL. In a thread it competes with the event loop, so when many
-tables move at once every answer waits behind the drawing. In its own process it
+Drawing a Santa's Workshop board costs about 10-20 ms of CPU
+(``benchmarks/render_speed.py``; regions and PNG row bands that did not change are
+reused from the worker's caches), much of it Python code that holds the GIL. In a
+thread it competes with the event loop, so when many tables move at once every answer
+waits behind the drawing. In its own process it
 runs on another core, and the event loop only pickles a view model (a few KB)
 and unpickles the PNG.
 

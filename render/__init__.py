@@ -39,11 +39,13 @@ def render_private(view: Any, names: Mapping[PlayerId, str]) -> bytes:
 
 
 def warm() -> None:
-    """Import both games' renderers and open the fonts, ahead of the first picture."""
-    from render import canvas, tonttu, workshop  # noqa: F401
+    """Import both games' renderers, open the fonts and the palette, ahead of the first
+    picture."""
+    from render import canvas, png, tonttu, workshop  # noqa: F401
 
     for bold in (False, True):
         canvas.font(20, bold)
+    png.palette()
 
 
 __all__ = ["render_board", "render_private", "warm"]

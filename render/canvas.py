@@ -3,13 +3,34 @@
 Everything is drawn with the fonts shipped in ``render/fonts`` (DejaVu Sans, see its
 LICENSE there) and Pillow's basic text layout, so a picture looks the same on every
 machine: no system font lookup, no optional shaping library.
+
+Speed. The bot draws a board for every decision, so a picture must be cheap. Three
+things make it so, none of which changes a pixel:
+
+- Text is laid out once per (text, size, weight, anchor, width): its mask, offset and
+  width are cached (:func:`text_layout`), so a repeated label costs one paste.
+- Regions of a picture that repeat from one picture to the next (a player's area,
+  a toy card, an Elf space, the calendar) are kept as tiles: :meth:`Canvas.reuse`
+  pastes the tile drawn last time the same thing stood at the same place, and
+  draws (then keeps) it otherwise. A decision changes a few regions of a board, so
+  most of the next picture is pasted. The tiles live in one bounded cache per
+  process (:data:`TILES`, least recently used out first). The rule that keeps this
+  exact: a region's key names everything drawn in it *and* what lies under it (the
+  page, or a box's fill), and the drawing stays inside the region.
+  ``tests/render/test_reuse.py`` draws many positions with and without the tiles and
+  requires identical pixels.
+- PNG encoding (:meth:`Canvas.png`, ``render/png.py``): one 256-colour palette for
+  every picture, so the mapping onto it stays warm, and the compressed bands of rows
+  that did not change are reused.
 """
 
 from __future__ import annotations
 
-import io
 import math
-from collections.abc import Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,6 +88,91 @@ def text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Imag
     return mask, left, top
 
 
+@lru_cache(maxsize=8192)
+def text_layout(
+    text: str, size: int, bold: bool, anchor: str, max_width: int | None
+) -> tuple[Image.Image, int, int, int]:
+    """``text`` cut with an ellipsis to ``max_width``: its mask, offset and drawn width."""
+    f = font(size, bold)
+    if max_width is not None and f.getlength(text) > max_width:
+        while text and f.getlength(text + "…") > max_width:
+            text = text[:-1]
+        text = text.rstrip() + "…"
+    mask, left, top = text_mask(text, size, bold, anchor)
+    return mask, left, top, int(f.getlength(text))
+
+
+@lru_cache(maxsize=8192)
+def text_width(text: str, size: int = MIN_TEXT_PX, bold: bool = False) -> int:
+    return int(font(size, bold).getlength(text))
+
+
+class Tiles:
+    """Regions drawn before, by key, up to ``max_bytes`` of pixels (least recently used
+    out first). One per process: pictures of every game share it, from any thread (the
+    bot draws in threads when its drawing process is gone)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.enabled = True
+        self.bytes = 0
+        self.hits = self.misses = 0
+        self._tiles: OrderedDict[Hashable, tuple[Image.Image, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> tuple[Image.Image, int] | None:
+        if not self.enabled:
+            return None
+        with self._lock:
+            found = self._tiles.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self._tiles.move_to_end(key)
+            self.hits += 1
+            return found
+
+    def put(self, key: Hashable, tile: Image.Image, smallest_text: int) -> None:
+        if not self.enabled:
+            return
+        size = _bytes(tile)
+        if size > self.max_bytes // 8:
+            return  # a tile this big would push out many others
+        with self._lock:
+            old = self._tiles.pop(key, None)
+            if old is not None:
+                self.bytes -= _bytes(old[0])
+            self._tiles[key] = (tile, smallest_text)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                _, (dropped, _) = self._tiles.popitem(last=False)
+                self.bytes -= _bytes(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tiles.clear()
+            self.bytes = self.hits = self.misses = 0
+
+
+def _bytes(tile: Image.Image) -> int:
+    return tile.width * tile.height * len(tile.getbands())
+
+
+TILES = Tiles(64 * 1024 * 1024)
+"""The drawing process's tiles: about 100 player areas, or thousands of small regions."""
+
+
+@contextmanager
+def fresh_drawing() -> Iterator[None]:
+    """Draw everything from scratch inside this block (no tile used or kept): the
+    reference that tests compare tiled pictures with."""
+    TILES.enabled = False
+    try:
+        yield
+    finally:
+        TILES.enabled = True
+
+
 NO_GLYPH = "\U0010fffd"
 """A private-use code point no font here draws: it shows the "missing glyph" box."""
 
@@ -119,7 +225,7 @@ class Canvas:
     # ------------------------------------------------------------------ text
 
     def text_width(self, text: str, size: int = MIN_TEXT_PX, bold: bool = False) -> int:
-        return int(font(size, bold).getlength(text))
+        return text_width(text, size, bold)
 
     def text(
         self,
@@ -136,14 +242,33 @@ class Canvas:
         """Draw ``text`` (cut with an ellipsis to ``max_width``); returns its width."""
         size = max(size, MIN_TEXT_PX)
         self.smallest_text = min(self.smallest_text, size)
-        f = font(size, bold)
-        if max_width is not None and f.getlength(text) > max_width:
-            while text and f.getlength(text + "…") > max_width:
-                text = text[:-1]
-            text = text.rstrip() + "…"
-        mask, left, top = text_mask(text, size, bold, anchor)
+        mask, left, top, width = text_layout(text, size, bold, anchor, max_width)
         self.draw.bitmap((round(x + left), round(y + top)), mask, fill=fill)
-        return int(f.getlength(text))
+        return width
+
+    # ------------------------------------------------------------------ tiles
+
+    def reuse(self, key: Hashable, box: Sequence[float], draw: Callable[[], object]) -> None:
+        """``draw()`` the region ``box`` (x0, y0, x1, y1, edges included), or paste the
+        tile of the last time ``key`` was drawn at this place.
+
+        ``key`` must name everything ``draw`` draws and what lies under the region
+        before it (the page, a box's fill); ``draw`` must stay inside ``box``."""
+        x0, y0 = max(0, math.floor(box[0])), max(0, math.floor(box[1]))
+        x1 = min(self.width, math.ceil(box[2]) + 1)
+        y1 = min(self.height, math.ceil(box[3]) + 1)
+        placed = (key, x0, y0, x1, y1)
+        found = TILES.get(placed)
+        if found is not None:
+            tile, smallest = found
+            self.image.paste(tile, (x0, y0))
+            self.smallest_text = min(self.smallest_text, smallest)
+            return
+        outside, self.smallest_text = self.smallest_text, 10_000
+        draw()
+        inside = self.smallest_text
+        self.smallest_text = min(outside, inside)
+        TILES.put(placed, self.image.crop((x0, y0, x1, y1)), inside)
 
     # ------------------------------------------------------------------ shapes
 
@@ -209,14 +334,12 @@ class Canvas:
         self.draw.polygon(points, fill=fill, outline=outline)
 
     def png(self) -> bytes:
-        """PNG bytes: reduced to a 256-colour palette first (the pictures are flat colours
-        and anti-aliased text), which is faster to encode and a third of the size."""
-        out = io.BytesIO()
-        palette = self.image.quantize(
-            colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-        )
-        palette.save(out, format="PNG", compress_level=1)
-        return out.getvalue()
+        """PNG bytes: the picture on the shared 256-colour palette (the pictures are flat
+        colours and anti-aliased text), compressed in bands reused from earlier
+        pictures where they did not change (``render/png.py``)."""
+        from render import png
+
+        return png.encode(self.image)
 
 
 def shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[float, float]] | None:

@@ -4,12 +4,16 @@ The view is stripped for its viewer (T-6): the public table comes from
 ``view(state, None)`` and shows hand sizes, card backs and who has chosen; a
 player's private picture comes from their own view and adds their hand, their
 face-down card and their pending choice.
+
+Regions that a choice seldom changes (each workbench, gift cards, card backs, the
+legend) are drawn through :meth:`Canvas.reuse`, keyed by what they show and what
+lies under them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 from engine.core import PlayerId
 from engine.tonttu.models import GiftCard, SeatView, TonttuView
@@ -67,6 +71,28 @@ def render_private(view: TonttuView, names: Mapping[PlayerId, str]) -> bytes:
     return draw_private(view, names).png()
 
 
+# --------------------------------------------------------------------------- tile keys
+
+
+def gift_key(gift: GiftCard | None) -> Hashable:
+    if gift is None:
+        return None
+    return (gift.id, gift.name, gift.category, tuple(gift.needs))
+
+
+def seat_key(seat: SeatView) -> Hashable:
+    """Everything a seat shows (its face-down type only in its owner's view)."""
+    return (
+        seat.hand_size,
+        tuple(seat.face_up),
+        seat.has_face_down,
+        seat.face_down,
+        tuple(gift_key(g) for g in seat.gifts),
+        seat.score,
+        seat.chosen,
+    )
+
+
 # --------------------------------------------------------------------------- whole table
 
 
@@ -88,6 +114,10 @@ def draw_board(view: TonttuView, names: Mapping[PlayerId, str]) -> Canvas:
 
 def _legend(c: Canvas, x: float, y: float, w: float) -> None:
     """How to read and score the table, in the free place beside an odd seat."""
+    c.reuse(("legend", w), (x, y, x + w, y + SEAT_HEIGHT), lambda: _draw_legend(c, x, y, w))
+
+
+def _draw_legend(c: Canvas, x: float, y: float, w: float) -> None:
     c.box((x, y, x + w, y + SEAT_HEIGHT), fill=PAPER, outline=LINE, radius=14)
     c.text(x + 16, y + 14, "How to read the table", 22, bold=True)
     lines = [
@@ -137,6 +167,16 @@ def _rotation(c: Canvas, right: float, cy: float, rotation: str) -> None:
 
 
 def _card_back(c: Canvas, x: float, y: float, w: float, h: float, label: str = "") -> None:
+    """A card's back, on whatever plain fill lies under its corner (the middle's box or
+    a workbench's area): that colour is part of its tile's key."""
+    c.reuse(
+        ("back", label, w, h, c.image.getpixel((int(x), int(y)))),
+        (x, y, x + w, y + h),
+        lambda: _draw_card_back(c, x, y, w, h, label),
+    )
+
+
+def _draw_card_back(c: Canvas, x: float, y: float, w: float, h: float, label: str) -> None:
     c.box((x, y, x + w, y + h), fill=BACK, outline=mix(BACK, INK, 0.5), radius=8)
     c.box((x + 5, y + 5, x + w - 5, y + h - 5), fill=None, outline=GOLD, radius=6, width=2)
     c.star(x + w / 2, y + h / 2 - (8 if label else 0), min(w, h) / 5, GOLD)
@@ -145,6 +185,14 @@ def _card_back(c: Canvas, x: float, y: float, w: float, h: float, label: str = "
 
 
 def _gift_card(c: Canvas, gift: GiftCard | None, x: float, y: float, w: float, h: float) -> None:
+    """A gift in the middle, on a box of ``CARD``."""
+    box = (x, y, x + w, y + h)
+    c.reuse(("gift", gift_key(gift), w, h), box, lambda: _draw_gift_card(c, gift, x, y, w, h))
+
+
+def _draw_gift_card(
+    c: Canvas, gift: GiftCard | None, x: float, y: float, w: float, h: float
+) -> None:
     if gift is None:
         c.box((x, y, x + w, y + h), fill=PAPER, outline=LINE)
         c.text(x + w / 2, y + h / 2, "empty", 20, fill=MUTED, anchor="mm")
@@ -192,6 +240,22 @@ def _wrap(c: Canvas, text: str, width: int) -> list[str]:
 
 
 def _middle(c: Canvas, view: TonttuView, y: int) -> int:
+    """The gifts and face-down materials in the middle, on the page (``PAPER``)."""
+    height = 420
+    key = (
+        "middle",
+        tuple(gift_key(g) for g in view.middle_gifts),
+        tuple(view.middle_materials),
+        view.gifts_in_stack,
+        view.deck_size,
+        view.discard_size,
+        view.rounds_without_gift,
+    )
+    c.reuse(key, (MARGIN, y, WIDTH - MARGIN, y + height), lambda: _draw_middle(c, view, y))
+    return y + height
+
+
+def _draw_middle(c: Canvas, view: TonttuView, y: int) -> None:
     height = 420
     c.box((MARGIN, y, WIDTH - MARGIN, y + height))
     c.text(MARGIN + 14, y + 12, "The middle", 22, bold=True)
@@ -225,7 +289,6 @@ def _middle(c: Canvas, view: TonttuView, y: int) -> int:
     # T-3.1: a face-down material goes to a lone pointer; two or more get nothing
     c.text(legend_x, by + 60, "Point at one to take it;", 20, fill=MUTED)
     c.text(legend_x, by + 88, "two or more pointers: nobody gets it.", 20, fill=MUTED)
-    return y + height
 
 
 # --------------------------------------------------------------------------- seats
@@ -285,8 +348,31 @@ def _seat_panel(
     w: float,
     h: float = SEAT_HEIGHT,
 ) -> None:
-    colour = PLAYER_COLOURS[index % len(PLAYER_COLOURS)]
+    """A seat's area, on the page (``PAPER``)."""
     waiting = seat.to_act and view.phase != "over"
+    name = player_name(names, seat.player)
+    key = ("seat", seat_key(seat), index, name, view.phase, waiting, w, h)
+    c.reuse(
+        key,
+        (x, y, x + w, y + h),
+        lambda: _draw_seat_panel(c, view, seat, index, name, x, y, w, h, waiting=waiting),
+    )
+
+
+def _draw_seat_panel(
+    c: Canvas,
+    view: TonttuView,
+    seat: SeatView,
+    index: int,
+    name: str,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    *,
+    waiting: bool,
+) -> None:
+    colour = PLAYER_COLOURS[index % len(PLAYER_COLOURS)]
     c.box(
         (x, y, x + w, y + h),
         fill=mix(CARD, HIGHLIGHT, 0.6) if waiting else CARD,
@@ -310,7 +396,7 @@ def _seat_panel(
     c.text(
         x + 58,
         y + 26,
-        player_name(names, seat.player),
+        name,
         24,
         bold=True,
         anchor="lm",

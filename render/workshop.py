@@ -3,14 +3,25 @@
 The view is already stripped for its viewer (W-7), so nothing secret can reach a
 picture: the public board is drawn from ``view(state, None)``; a player's private
 picture from their own view, which adds their reindeer names (W-7.2).
+
+Regions that a decision seldom changes (each player's area, the shops, the calendar,
+toy cards, Elf spaces, tree rows) are drawn through :meth:`Canvas.reuse`, keyed by
+what they show (the ``*_key`` functions below) and what lies under them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from functools import partial
 
 from engine.core import PlayerId
-from engine.workshop.models import PlayerView, StationView, ToyView, WorkshopView
+from engine.workshop.models import (
+    PlayerView,
+    StationView,
+    ToyView,
+    TreeSpaceView,
+    WorkshopView,
+)
 from render.canvas import (
     CARD,
     GOLD,
@@ -79,6 +90,22 @@ def render_private(view: WorkshopView, names: Mapping[PlayerId, str]) -> bytes:
     return draw_private(view, names).png()
 
 
+# --------------------------------------------------------------------------- tile keys
+
+
+def toy_key(toy: ToyView | None) -> Hashable:
+    """Everything a toy shows: name, points, needs and what is placed."""
+    if toy is None:
+        return None
+    return (toy.name, toy.points, tuple(toy.requires.items()), tuple(toy.placed.items()))
+
+
+def tree_key(tree: list[TreeSpaceView]) -> Hashable:
+    return tuple(
+        (s.space, s.label, s.ornament.colour if s.ornament is not None else None) for s in tree
+    )
+
+
 # --------------------------------------------------------------------------- whole board
 
 
@@ -103,6 +130,10 @@ def draw_board(view: WorkshopView, names: Mapping[PlayerId, str]) -> Canvas:
 
 def _legend(c: Canvas, x: float, y: float, w: float) -> None:
     """How to read the board, in the free place beside an odd player's area."""
+    c.reuse(("legend", w), (x, y, x + w, y + PLAYER_PANEL_HEIGHT), lambda: _draw_legend(c, x, y, w))
+
+
+def _draw_legend(c: Canvas, x: float, y: float, w: float) -> None:
     c.box((x, y, x + w, y + PLAYER_PANEL_HEIGHT), fill=PAPER, outline=LINE, radius=14)
     c.text(x + 16, y + 14, "How to read the board", 22, bold=True)
     row = y + 60
@@ -188,6 +219,12 @@ def _header(
 
 
 def _calendar(c: Canvas, view: WorkshopView, y: int) -> int:
+    box = (MARGIN, y, WIDTH - MARGIN, y + 64)
+    c.reuse(("calendar", view.day, view.over), box, lambda: _draw_calendar(c, view, y))
+    return y + 64
+
+
+def _draw_calendar(c: Canvas, view: WorkshopView, y: int) -> None:
     width = (WIDTH - 2 * MARGIN - 5 * 8) / 6
     for d in range(1, 7):
         x = MARGIN + (d - 1) * (width + 8)
@@ -202,7 +239,6 @@ def _calendar(c: Canvas, view: WorkshopView, y: int) -> int:
             c.text(x + 38, y + 46, "Inspection", 20, fill=ink, anchor="lm")
         if current:
             _santa_hat(c, x + width - 22, y + 46)
-    return y + 64
 
 
 def _santa_hat(c: Canvas, x: float, y: float) -> None:
@@ -230,24 +266,42 @@ def _spaces(
     seat_of: dict[PlayerId, int],
     size: int = 52,
 ) -> float:
-    """Elf spaces in order; an occupied one shows the Elf's owner token."""
+    """Elf spaces in order (on a box of ``CARD``); an occupied one shows the Elf's owner
+    token."""
     for k, label in enumerate(labels):
         bx = x + k * (size + 10)
-        taken = k < len(occupants)
-        c.box(
+        seat = seat_of[occupants[k]] if k < len(occupants) else None
+        c.reuse(
+            ("space", label, seat, size),
             (bx, y, bx + size, y + size),
-            fill=CARD if taken else PAPER,
-            outline=INK if taken else LINE,
-            radius=8,
+            partial(_space, c, bx, y, label, seat, size),
         )
-        if taken:
-            c.token(bx + size / 2, y + size / 2, seat_of[occupants[k]], r=18)
-        else:
-            c.text(bx + size / 2, y + size / 2, label, 20, fill=MUTED, anchor="mm")
     return x + len(labels) * (size + 10)
 
 
+def _space(c: Canvas, x: float, y: float, label: str, seat: int | None, size: int) -> None:
+    taken = seat is not None
+    c.box(
+        (x, y, x + size, y + size),
+        fill=CARD if taken else PAPER,
+        outline=INK if taken else LINE,
+        radius=8,
+    )
+    if seat is not None:
+        c.token(x + size / 2, y + size / 2, seat, r=18)
+    else:
+        c.text(x + size / 2, y + size / 2, label, 20, fill=MUTED, anchor="mm")
+
+
 def _shops(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int]) -> int:
+    shops = [_station(view, key) for key in ("wood", "metal", "fabric", "assembly")]
+    key = ("shops", *((s.name, *(seat_of[p] for p in s.occupants)) for s in shops))
+    box = (MARGIN, y, WIDTH - MARGIN, y + 122)
+    c.reuse(key, box, lambda: _draw_shops(c, view, y, seat_of))
+    return y + 122
+
+
+def _draw_shops(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int]) -> None:
     width = (WIDTH - 2 * MARGIN - 3 * GAP) / 4
     for i, key in enumerate(("wood", "metal", "fabric", "assembly")):
         x = MARGIN + i * (width + GAP)
@@ -257,7 +311,6 @@ def _shops(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int]) 
         c.chip(x + 12, y + 10, LETTERS[key], colour)
         c.text(x + 56, y + 24, station.name, 22, bold=True, anchor="lm")
         _spaces(c, x + 12, y + 56, ["+2", "+3", "+4", "+5"], station.occupants, seat_of)
-    return y + 122
 
 
 def _requirement(c: Canvas, x: float, y: float, toy: ToyView, progress: bool) -> float:
@@ -273,6 +326,12 @@ def _requirement(c: Canvas, x: float, y: float, toy: ToyView, progress: bool) ->
 
 
 def _toy_card(c: Canvas, toy: ToyView | None, x: float, y: float, w: float, h: float) -> None:
+    """A toy card on a box of ``CARD``."""
+    box = (x, y, x + w, y + h)
+    c.reuse(("toy card", toy_key(toy), w, h), box, lambda: _draw_toy_card(c, toy, x, y, w, h))
+
+
+def _draw_toy_card(c: Canvas, toy: ToyView | None, x: float, y: float, w: float, h: float) -> None:
     if toy is None:
         c.box((x, y, x + w, y + h), fill=PAPER, outline=LINE)
         c.text(x + w / 2, y + h / 2, "empty", 20, fill=MUTED, anchor="mm")
@@ -296,6 +355,50 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
     left_w = 700
     x = MARGIN
     c.box((x, y, x + left_w, y + height))
+    mail = tuple(tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("mail3", "mail2"))
+    c.reuse(
+        ("mail room", mail, view.deck_size, view.sleigh_size),
+        (x, y, x + left_w, y + 70),
+        lambda: _mail_room_head(c, view, x, y, left_w, seat_of),
+    )
+    card_w = (left_w - 28 - 10) / 2
+    for k, toy in enumerate(view.mail_slots[:6]):
+        cx = x + 14 + (k % 2) * (card_w + 10)
+        cy = y + 76 + (k // 2) * 104
+        _toy_card(c, toy, cx, cy, card_w, 94)
+
+    # right column, on the page
+    rx = x + left_w + GAP
+    rw = WIDTH - MARGIN - rx
+    stables = tuple(seat_of[p] for p in _station(view, "stables").occupants)
+    c.reuse(
+        ("stables", stables, view.reindeer_deck_size, tuple(view.stalls[:3])),
+        (rx, y, rx + rw, y + 148),
+        lambda: _stables(c, view, rx, y, rw, seat_of),
+    )
+    dy = y + 148 + 10
+    donation = tuple(seat_of[p] for p in _station(view, "donation").occupants[:8])
+    c.reuse(
+        ("donation", tuple(view.donation.items()), donation, tuple(view.supply.items())),
+        (rx, dy, rx + rw, dy + 112),
+        lambda: _donation(c, view, rx, dy, rw, seat_of),
+    )
+    ty = dy + 112 + 10
+    trees = tuple(
+        tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("tree1", "tree2")
+    )
+    c.reuse(
+        ("tree", trees, tuple(view.ornaments_left.items())),
+        (rx, ty, rx + rw, y + height),
+        lambda: _christmas_tree(c, view, rx, ty, rw, y + height, seat_of),
+    )
+    return y + height
+
+
+def _mail_room_head(
+    c: Canvas, view: WorkshopView, x: float, y: float, w: float, seat_of: dict[PlayerId, int]
+) -> None:
+    """The Mail Room's title, Elf spaces and deck sizes, on its box (``CARD``)."""
     _title(c, x + 14, y + 12, "Mail Room")
     sx: float = x + 150
     for key, label in (("mail3", "take ≤3"), ("mail2", "take ≤2")):
@@ -304,26 +407,22 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
         sx += c.text_width(label) + 8
         sx = _spaces(c, sx, y + 12, ["Elf"], station.occupants, seat_of) + 14
     c.text(
-        x + left_w - 14,
+        x + w - 14,
         y + 38,
         f"deck {view.deck_size} · sleigh {view.sleigh_size}",
         20,
         fill=MUTED,
         anchor="rm",
     )
-    card_w = (left_w - 28 - 10) / 2
-    for k, toy in enumerate(view.mail_slots[:6]):
-        cx = x + 14 + (k % 2) * (card_w + 10)
-        cy = y + 76 + (k // 2) * 104
-        _toy_card(c, toy, cx, cy, card_w, 94)
 
-    # right column
-    rx = x + left_w + GAP
-    rw = WIDTH - MARGIN - rx
-    stables = _station(view, "stables")
+
+def _stables(
+    c: Canvas, view: WorkshopView, rx: float, y: float, rw: float, seat_of: dict[PlayerId, int]
+) -> None:
     c.box((rx, y, rx + rw, y + 148))
     _title(c, rx + 14, y + 12, "Reindeer Stables")
     c.text(rx + rw - 14, y + 24, f"deck {view.reindeer_deck_size}", 20, fill=MUTED, anchor="rm")
+    stables = _station(view, "stables")
     _spaces(c, rx + 14, y + 46, ["+1", "+2", "+3"], stables.occupants, seat_of, size=44)
     for k, name in enumerate(view.stalls[:3]):
         c.text(
@@ -335,22 +434,34 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
             max_width=int(rw - 200),
         )
 
-    dy = y + 148 + 10
+
+def _donation(
+    c: Canvas, view: WorkshopView, rx: float, dy: float, rw: float, seat_of: dict[PlayerId, int]
+) -> None:
     donation = _station(view, "donation")
-    c.box((dx0 := rx, dy, rx + rw, dy + 112))
-    _title(c, dx0 + 14, dy + 10, "Donation Center")
-    tx = dx0 + 14
+    c.box((rx, dy, rx + rw, dy + 112))
+    _title(c, rx + 14, dy + 10, "Donation Center")
+    tx = rx + 14
     for m, n in view.donation.items():
         tx += c.chip(tx, dy + 44, f"{LETTERS[m]} {n}", MATERIAL_COLOURS[m]) + 8
     for k, player in enumerate(donation.occupants[:8]):
-        c.token(dx0 + 26 + k * 40, dy + 92, seat_of[player], r=14)
+        c.token(rx + 26 + k * 40, dy + 92, seat_of[player], r=14)
     if not donation.occupants:
-        c.text(dx0 + 14, dy + 92, "no Elves", 20, fill=MUTED, anchor="lm")
+        c.text(rx + 14, dy + 92, "no Elves", 20, fill=MUTED, anchor="lm")
     supply = " ".join(f"{LETTERS[m]}{n}" for m, n in view.supply.items())
     c.text(rx + rw - 14, dy + 92, f"supply {supply}", 20, fill=MUTED, anchor="rm")
 
-    ty = dy + 112 + 10
-    c.box((rx, ty, rx + rw, y + height))
+
+def _christmas_tree(
+    c: Canvas,
+    view: WorkshopView,
+    rx: float,
+    ty: float,
+    rw: float,
+    bottom: float,
+    seat_of: dict[PlayerId, int],
+) -> None:
+    c.box((rx, ty, rx + rw, bottom))
     _title(c, rx + 14, ty + 10, "Christmas Tree")
     sx = rx + rw - 14 - 2 * 54
     for key in ("tree1", "tree2"):
@@ -362,7 +473,6 @@ def _middle(c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int])
         oy = ty + 70 + (k // 3) * 32
         c.draw.ellipse((ox, oy, ox + 24, oy + 24), fill=fill, outline=mix(fill, INK, 0.5), width=2)
         c.text(ox + 30, oy + 12, f"{colour} {left}", 20, anchor="lm")
-    return y + height
 
 
 # --------------------------------------------------------------------------- player area
@@ -378,11 +488,50 @@ def _player_panel(
     w: float,
     h: float = PLAYER_PANEL_HEIGHT,
 ) -> None:
-    colour = PLAYER_COLOURS[player.seat % len(PLAYER_COLOURS)]
+    """A player's area, on the page (``PAPER``)."""
     acting = not view.over and view.pending.player == player.player
+    first = player.player == view.first_player and not view.over
+    key = (
+        "player",
+        _name(names, player.player),
+        player.seat,
+        player.score,
+        player.elves_left,
+        player.reindeer_count,
+        tuple(player.cheer),
+        tuple(toy_key(t) for t in player.unfinished[:5]),
+        tuple(t.name for t in player.completed),
+        tree_key(player.tree),
+        player.ornaments,
+        acting,
+        first,
+        w,
+        h,
+    )
+    c.reuse(
+        key,
+        (x, y, x + w, y + h),
+        lambda: _draw_player_panel(c, player, names, x, y, w, h, acting=acting, first=first),
+    )
+
+
+def _draw_player_panel(
+    c: Canvas,
+    player: PlayerView,
+    names: Mapping[PlayerId, str],
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    *,
+    acting: bool,
+    first: bool,
+) -> None:
+    colour = PLAYER_COLOURS[player.seat % len(PLAYER_COLOURS)]
+    ground = mix(CARD, HIGHLIGHT, 0.6) if acting else CARD
     c.box(
         (x, y, x + w, y + h),
-        fill=mix(CARD, HIGHLIGHT, 0.6) if acting else CARD,
+        fill=ground,
         outline=colour,
         width=6 if acting else 3,
         radius=14,
@@ -391,7 +540,7 @@ def _player_panel(
     c.draw.rectangle((x + 3, y + 40, x + w - 3, y + 52), fill=mix(colour, WHITE, 0.55))
     c.token(x + 30, y + 26, player.seat, r=18)
     badges = []
-    if player.player == view.first_player and not view.over:
+    if first:
         badges.append(("1st player", INK))
     if acting:
         badges.append(("to act", RED))
@@ -427,9 +576,11 @@ def _player_panel(
         c.text(x + 16, ty + 4, "No toys in progress", 20, fill=MUTED)
     for k, toy in enumerate(player.unfinished[:5]):
         row = ty + k * 34
-        c.text(x + 16, row + 4, toy.name, 20, max_width=190)
-        _requirement(c, x + 214, row + 17, toy, progress=True)
-        c.text(x + w - 16, row + 17, f"{toy.points}", 20, bold=True, fill=GREEN, anchor="rm")
+        c.reuse(
+            ("toy row", toy_key(toy), ground, w),
+            (x + 8, row, x + w - 8, row + 33),  # text may overhang its anchor a little
+            partial(_toy_row, c, toy, x, row, w),
+        )
 
     # completed toys awaiting inspection
     cy = ty + 5 * 34 + 4
@@ -443,8 +594,23 @@ def _player_panel(
         max_width=int(w - 32),
     )
 
-    # tree
     tree_y = y + h - 64
+    c.reuse(
+        ("tree row", tree_key(player.tree), player.ornaments, ground, w),
+        (x + 8, tree_y, x + w - 8, tree_y + 52),
+        lambda: _tree_row(c, player, x, tree_y, w),
+    )
+
+
+def _toy_row(c: Canvas, toy: ToyView, x: float, row: float, w: float) -> None:
+    """An unfinished toy in a player's area: name, needs with progress, points."""
+    c.text(x + 16, row + 4, toy.name, 20, max_width=190)
+    _requirement(c, x + 214, row + 17, toy, progress=True)
+    c.text(x + w - 16, row + 17, f"{toy.points}", 20, bold=True, fill=GREEN, anchor="rm")
+
+
+def _tree_row(c: Canvas, player: PlayerView, x: float, tree_y: float, w: float) -> None:
+    """A player's tree: ornaments placed and the six spaces."""
     c.text(x + 16, tree_y + 26, f"Tree {player.ornaments}/6", 20, bold=True, anchor="lm")
     sx = x + 140
     slot = (w - 140 - 16 - 5 * 6) / 6

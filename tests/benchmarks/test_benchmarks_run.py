@@ -21,8 +21,9 @@ RUNS = {  # the command line after python, and a figure its output must show
     ),
     "ai_strength": ("benchmarks/ai_strength.py --games 1 --lines greedy-random", '"win_rate"'),
     "bot_latency": (
-        "-m benchmarks.bot_latency --games 2 --decisions 2 --think 0.05"
-        " --tonttu-games 1 --tonttu-phases 1",
+        "-m benchmarks.bot_latency --games 2 --think 0.05 --paced-seconds 1 --burst-rounds 1"
+        " --rates 5 --step-seconds 1 --complete workshop-3,tonttu-4-speed"
+        " --complete-actions 6 --tonttu-games 1 --tonttu-phases 1",
         "tonttu burst",
     ),
     "catch_up": ("-m benchmarks.catch_up --games 6 --behind 2", "every table caught up"),
