@@ -192,6 +192,12 @@ class RecordedRequest:
     response: Any = None
     at: float = 0.0  # loop time
     interaction_id: int | None = None  # for callbacks and webhook (followup) requests
+    # Faults and limits (see faults.py): why the fake refused or withheld the request
+    # (None: served normally), whether it changed the fake's state, whether an answer
+    # reached the connection (a timeout, a dropped connection or a held request: not).
+    fault: str | None = None
+    processed: bool = False
+    answered: bool = False
 
 
 class FakeMessage:
