@@ -190,7 +190,7 @@ class RecordedRequest:
     template: str | None = None  # the spec's path template, when known
     status: int = 0
     response: Any = None
-    at: float = 0.0  # loop time
+    at: float = 0.0  # fake.clock(): the event loop's time
     interaction_id: int | None = None  # for callbacks and webhook (followup) requests
     # Faults and limits (see faults.py): why the fake refused or withheld the request
     # (None: served normally), whether it changed the fake's state, whether an answer

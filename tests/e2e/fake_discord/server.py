@@ -1397,7 +1397,7 @@ class FakeDiscord:
         self._inflight += 1
         path = request.path[len(API_PREFIX) :]
         method = request.method
-        record = RecordedRequest(method, path, dict(request.query), None, [], at=loop.time())
+        record = RecordedRequest(method, path, dict(request.query), None, [], at=self.clock())
         self.requests.append(record)
         record.interaction_id = self._interaction_for_path(path)
         try:
@@ -1455,7 +1455,7 @@ class FakeDiscord:
             and status < 400
             and (channel := flt.post_channel(record.method, record.path)) is not None
         ):
-            now = asyncio.get_running_loop().time()
+            now = self.clock()
             remaining, reset_after = self._limiter.posts_remaining(channel, now)
             headers = {
                 "X-RateLimit-Limit": str(flt.CHANNEL_POSTS),
@@ -1515,7 +1515,7 @@ class FakeDiscord:
                 await self._wait_or_stop(rule.delay)
             return self._drop(request, record)
         if self.enforce_limits:
-            now = asyncio.get_running_loop().time()
+            now = self.clock()
             hit = self._limiter.check(record.method, record.path, now, rate_limited)
             if hit is not None:
                 kind, retry_after = hit
@@ -1843,7 +1843,7 @@ class FakeDiscord:
                 self._check_limits(rec, [limits.Problem("", "Cannot send an empty message")])
             nonce = body.get("nonce")
             key = (channel.id, self.bot_user.id, str(nonce))
-            now = asyncio.get_running_loop().time()
+            now = self.clock()
             if nonce is not None and body.get("enforce_nonce"):
                 seen = self._nonces.get(key)
                 if (
