@@ -210,6 +210,7 @@ async def test_rest_outage_fails_every_call_but_the_gateway_stays(
 async def test_sixth_post_in_five_seconds_is_a_429_and_not_processed(
     fake: FakeDiscord, http: aiohttp.ClientSession
 ) -> None:
+    fake.enforce_limits = True
     other = fake.add_channel("other")
     now = [1000.0]
     fake.clock = lambda: now[0]  # type: ignore[method-assign]
@@ -236,13 +237,15 @@ async def test_sixth_post_in_five_seconds_is_a_429_and_not_processed(
     with pytest.raises(AssertionError, match="channel_limit"):
         fake.check_within_limits()
     stats = fake.rest_stats()
-    assert stats.channel_limit_429s == 1 and stats.max_posts_per_channel_5s == 5
+    assert stats.limit_429s == stats.channel_limit_hits == 1
+    assert stats.max_posts_per_channel_5s == 5
     assert stats.busiest_post_channel == fake.channel.id
 
 
 async def test_global_budget_is_50_per_second_and_callbacks_are_exempt(
     fake: FakeDiscord, http: aiohttp.ClientSession
 ) -> None:
+    fake.enforce_limits = True
     fake.clock = lambda: 500.0  # type: ignore[method-assign]  # every call in one instant
     statuses = [(await call(http, "GET", "/users/@me"))[0] for _ in range(51)]
     assert statuses == [200] * 50 + [429]
@@ -253,20 +256,27 @@ async def test_global_budget_is_50_per_second_and_callbacks_are_exempt(
     assert status == 404 and body["code"] == 10062
     fake.take_violations()  # the unknown interaction
     stats = fake.rest_stats()
-    assert stats.global_limit_429s == 2 and stats.rate_limited == 52 and stats.callbacks == 1
+    assert stats.global_limit_hits == stats.limit_429s == 2 and stats.rate_limited == 52 and stats.callbacks == 1
 
 
-async def test_limits_can_be_switched_off(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
-    fake.enforce_limits = False
+async def test_unenforced_limits_still_record_a_flood(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    fake.enforce_limits = False  # the default unless FAKE_DISCORD_ENFORCE_LIMITS=1
     fake.clock = lambda: 1.0  # type: ignore[method-assign]
-    for i in range(7):
-        assert (
-            await call(http, "POST", f"/channels/{fake.channel.id}/messages", {"content": str(i)})
-        )[0] == 200
-    assert fake.limit_hits() == [] and fake.rest_stats().max_posts_per_channel_5s == 7
+    path = f"/channels/{fake.channel.id}/messages"
+    statuses = [(await call(http, "POST", path, {"content": str(i)}))[0] for i in range(7)]
+    assert statuses == [200] * 7 and len(fake.messages(fake.channel)) == 7
+    assert [r.over_limit for r in fake.limit_hits()] == ["channel_limit"] * 2
+    stats = fake.rest_stats()
+    assert stats.channel_limit_hits == 2 and stats.limit_429s == 0
+    assert stats.max_posts_per_channel_5s == 7
+    with pytest.raises(AssertionError, match="2 request"):
+        fake.check_within_limits()
 
 
 async def test_discord_py_waits_out_the_channel_limit(fake: FakeDiscord, bot: DemoBot) -> None:
+    fake.enforce_limits = True
     now = [0.0]
     fake.clock = lambda: now[0]  # type: ignore[method-assign]
     channel = text_channel(bot, fake)

@@ -46,8 +46,8 @@ SERVER_ERROR = "server_error"  # injected 500/502/503/...
 TIMEOUT = "timeout"  # held without an answer, then the connection is closed
 DISCONNECT = "disconnect"  # the connection is closed at once, without an answer
 OUTAGE = "outage"  # the REST outage switch was on
-CHANNEL_LIMIT = "channel_limit"  # Discord's 5 posts / 5 s per channel (enforced 429)
-GLOBAL_LIMIT_HIT = "global_limit"  # Discord's 50 / s per token (enforced 429)
+CHANNEL_LIMIT = "channel_limit"  # over Discord's 5 posts / 5 s per channel
+GLOBAL_LIMIT_HIT = "global_limit"  # over Discord's 50 / s per token
 HELD = "held"  # held by fake.hold(), not released yet
 HOLD_DROPPED = "hold_dropped"  # held, then dropped by release(drop=True)
 INJECTED_KINDS = (RATE_LIMIT, SERVER_ERROR, TIMEOUT, DISCONNECT)
@@ -165,16 +165,25 @@ class Limiter:
         self._posts: dict[int, deque[float]] = defaultdict(deque)
 
     def check(
-        self, method: str, path: str, now: float, rate_limited: bool
+        self, method: str, path: str, now: float, rate_limited: bool, enforce: bool = True
     ) -> tuple[str, float] | None:
-        """``None`` if the request may pass (it is then counted), else ``(fault kind,
-        retry_after)``. The global budget is checked first, as Discord does."""
+        """``None`` if the request may pass (it is then counted), else ``(limit kind,
+        retry_after)``. The global budget is checked first, as Discord does. With
+        ``enforce=False`` a request over a limit is reported and counted all the same
+        (the fake serves it)."""
         window = self._global
         if rate_limited:
             while window and window[0] <= now - GLOBAL_WINDOW:
                 window.popleft()
             if len(window) >= GLOBAL_LIMIT:
-                return GLOBAL_LIMIT_HIT, window[0] + GLOBAL_WINDOW - now
+                hit = GLOBAL_LIMIT_HIT, window[0] + GLOBAL_WINDOW - now
+                if enforce:
+                    return hit
+                window.append(now)
+                channel = post_channel(method, path)
+                if channel is not None:
+                    self._posts[channel].append(now)
+                return hit
         channel = post_channel(method, path)
         posts = None
         if channel is not None:
@@ -182,7 +191,12 @@ class Limiter:
             while posts and posts[0] <= now - CHANNEL_WINDOW:
                 posts.popleft()
             if len(posts) >= CHANNEL_POSTS:
-                return CHANNEL_LIMIT, posts[0] + CHANNEL_WINDOW - now
+                hit = CHANNEL_LIMIT, posts[0] + CHANNEL_WINDOW - now
+                if not enforce:
+                    posts.append(now)
+                    if rate_limited:
+                        window.append(now)
+                return hit
         if rate_limited:
             window.append(now)
         if posts is not None:
@@ -271,15 +285,18 @@ class RestStats:
     max_rate_limited_per_second: int  # most rate-limited requests sent in any 1 s
     status_4xx: dict[int, int]  # 4xx answers by status (429s included)
     error_codes: dict[int, int]  # Discord JSON error code of 4xx answers -> count
-    channel_limit_429s: int  # enforced: 5 posts / 5 s per channel exceeded
-    global_limit_429s: int  # enforced: 50 / s per token exceeded
+    # Over Discord's limits (5 posts / 5 s per channel; 50 / s per token): answered 429
+    # when the fake enforces them, else served but still counted here.
+    channel_limit_hits: int
+    global_limit_hits: int
+    limit_429s: int  # of those, refused with a 429 (enforce_limits on)
     injected: dict[str, int]  # injected fault kind (and "outage") -> count
     invalid_requests: int  # 401, 403 and 429 answers (Discord bans 10,000 in 10 min)
     unanswered: int  # no answer (timeout, disconnect, still held or dropped)
 
     @property
-    def limit_429s(self) -> int:
-        return self.channel_limit_429s + self.global_limit_429s
+    def limit_hits(self) -> int:
+        return self.channel_limit_hits + self.global_limit_hits
 
 
 def _max_in_window(times: Iterable[float], window: float) -> int:
@@ -356,8 +373,9 @@ def rest_stats(
         max_rate_limited_per_second=_max_in_window(limited_times, GLOBAL_WINDOW),
         status_4xx=dict(status_4xx),
         error_codes=dict(codes),
-        channel_limit_429s=sum(1 for r in chosen if r.fault == CHANNEL_LIMIT),
-        global_limit_429s=sum(1 for r in chosen if r.fault == GLOBAL_LIMIT_HIT),
+        channel_limit_hits=sum(1 for r in chosen if r.over_limit == CHANNEL_LIMIT),
+        global_limit_hits=sum(1 for r in chosen if r.over_limit == GLOBAL_LIMIT_HIT),
+        limit_429s=sum(1 for r in chosen if r.fault in LIMIT_KINDS),
         injected=dict(injected),
         invalid_requests=invalid,
         unanswered=unanswered,

@@ -196,6 +196,7 @@ class RecordedRequest:
     # (None: served normally), whether it changed the fake's state, whether an answer
     # reached the connection (a timeout, a dropped connection or a held request: not).
     fault: str | None = None
+    over_limit: str | None = None  # "channel_limit" / "global_limit", enforced or not
     processed: bool = False
     answered: bool = False
 
