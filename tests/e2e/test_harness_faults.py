@@ -256,7 +256,8 @@ async def test_global_budget_is_50_per_second_and_callbacks_are_exempt(
     assert status == 404 and body["code"] == 10062
     fake.take_violations()  # the unknown interaction
     stats = fake.rest_stats()
-    assert stats.global_limit_hits == stats.limit_429s == 2 and stats.rate_limited == 52 and stats.callbacks == 1
+    assert stats.global_limit_hits == stats.limit_429s == 2
+    assert stats.rate_limited == 52 and stats.callbacks == 1
 
 
 async def test_unenforced_limits_still_record_a_flood(
