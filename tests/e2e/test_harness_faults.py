@@ -400,6 +400,19 @@ async def test_release_can_drop_what_it_held(fake: FakeDiscord, bot: DemoBot) ->
     assert [r.fault for r in fake.requests if r.method == "POST"] == [None, "hold_dropped"]
 
 
+async def test_hold_can_take_interaction_followups_too(fake: FakeDiscord, bot: DemoBot) -> None:
+    alice = fake.add_user("alice")
+    fake.hold(channel=fake.channel, webhooks=True)
+    # the helper waits for the deferred response to be filled: run it beside
+    running = asyncio.create_task(fake.slash(alice, fake.channel, "slow"))
+    await fake.wait_held(1)
+    [record] = fake.interactions.values()
+    assert record.callback is not None and not record.completed.is_set()  # "thinking"
+    assert await fake.release() == 1
+    result = await running
+    assert [m.content for m in result.messages] == ["Done after thinking", "A second followup"]
+
+
 @pytest.mark.slow
 async def test_held_post_is_processed_after_the_bot_process_is_killed(fake: FakeDiscord) -> None:
     """Issue 17's proof: the bot dies with a public post in flight; Discord still makes

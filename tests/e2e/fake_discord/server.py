@@ -782,10 +782,14 @@ class FakeDiscord:
         *,
         channel: FakeChannel | int | None = None,
         methods: Iterable[str] = ("POST", "PATCH"),
+        webhooks: bool = False,
     ) -> None:
         """From now on, accept matching requests but neither process nor answer them
         until ``release()``. Without ``predicate``: new messages and message edits
-        (``methods`` of ``/channels/{id}/messages[/{id}]``), in ``channel`` if given.
+        (``methods`` of ``/channels/{id}/messages[/{id}]``), in ``channel`` if given;
+        with ``webhooks=True`` also interaction followups and their edits
+        (``/webhooks/{application_id}/{token}...``) of interactions in that channel.
+        A predicate sees the ``RecordedRequest`` with its body (``json``).
         Held requests do not count as in flight for ``settle()`` (an in-process bot's
         handler waiting on one still does)."""
         if predicate is None:
@@ -795,6 +799,9 @@ class FakeDiscord:
             def predicate(record: RecordedRequest) -> bool:
                 if record.method not in wanted:
                     return False
+                if webhooks and record.path.startswith("/webhooks/"):
+                    inter = self.interactions.get(record.interaction_id or 0)
+                    return inter is not None and (cid is None or inter.channel.id == cid)
                 found = flt.post_channel("POST", record.path)
                 if found is None:
                     found = flt.edit_channel("PATCH", record.path)
