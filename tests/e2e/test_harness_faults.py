@@ -88,15 +88,26 @@ async def test_injected_global_429(fake: FakeDiscord, http: aiohttp.ClientSessio
 
 
 async def test_discord_py_retries_a_429_and_posts_once(fake: FakeDiscord, bot: DemoBot) -> None:
-    rule = fake.inject(
-        "rate_limit", method="POST", route="/channels/{channel_id}/messages", times=2
-    )
+    route = "/channels/{channel_id}/messages"
+    rule = fake.inject("rate_limit", method="POST", route=route, times=2, retry_passes=False)
     sent = await text_channel(bot, fake).send("after two 429s")
     assert rule.hits == 2
     assert [m.id for m in fake.messages(fake.channel)] == [sent.id]
     posts = [r for r in fake.requests if r.method == "POST" and r.path.endswith("/messages")]
     assert [r.status for r in posts] == [429, 429, 200]
     assert fake.rest_stats().injected == {"rate_limit": 2}
+
+
+async def test_the_retry_of_a_refused_call_passes_by_default(
+    fake: FakeDiscord, bot: DemoBot
+) -> None:
+    rule = fake.inject("rate_limit", method="POST")  # every post, but each once only
+    channel = text_channel(bot, fake)
+    for text in ("one", "two", "three"):
+        await channel.send(text)
+    assert [m.content for m in fake.messages(fake.channel)] == ["one", "two", "three"]
+    posts = [r for r in fake.requests if r.method == "POST"]
+    assert [r.status for r in posts] == [429, 200] * 3 and rule.hits == 3
 
 
 async def test_faults_at_a_rate_are_reproducible_with_a_seed() -> None:

@@ -20,6 +20,7 @@ request. Three parts:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -227,8 +228,10 @@ class FaultRule:
     delay: float = DEFAULT_TIMEOUT_HOLD
     processed: bool = False
     times: int | None = None  # at most this many faults, then the rule stays quiet
+    retry_passes: bool = True  # the retry of a request this rule refused passes it
     hits: int = 0
     _pattern: re.Pattern[str] | None = field(default=None, repr=False)
+    _refused: set[str] = field(default_factory=set, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in INJECTED_KINDS:
@@ -249,6 +252,27 @@ class FaultRule:
     @property
     def spent(self) -> bool:
         return self.times is not None and self.hits >= self.times
+
+    def is_retry(self, record: RecordedRequest) -> bool:
+        """With ``retry_passes``: whether ``record`` repeats (same method, path and
+        body) a request this rule refused; it is then let through, once."""
+        if not self.retry_passes or not self._refused:
+            return False
+        key = self._key(record)
+        if key in self._refused:
+            self._refused.discard(key)
+            return True
+        return False
+
+    def refused(self, record: RecordedRequest) -> None:
+        self.hits += 1
+        if self.retry_passes:
+            self._refused.add(self._key(record))
+
+    @staticmethod
+    def _key(record: RecordedRequest) -> str:
+        body = json.dumps(record.json, sort_keys=True, default=str)
+        return f"{record.method} {record.path} {body}"
 
     def matches(self, record: RecordedRequest, rate_limited: bool) -> bool:
         if self.spent:

@@ -709,6 +709,7 @@ class FakeDiscord:
         delay: float = flt.DEFAULT_TIMEOUT_HOLD,
         processed: bool = False,
         times: int | None = None,
+        retry_passes: bool = True,
     ) -> flt.FaultRule:
         """Inject a fault into a share (``rate``, drawn from ``fault_rng``, seeded by
         ``FakeDiscord(fault_seed=...)``) of the REST calls that match: ``method``,
@@ -716,6 +717,9 @@ class FakeDiscord:
         placeholder names), ``predicate(record)`` and ``calls`` (``"rate_limited"``, the
         default: not interaction callbacks or webhooks; ``"exempt"``; ``"all"``).
         ``times``: at most that many faults. The first matching rule that fires wins.
+        ``retry_passes``: a request repeating (same method, path and body) one that this
+        rule refused passes it once, so discord.py's retry is accepted ("20 % answered
+        429, then accepted on retry"); ``False``: every attempt draws anew.
 
         ``kind``:
         - ``"rate_limit"``: a 429 with Discord's headers and body (``retry_after`` s,
@@ -739,6 +743,7 @@ class FakeDiscord:
             delay=delay,
             processed=processed,
             times=times,
+            retry_passes=retry_passes,
         )
         self.faults.append(rule)
         return rule
@@ -1502,11 +1507,11 @@ class FakeDiscord:
             return self._answer(record, self._outage_status, body)
         rate_limited = flt.is_rate_limited(record.method, record.path, self.application_id)
         for rule in self.faults:
-            if not rule.matches(record, rate_limited):
+            if not rule.matches(record, rate_limited) or rule.is_retry(record):
                 continue
             if rule.rate < 1.0 and self.fault_rng.random() >= rule.rate:
                 continue
-            rule.hits += 1
+            rule.refused(record)
             record.fault = rule.kind
             if rule.kind == flt.RATE_LIMIT:
                 body, headers = flt.rate_limit_answer(
