@@ -7,6 +7,12 @@ a :class:`Violation` whenever the bot breaks one of Discord's rules. The user he
 (``slash``, ``autocomplete``, ``click``, ``select``, ``submit_modal``) dispatch an
 interaction over the gateway and return what the user saw, raising
 :class:`ViolationError` if the bot broke a rule while answering.
+
+Discord itself can be made to misbehave (``faults.py``): injected 429/5xx answers,
+timeouts and dropped connections per route (``inject``), a REST outage
+(``rest_outage``), requests held in flight (``hold``/``release``); Discord's rate limits
+are checked on every request (``enforce_limits`` answers them with a 429) and counted
+(``rest_stats``).
 """
 
 from __future__ import annotations
