@@ -154,6 +154,15 @@ def bot_handlers() -> set[asyncio.Task[Any]]:
     }
 
 
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL a bot process started in its own session, and everything in its group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+
+
 def json_response(
     data: Any, status: int = 200, headers: dict[str, str] | None = None
 ) -> web.Response:
@@ -456,6 +465,7 @@ class FakeDiscord:
             env=full_env,
             stdout=log,
             stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a kill takes its workers too
         )
         self.process_logs[process.pid] = Path(log.name)  # removed when the fake stops
         self._processes.append(process)
@@ -472,12 +482,12 @@ class FakeDiscord:
         return process
 
     async def kill_bot_process(self, process: asyncio.subprocess.Process) -> int:
-        """SIGKILL the bot process (no clean shutdown: its gateway connections just break,
-        so their sessions stay resumable); returns its exit code."""
+        """SIGKILL the bot process and its process group (its worker processes, which
+        would otherwise be orphaned and keep running); no clean shutdown: its gateway
+        connections just break, so their sessions stay resumable. Returns its exit code."""
         if process in self._processes:
             self._processes.remove(process)
-        if process.returncode is None:
-            process.kill()
+        _kill_group(process)
         return await process.wait()
 
     async def stop_bot_process(
@@ -493,7 +503,7 @@ class FakeDiscord:
             try:
                 await asyncio.wait_for(process.wait(), timeout)
             except TimeoutError:
-                process.kill()
+                _kill_group(process)
                 await process.wait()
                 raise HarnessError(
                     f"the bot process did not stop within {timeout} s of Ctrl-C"
