@@ -1,6 +1,7 @@
 """A fake Discord (REST + gateway) that the real discord.py client connects to."""
 
 from .client import start_bot, stop_bot
+from .faults import RestStats, is_rate_limited
 from .model import (
     FakeChannel,
     FakeFile,
@@ -30,8 +31,10 @@ __all__ = [
     "HarnessError",
     "InteractionResult",
     "RecordedRequest",
+    "RestStats",
     "Violation",
     "ViolationError",
+    "is_rate_limited",
     "start_bot",
     "stop_bot",
 ]

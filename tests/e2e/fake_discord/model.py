@@ -190,8 +190,15 @@ class RecordedRequest:
     template: str | None = None  # the spec's path template, when known
     status: int = 0
     response: Any = None
-    at: float = 0.0  # loop time
+    at: float = 0.0  # fake.clock(): the event loop's time
     interaction_id: int | None = None  # for callbacks and webhook (followup) requests
+    # Faults and limits (see faults.py): why the fake refused or withheld the request
+    # (None: served normally), whether it changed the fake's state, whether an answer
+    # reached the connection (a timeout, a dropped connection or a held request: not).
+    fault: str | None = None
+    over_limit: str | None = None  # "channel_limit" / "global_limit", enforced or not
+    processed: bool = False
+    answered: bool = False
 
 
 class FakeMessage:

@@ -7,6 +7,12 @@ a :class:`Violation` whenever the bot breaks one of Discord's rules. The user he
 (``slash``, ``autocomplete``, ``click``, ``select``, ``submit_modal``) dispatch an
 interaction over the gateway and return what the user saw, raising
 :class:`ViolationError` if the bot broke a rule while answering.
+
+Discord itself can be made to misbehave (``faults.py``): injected 429/5xx answers,
+timeouts and dropped connections per route (``inject``), a REST outage
+(``rest_outage``), requests held in flight (``hold``/``release``); Discord's rate limits
+are checked on every request (``enforce_limits`` answers them with a 429) and counted
+(``rest_stats``).
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import re
 import secrets
 import shutil
 import signal
 import sys
 import tempfile
+import time
 import traceback
 import warnings
 import zlib
@@ -32,6 +40,7 @@ import discord
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from . import faults as flt
 from . import limits
 from .model import (
     DM,
@@ -145,12 +154,39 @@ def bot_handlers() -> set[asyncio.Task[Any]]:
     }
 
 
-def json_response(data: Any, status: int = 200) -> web.Response:
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL a bot process started in its own session, and everything in its group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+
+
+def json_response(
+    data: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
     if data is None and status == 204:
-        return web.Response(status=204)
+        return web.Response(status=204, headers=headers)
     return web.Response(
-        status=status, body=json.dumps(data).encode(), headers={"Content-Type": JSON}
+        status=status,
+        body=json.dumps(data).encode(),
+        headers={"Content-Type": JSON, **(headers or {})},
     )
+
+
+class _Held:
+    """A request held by ``FakeDiscord.hold``: its answer, once released, or ``None``
+    to drop it."""
+
+    __slots__ = ("future", "record", "request")
+
+    def __init__(self, request: web.Request, record: RecordedRequest) -> None:
+        self.request = request
+        self.record = record
+        self.future: asyncio.Future[tuple[int, Any] | None] = (
+            asyncio.get_running_loop().create_future()
+        )
 
 
 class _GatewayConnection:
@@ -205,6 +241,15 @@ class FakeDiscord:
     deferred_update_wait = 1.0  # how long a helper waits for an edit after a type-6 defer
     token_lifetime = 15 * 60.0  # interaction tokens accept followups this long
     heartbeat_interval_ms = 41250
+    # Discord's rate limits (5 posts / 5 s per channel, 50 requests / s per token) are
+    # always checked and requests over them recorded (limit_hits(), rest_stats()); with
+    # enforce_limits they are also refused with a real 429, as Discord does. Off by
+    # default: several bot tests still flood (see README.md); FAKE_DISCORD_ENFORCE_LIMITS=1
+    # in the environment turns it on for a whole run.
+    enforce_limits = os.environ.get("FAKE_DISCORD_ENFORCE_LIMITS", "") not in ("", "0")
+    # Also send X-RateLimit-* headers with accepted channel posts, as Discord does, so
+    # discord.py throttles its own posts (off: a flood shows as 429s, not as delays).
+    bucket_headers = False
 
     def __init__(
         self,
@@ -214,6 +259,7 @@ class FakeDiscord:
         spec_path: Path | None = None,
         shard_count: int = 1,
         max_concurrency: int = 1,
+        fault_seed: int = 0,
     ) -> None:
         if shard_count < 1 or max_concurrency < 1:
             raise ValueError("shard_count and max_concurrency must be at least 1")
@@ -265,6 +311,18 @@ class FakeDiscord:
         self._pending_dispatches: set[asyncio.Task[None]] = set()
         self.guild = self.add_guild("Test Server", owner=self.owner)
         self.channel = self.add_channel("general")
+
+        # Faults and limits (see faults.py and inject(), rest_outage(), hold()).
+        self.faults: list[flt.FaultRule] = []
+        self.fault_rng = random.Random(fault_seed)
+        self._limiter = flt.Limiter()
+        self._outage: bool = False
+        self._outage_status: int | None = 503
+        self._hold_predicate: Callable[[RecordedRequest], bool] | None = None
+        self._held: list[_Held] = []
+        self._stopping = asyncio.Event()  # wakes timeouts and holds when the fake stops
+        self._nonces: dict[tuple[int, int, str], tuple[int, float]] = {}
+        self.nonce_repeats: list[int] = []  # message ids returned again for a nonce
 
         self._connections: set[_GatewayConnection] = set()
         self._identified = asyncio.Event()
@@ -321,6 +379,11 @@ class FakeDiscord:
             setattr(owner, name, value)
 
     async def stop(self) -> None:
+        self._stopping.set()  # timeouts end; held requests are dropped
+        for held in self._held:
+            if not held.future.done():
+                held.future.set_result(None)
+        self._held.clear()
         for bot in list(self._bots):
             await self.stop_bot(bot)
         for process in list(self._processes):
@@ -402,6 +465,7 @@ class FakeDiscord:
             env=full_env,
             stdout=log,
             stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a kill takes its workers too
         )
         self.process_logs[process.pid] = Path(log.name)  # removed when the fake stops
         self._processes.append(process)
@@ -418,12 +482,12 @@ class FakeDiscord:
         return process
 
     async def kill_bot_process(self, process: asyncio.subprocess.Process) -> int:
-        """SIGKILL the bot process (no clean shutdown: its gateway connections just break,
-        so their sessions stay resumable); returns its exit code."""
+        """SIGKILL the bot process and its process group (its worker processes, which
+        would otherwise be orphaned and keep running); no clean shutdown: its gateway
+        connections just break, so their sessions stay resumable. Returns its exit code."""
         if process in self._processes:
             self._processes.remove(process)
-        if process.returncode is None:
-            process.kill()
+        _kill_group(process)
         return await process.wait()
 
     async def stop_bot_process(
@@ -439,7 +503,7 @@ class FakeDiscord:
             try:
                 await asyncio.wait_for(process.wait(), timeout)
             except TimeoutError:
-                process.kill()
+                _kill_group(process)
                 await process.wait()
                 raise HarnessError(
                     f"the bot process did not stop within {timeout} s of Ctrl-C"
@@ -639,6 +703,163 @@ class FakeDiscord:
 
     def _violate(self, violation: Violation) -> None:
         self.violations.append(violation)
+
+    # ------------------------------------------------------------------ faults and limits
+
+    def clock(self) -> float:
+        """Now, on the clock of ``RecordedRequest.at`` (for ``rest_stats(since=...)``)."""
+        return asyncio.get_running_loop().time()
+
+    def inject(
+        self,
+        kind: str,
+        *,
+        rate: float = 1.0,
+        method: str | None = None,
+        route: str | None = None,
+        predicate: Callable[[RecordedRequest], bool] | None = None,
+        calls: str = "rate_limited",
+        status: int = 502,
+        retry_after: float = 0.05,
+        is_global: bool = False,
+        delay: float = flt.DEFAULT_TIMEOUT_HOLD,
+        processed: bool = False,
+        times: int | None = None,
+        retry_passes: bool = True,
+    ) -> flt.FaultRule:
+        """Inject a fault into a share (``rate``, drawn from ``fault_rng``, seeded by
+        ``FakeDiscord(fault_seed=...)``) of the REST calls that match: ``method``,
+        ``route`` (a path template such as ``"/channels/{channel_id}/messages"``, any
+        placeholder names), ``predicate(record)`` and ``calls`` (``"rate_limited"``, the
+        default: not interaction callbacks or webhooks; ``"exempt"``; ``"all"``).
+        ``times``: at most that many faults. The first matching rule that fires wins.
+        ``retry_passes``: a request repeating (same method, path and body) one that this
+        rule refused passes it once, so discord.py's retry is accepted ("20 % answered
+        429, then accepted on retry"); ``False``: every attempt draws anew.
+
+        ``kind``:
+        - ``"rate_limit"``: a 429 with Discord's headers and body (``retry_after`` s,
+          ``is_global``); not processed.
+        - ``"server_error"``: a ``status`` (500/502/503/...) answer; not processed.
+        - ``"timeout"``: no answer for ``delay`` s (default 330 s, past the 300 s that
+          discord.py's HTTP session waits), then the connection is closed.
+        - ``"disconnect"``: the connection is closed at once, without an answer.
+        Timeouts and disconnects are processed first when ``processed=True`` (Discord
+        did it, the answer was lost), else not at all."""
+        rule = flt.FaultRule(
+            kind,
+            rate=rate,
+            method=method,
+            route=route,
+            predicate=predicate,
+            calls=calls,
+            status=status,
+            retry_after=retry_after,
+            is_global=is_global,
+            delay=delay,
+            processed=processed,
+            times=times,
+            retry_passes=retry_passes,
+        )
+        self.faults.append(rule)
+        return rule
+
+    def clear_faults(self) -> None:
+        """Remove every injected fault rule (the outage switch and holds stay)."""
+        self.faults.clear()
+
+    def rest_outage(self, on: bool = True, *, status: int | None = 503) -> None:
+        """While on, every REST call (interaction callbacks and webhooks included) fails
+        and is not processed: answered with ``status`` (503: discord.py's HTTP client
+        raises DiscordServerError at once, its webhook client retries 5 times), or, with
+        ``status=None``, the connection is closed without an answer. The gateway stays up."""
+        self._outage = on
+        self._outage_status = status
+
+    def limit_hits(self, since: float | None = None) -> list[RecordedRequest]:
+        """Requests over Discord's limits (``over_limit``): refused with a 429 when
+        ``enforce_limits`` is on, served but recorded when it is off."""
+        return [r for r in self.requests if r.over_limit and (since is None or r.at >= since)]
+
+    def check_within_limits(self, since: float | None = None) -> None:
+        """Raise AssertionError if the bot hit Discord's per-channel or global limit."""
+        hits = self.limit_hits(since)
+        if hits:
+            lines = "\n  ".join(f"{r.over_limit}: {r.method} {r.path}" for r in hits[:20])
+            raise AssertionError(f"{len(hits)} request(s) over Discord's limits:\n  {lines}")
+
+    def rest_stats(self, since: float | None = None, until: float | None = None) -> flt.RestStats:
+        """Counts over the REST requests recorded between ``since`` and ``until`` (loop
+        time, see ``clock()``): rate-limited vs exempt, per route, posts and edits per
+        channel in any 5 s, 4xx answers by status and Discord error code, 429s from
+        the limits, injected faults (see ``faults.RestStats``)."""
+        return flt.rest_stats(
+            self.requests, since=since, until=until, application_id=self.application_id
+        )
+
+    def hold(
+        self,
+        predicate: Callable[[RecordedRequest], bool] | None = None,
+        *,
+        channel: FakeChannel | int | None = None,
+        methods: Iterable[str] = ("POST", "PATCH"),
+        webhooks: bool = False,
+    ) -> None:
+        """From now on, accept matching requests but neither process nor answer them
+        until ``release()``. Without ``predicate``: new messages and message edits
+        (``methods`` of ``/channels/{id}/messages[/{id}]``), in ``channel`` if given;
+        with ``webhooks=True`` also interaction followups and their edits
+        (``/webhooks/{application_id}/{token}...``) of interactions in that channel.
+        A predicate sees the ``RecordedRequest`` with its body (``json``).
+        Held requests do not count as in flight for ``settle()`` (an in-process bot's
+        handler waiting on one still does)."""
+        if predicate is None:
+            wanted = {m.upper() for m in methods}
+            cid = None if channel is None else self._channel_id(channel)
+
+            def predicate(record: RecordedRequest) -> bool:
+                if record.method not in wanted:
+                    return False
+                if webhooks and record.path.startswith("/webhooks/"):
+                    inter = self.interactions.get(record.interaction_id or 0)
+                    return inter is not None and (cid is None or inter.channel.id == cid)
+                found = flt.post_channel("POST", record.path)
+                if found is None:
+                    found = flt.edit_channel("PATCH", record.path)
+                return found is not None and (cid is None or found == cid)
+
+        self._hold_predicate = predicate
+
+    @property
+    def held(self) -> list[RecordedRequest]:
+        """The requests being held now, in arrival order."""
+        return [h.record for h in self._held]
+
+    async def wait_held(self, n: int = 1, timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Wait until at least ``n`` requests are being held."""
+        await self.wait_for(lambda: len(self._held) >= n, timeout, f"{n} held request(s)")
+
+    async def release(self, *, drop: bool = False, keep_holding: bool = False) -> int:
+        """Process the held requests in arrival order and answer them (or, ``drop=True``,
+        close their connections unprocessed); returns how many. Processing does not
+        need the client: a message is created or edited even if the bot was killed.
+        Holding stops unless ``keep_holding``."""
+        if not keep_holding:
+            self._hold_predicate = None
+        held, self._held = self._held, []
+        for h in held:
+            if drop:
+                h.record.fault = flt.HOLD_DROPPED
+                outcome = None
+            else:
+                h.record.fault = None
+                outcome = await self._process(h.request, h.record)
+                h.record.status, h.record.response = outcome
+            if not h.future.done():
+                h.future.set_result(outcome)
+        if held:
+            self._last_activity = asyncio.get_running_loop().time()
+        return len(held)
 
     async def settle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:  # noqa: ASYNC109
         """Wait until the bot has finished handling what it was sent (its event and
@@ -1204,34 +1425,155 @@ class FakeDiscord:
         self._inflight += 1
         path = request.path[len(API_PREFIX) :]
         method = request.method
-        record = RecordedRequest(method, path, dict(request.query), None, [], at=loop.time())
+        record = RecordedRequest(method, path, dict(request.query), None, [], at=self.clock())
         self.requests.append(record)
         record.interaction_id = self._interaction_for_path(path)
         try:
             try:
                 record.json, record.files = await self._read_body(request)
-                status, data = await self._serve(request, record)
             except ApiError as error:
-                status, data = error.status, error.body()
-            except Exception as error:  # a bug in the fake or a body it cannot read
-                # Never a 5xx: discord.py would retry it for seconds. Fail the test instead.
-                self._violate(
-                    Violation(
-                        "fake_error",
-                        f"the fake could not handle this request: {error!r}\n"
-                        + traceback.format_exc(),
-                        None,
-                        method,
-                        path,
-                        record.interaction_id,
-                    )
-                )
-                status, data = 400, {"message": "Invalid Form Body", "code": 50035}
-            record.status, record.response = status, data
-            return json_response(data, status)
+                return self._answer(record, error.status, error.body())
+            except Exception as error:  # a body the fake cannot read
+                return self._answer(record, *self._fake_error(record, error))
+            refused = await self._faults_and_limits(request, record)
+            if refused is not None:
+                return refused
+            if self._hold_predicate is not None and self._hold_predicate(record):
+                return await self._hold_request(request, record)
+            status, data = await self._process(request, record)
+            return self._answer(record, status, data)
         finally:
             self._inflight -= 1
             self._last_activity = loop.time()
+
+    async def _process(self, request: web.Request, record: RecordedRequest) -> tuple[int, Any]:
+        """Serve the request (route, checks, state change): (status, JSON answer)."""
+        try:
+            return await self._serve(request, record)
+        except ApiError as error:
+            return error.status, error.body()
+        except Exception as error:  # a bug in the fake
+            return self._fake_error(record, error)
+
+    def _fake_error(self, record: RecordedRequest, error: Exception) -> tuple[int, Any]:
+        # Never a 5xx: discord.py would retry it for seconds. Fail the test instead.
+        self._violate(
+            Violation(
+                "fake_error",
+                f"the fake could not handle this request: {error!r}\n" + traceback.format_exc(),
+                None,
+                record.method,
+                record.path,
+                record.interaction_id,
+            )
+        )
+        return 400, {"message": "Invalid Form Body", "code": 50035}
+
+    def _answer(
+        self,
+        record: RecordedRequest,
+        status: int,
+        data: Any,
+        headers: dict[str, str] | None = None,
+    ) -> web.Response:
+        record.status, record.response, record.answered = status, data, True
+        if (
+            headers is None
+            and self.bucket_headers
+            and status < 400
+            and (channel := flt.post_channel(record.method, record.path)) is not None
+        ):
+            now = self.clock()
+            remaining, reset_after = self._limiter.posts_remaining(channel, now)
+            headers = {
+                "X-RateLimit-Limit": str(flt.CHANNEL_POSTS),
+                "X-RateLimit-Remaining": str(remaining),
+                "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+                "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+                "X-RateLimit-Bucket": flt.bucket_hash(record.method, record.path),
+            }
+        return json_response(data, status, headers)
+
+    def _drop(self, request: web.Request, record: RecordedRequest) -> web.Response:
+        """Close the connection without an answer (the client sees it disconnected)."""
+        record.answered = False
+        if request.transport is not None:
+            request.transport.abort()
+        return web.Response(status=503)  # never reaches the client
+
+    async def _wait_or_stop(self, delay: float) -> None:
+        """Sleep ``delay`` s (not counted as in flight), or less if the fake stops."""
+        self._inflight -= 1
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), delay)
+        finally:
+            self._inflight += 1
+
+    async def _faults_and_limits(
+        self, request: web.Request, record: RecordedRequest
+    ) -> web.StreamResponse | None:
+        """The outage switch, injected faults and Discord's rate limits, in that order:
+        the answer if one of them refuses the request, else ``None`` (serve it)."""
+        if self._outage:
+            record.fault = flt.OUTAGE
+            if self._outage_status is None:
+                return self._drop(request, record)
+            body = {"message": "Service Unavailable", "code": 0}
+            return self._answer(record, self._outage_status, body)
+        rate_limited = flt.is_rate_limited(record.method, record.path, self.application_id)
+        for rule in self.faults:
+            if not rule.matches(record, rate_limited) or rule.is_retry(record):
+                continue
+            if rule.rate < 1.0 and self.fault_rng.random() >= rule.rate:
+                continue
+            rule.refused(record)
+            record.fault = rule.kind
+            if rule.kind == flt.RATE_LIMIT:
+                body, headers = flt.rate_limit_answer(
+                    record.method, record.path, rule.retry_after, is_global=rule.is_global
+                )
+                return self._answer(record, 429, body, headers)
+            if rule.kind == flt.SERVER_ERROR:
+                body = {"message": f"{rule.status}: Server Error", "code": 0}
+                return self._answer(record, rule.status, body)
+            if rule.processed:  # Discord did it; the answer is lost
+                record.status, record.response = await self._process(request, record)
+            if rule.kind == flt.TIMEOUT:
+                await self._wait_or_stop(rule.delay)
+            return self._drop(request, record)
+        now = self.clock()
+        hit = self._limiter.check(
+            record.method, record.path, now, rate_limited, self.enforce_limits
+        )
+        if hit is not None:
+            kind, retry_after = hit
+            record.over_limit = kind
+            if self.enforce_limits:
+                record.fault = kind
+                is_global = kind == flt.GLOBAL_LIMIT_HIT
+                body, headers = flt.rate_limit_answer(
+                    record.method,
+                    record.path,
+                    retry_after,
+                    is_global=is_global,
+                    limit=flt.GLOBAL_LIMIT if is_global else flt.CHANNEL_POSTS,
+                )
+                return self._answer(record, 429, body, headers)
+        return None
+
+    async def _hold_request(self, request: web.Request, record: RecordedRequest) -> web.Response:
+        held = _Held(request, record)
+        record.fault = flt.HELD
+        self._held.append(held)
+        self._inflight -= 1  # held: not "in flight" for settle()
+        try:
+            outcome = await held.future
+        finally:
+            self._inflight += 1
+        if outcome is None:
+            return self._drop(request, record)
+        return self._answer(record, *outcome)
 
     async def _serve(self, request: web.Request, record: RecordedRequest) -> tuple[int, Any]:
         method, path = record.method, record.path
@@ -1279,6 +1621,7 @@ class FakeDiscord:
                         )
                     )
                     raise ApiError(400, 50035, "Invalid Form Body", {"_spec": problems})
+        record.processed = True
         result = await func(record, **m.groupdict())
         if isinstance(result, tuple):
             return result
@@ -1529,7 +1872,22 @@ class FakeDiscord:
                 and not rec.files
             ):
                 self._check_limits(rec, [limits.Problem("", "Cannot send an empty message")])
+            nonce = body.get("nonce")
+            key = (channel.id, self.bot_user.id, str(nonce))
+            now = self.clock()
+            if nonce is not None and body.get("enforce_nonce"):
+                seen = self._nonces.get(key)
+                if (
+                    seen is not None
+                    and now - seen[1] <= flt.NONCE_WINDOW
+                    and seen[0] not in self._deleted_messages
+                ):
+                    self.nonce_repeats.append(seen[0])
+                    return self._message_data[seen[0]]  # the same message, not a new one
             data = self._new_message(channel, body, files=rec.files)
+            if nonce is not None:
+                data["nonce"] = nonce
+                self._nonces[key] = (int(data["id"]), now)
             self._spawn_dispatch("MESSAGE_CREATE", data)
             return data
 
