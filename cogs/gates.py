@@ -60,7 +60,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
@@ -302,9 +302,16 @@ class RestBudget:
     before it is a second old. ``sent`` counts the requests paced so far.
     """
 
-    def __init__(self, per_second: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        per_second: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.per_second = int(per_second)
         self.clock = clock
+        self.sleep = sleep
         self._times: deque[float] = deque()
         self._lock = asyncio.Lock()
         self.sent = 0
@@ -320,7 +327,7 @@ class RestBudget:
                 wait = self._times[0] + 1.0 - now
                 if wait > 0:
                     self.waited += wait
-                    await asyncio.sleep(wait)
+                    await self.sleep(wait)
                     now = self.clock()
                 self._times.popleft()
             self._times.append(now)
