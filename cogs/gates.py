@@ -333,15 +333,15 @@ class RestBudget:
             self._times.append(now)
             self.sent += 1
 
-    def trace(self, exempt: Callable[[yarl.URL], bool]) -> aiohttp.TraceConfig:
-        """An aiohttp trace that paces every request ``exempt`` does not name."""
+    def trace(self, counted: Callable[[yarl.URL], bool]) -> aiohttp.TraceConfig:
+        """An aiohttp trace that paces every request for which ``counted(url)`` is true."""
 
         async def on_request_start(
             session: aiohttp.ClientSession,
             context: SimpleNamespace,
             params: aiohttp.TraceRequestStartParams,
         ) -> None:
-            if not exempt(params.url):
+            if counted(params.url):
                 await self.acquire()
 
         config = aiohttp.TraceConfig()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import aiohttp
 import pytest
 import yarl
+from multidict import CIMultiDict
 
 from cogs.gates import FloodGuard, RestBudget, Work, budgeted, user_id_of
 
@@ -180,3 +182,13 @@ def test_interaction_callbacks_and_webhooks_are_exempt() -> None:
     assert not counted("/webhooks/777/token")
     assert not counted("/webhooks/777/token/messages/@original")
     assert not budgeted(yarl.URL("wss://gateway.discord.gg/?v=10"), API, 777)
+
+
+async def test_the_trace_paces_only_what_counts() -> None:
+    budget = RestBudget(100, clock=Clock())
+    trace = budget.trace(lambda url: url.path.startswith("/api/v10/channels/"))
+    (on_start,) = trace.on_request_start
+    for path in ("/api/v10/channels/1/messages", "/api/v10/interactions/1/t/callback"):
+        params = aiohttp.TraceRequestStartParams("POST", yarl.URL(API[:-8] + path), CIMultiDict())
+        await on_start(None, None, params)  # type: ignore[arg-type]
+    assert budget.sent == 1
