@@ -336,6 +336,8 @@ class WorkshopBot(commands.AutoShardedBot):
         left = await self.work.drain(grace, background=self.is_ready())
         if left:
             log.warning("stopping: %d tasks still running after %.0f s are cancelled", left, grace)
+        else:
+            log.info("stopping: the work under way is done; closing")
         await self.close()
 
     async def close(self) -> None:
