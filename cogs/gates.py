@@ -241,6 +241,8 @@ class Door:
         self.work = work
         self.flood = flood
         self.closed = False
+        self._refusing: set[int] = set()
+        """Users being refused now (logged once per streak, not once per click)."""
         state: Any = client._connection  # its parser table is where interactions come in
         self._state = state
         self._parse: Callable[[Any], None] = state.parsers["INTERACTION_CREATE"]
@@ -253,9 +255,12 @@ class Door:
         autocomplete = data.get("type") == discord.InteractionType.autocomplete.value
         user = user_id_of(data)
         if not self.flood.allow(user, autocomplete=autocomplete):
-            log.info("user %s: too many interactions at once; refused", user)
+            if user not in self._refusing:
+                self._refusing.add(user)
+                log.info("user %s: too many interactions at once; told to slow down", user)
             self._refuse(data, SLOW_DOWN)
             return
+        self._refusing.discard(user)
         loop = asyncio.get_running_loop()
         previous = loop.get_task_factory()
 
