@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from types import SimpleNamespace
 
 import aiohttp
 import pytest
@@ -146,22 +148,21 @@ def test_the_user_of_an_interaction_on_a_server_and_in_a_dm() -> None:
 # --------------------------------------------------------------------------- REST budget
 
 
-async def test_the_budget_never_lets_more_than_its_rate_into_one_second() -> None:
-    clock = Clock()
-
-    async def sleep(seconds: float) -> None:  # time passes only when someone waits
-        clock.now += seconds
-
-    budget = RestBudget(5, clock=clock, sleep=sleep)
-    sent: list[float] = []
-    for _ in range(23):
+async def test_a_slot_is_free_again_a_second_after_its_answer() -> None:
+    scheduled: list[tuple[float, Callable[[], None]]] = []
+    budget = RestBudget(3, later=lambda delay, callback: scheduled.append((delay, callback)))
+    for _ in range(3):
         await budget.acquire()
-        sent.append(clock.now)
-        clock.now += 0.01
-    for index, at in enumerate(sent):
-        assert sum(1 for t in sent[index:] if t < at + 1.0) <= 5
-    assert sent[-1] >= 4.0  # 23 requests at 5 per second need 4 s and more
-    assert budget.sent == 23
+    fourth = asyncio.create_task(budget.acquire())
+    await asyncio.sleep(0)
+    assert not fourth.done()  # three requests in flight: the fourth waits
+    budget.release()  # the first one was answered...
+    await asyncio.sleep(0)
+    assert not fourth.done()  # ...but its slot is free only a second later
+    assert [delay for delay, _ in scheduled] == [1.0]
+    scheduled[0][1]()  # that second has passed
+    await fourth
+    assert budget.sent == 4 and budget.in_flight == 3
 
 
 async def test_a_zero_budget_does_not_pace() -> None:
@@ -184,11 +185,23 @@ def test_interaction_callbacks_and_webhooks_are_exempt() -> None:
     assert not budgeted(yarl.URL("wss://gateway.discord.gg/?v=10"), API, 777)
 
 
-async def test_the_trace_paces_only_what_counts() -> None:
-    budget = RestBudget(100, clock=Clock())
+async def test_the_trace_paces_only_what_counts_and_frees_the_slot_after_the_answer() -> None:
+    scheduled: list[tuple[float, Callable[[], None]]] = []
+    budget = RestBudget(100, later=lambda delay, callback: scheduled.append((delay, callback)))
     trace = budget.trace(lambda url: url.path.startswith("/api/v10/channels/"))
     (on_start,) = trace.on_request_start
-    for path in ("/api/v10/channels/1/messages", "/api/v10/interactions/1/t/callback"):
+    (on_end,) = trace.on_request_end
+    (on_error,) = trace.on_request_exception
+    contexts = [SimpleNamespace(), SimpleNamespace()]
+    for context, path in zip(
+        contexts,
+        ("/api/v10/channels/1/messages", "/api/v10/interactions/1/t/callback"),
+        strict=True,
+    ):
         params = aiohttp.TraceRequestStartParams("POST", yarl.URL(API[:-8] + path), CIMultiDict())
-        await on_start(None, None, params)  # type: ignore[arg-type]
-    assert budget.sent == 1
+        await on_start(None, context, params)  # type: ignore[arg-type]
+    assert budget.sent == 1 and budget.in_flight == 1
+    for context in contexts:
+        await on_end(None, context, None)  # type: ignore[arg-type]
+        await on_error(None, context, None)  # type: ignore[arg-type]  # never twice
+    assert budget.in_flight == 0 and len(scheduled) == 1
