@@ -125,6 +125,8 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
         acting_player(fake, thread, seated), turn_prompts(fake, thread)[-1], "Take your turn"
     )
     assert late.ephemeral and late.text == RESTARTING
+    rules = await fake.slash(acting_player(fake, thread, seated), thread, "rules")
+    assert rules.ephemeral and rules.text == RESTARTING  # a command too
     await asyncio.gather(*bursts)
     release.set()  # the posts under way go through; the bot closes after them
     assert await asyncio.wait_for(process.wait(), 30) == 0
