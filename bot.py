@@ -3,7 +3,18 @@
     python bot.py          (or ./dev run)
 
 Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS, AI_WORKERS,
-SHARD_COUNT and SHARD_IDS from the environment or .env (``.env.example`` describes each).
+SHARD_COUNT, SHARD_IDS, SHUTDOWN_GRACE_SECONDS, REST_BUDGET_PER_SECOND, FLOOD_BURST and
+FLOOD_PER_SECOND from the environment or .env (``.env.example`` describes each).
+
+Stopping
+--------
+SIGINT (Ctrl-C) or SIGTERM stops the bot gracefully (:func:`serve`,
+``WorkshopBot.shutdown``): interactions that still arrive are answered "the bot is
+restarting", the handlers and background work under way finish (at most
+``SHUTDOWN_GRACE_SECONDS``), then the computer players, the Discord session and storage
+close, and the process exits with status 0. A second signal skips the wait. Cogs start
+background work with ``bot.background(coroutine, name)`` so that the stop waits for it
+(``cogs/gates.py`` explains the gates: the work tracked, the flood guard, the REST budget).
 
 Several processes, one bot
 --------------------------
@@ -22,29 +33,35 @@ command tree in storage (``try_claim``) syncs; the others, running the same tree
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import secrets
+import signal
 import socket
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
+import yarl
 from discord.ext import commands
 from dotenv import load_dotenv
 
 import storage
-from cogs import EXTENSIONS, drawing
+from cogs import EXTENSIONS, drawing, workers
 from cogs.computers import Computers
+from cogs.gates import Door, FloodGuard, RestBudget, Work, budgeted
 from cogs.publishing import Publisher
 from cogs.service import Tables
 
 log = logging.getLogger("bot")
+
+T = TypeVar("T")
 
 NO_TOKEN_HELP = """\
 No DISCORD_TOKEN is set.
@@ -68,6 +85,8 @@ IDENTIFY_INTERVAL = 5.0
 ``shard_id % max_concurrency``)."""
 SYNC_CLAIM_LEASE = 600.0
 """How long one process's claim to sync a command tree keeps the others from syncing it."""
+START_STOP_WAIT = 5.0
+"""Seconds the connection gets to wind down after a graceful stop closed it."""
 
 
 def parse_shard_ids(text: str, shard_count: int) -> tuple[int, ...]:
@@ -113,6 +132,14 @@ class Settings:
     """All shards of the bot (every process the same); ``None``: what Discord recommends."""
     shard_ids: tuple[int, ...] | None = None
     """The shards this process runs; ``None``: all of them."""
+    shutdown_grace_seconds: float = 10.0
+    """On SIGINT/SIGTERM, how long handlers and background work under way may take."""
+    rest_budget_per_second: float = 45.0
+    """Rate-limited REST requests this process sends per second at most (0: unpaced)."""
+    flood_burst: int = 10
+    """Interactions one user may send at once before "slow down" (0: no flood guard)."""
+    flood_per_second: float = 2.0
+    """How fast a user's allowance refills, in interactions per second."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -142,6 +169,10 @@ class Settings:
                 raise SystemExit(str(error)) from None
         return cls(
             token=env.get("DISCORD_TOKEN", "").strip(),
+            shutdown_grace_seconds=number(env, "SHUTDOWN_GRACE_SECONDS", 10.0),
+            rest_budget_per_second=number(env, "REST_BUDGET_PER_SECOND", 45.0),
+            flood_burst=int(number(env, "FLOOD_BURST", 10, whole=True)),
+            flood_per_second=number(env, "FLOOD_PER_SECOND", 2.0),
             database_url=env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL,
             guild_id=int(guild) if guild else None,
             timer_poll_seconds=float(env.get("TIMER_POLL_SECONDS", "") or 30.0),
@@ -149,6 +180,22 @@ class Settings:
             shard_count=shard_count,
             shard_ids=shard_ids,
         )
+
+
+def number(env: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
+    """A setting that is a number of 0 or more (``default`` when empty); a wrong value
+    stops the bot with a sentence naming it."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        kind = "a whole number" if whole else "a number"
+        raise SystemExit(f"{name} must be {kind} of 0 or more, not {text!r}.")
+    return value
 
 
 def process_name() -> str:
@@ -174,8 +221,18 @@ class WorkshopBot(commands.AutoShardedBot):
         shards: dict[str, Any] = {"shard_count": settings.shard_count}
         if settings.shard_ids is not None:
             shards["shard_ids"] = list(settings.shard_ids)
+        self.budget = RestBudget(settings.rest_budget_per_second)
         super().__init__(
-            command_prefix=commands.when_mentioned, intents=discord.Intents.default(), **shards
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents.default(),
+            http_trace=self.budget.trace(self._budgeted),
+            **shards,
+        )
+        self.work = Work()
+        self.stopping = asyncio.Event()
+        """Set when the bot begins to stop: background work ends at its next pause."""
+        self.door = Door(
+            self, self.work, FloodGuard(settings.flood_burst, settings.flood_per_second)
         )
         self.settings = settings
         self.clock = clock
@@ -241,12 +298,107 @@ class WorkshopBot(commands.AutoShardedBot):
             self.shard_count,
         )
 
+    # ------------------------------------------------------------ work and stopping
+
+    def _budgeted(self, url: yarl.URL) -> bool:
+        return budgeted(url, discord.http.Route.BASE, self.application_id)
+
+    def background(self, work: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
+        """Run ``work`` in a task that a graceful stop waits for (:meth:`drain`). It must
+        end by itself once :attr:`stopping` is set: wait with :meth:`pause`."""
+        return self.work.spawn(work, name)
+
+    async def drain(self, timeout: float | None = None) -> int:  # noqa: ASYNC109
+        """Wait for the interaction handlers and background work under way (at most
+        ``timeout`` s, default ``SHUTDOWN_GRACE_SECONDS``); returns how many still run."""
+        grace = self.settings.shutdown_grace_seconds if timeout is None else timeout
+        return await self.work.drain(grace)
+
+    async def pause(self, seconds: float) -> bool:
+        """Sleep ``seconds``, unless the bot begins to stop: returns ``False`` at once then."""
+        if self.stopping.is_set():
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+            return False
+        return True
+
+    async def shutdown(self) -> None:
+        """Stop gracefully: refuse new interactions ("restarting"), let what is under way
+        finish (at most ``SHUTDOWN_GRACE_SECONDS``), then :meth:`close`."""
+        if self.stopping.is_set():
+            return
+        self.door.closed = True
+        self.stopping.set()
+        grace = self.settings.shutdown_grace_seconds
+        # Before READY, background work is still waiting for it: only handlers count.
+        left = await self.work.drain(grace, background=self.is_ready())
+        if left:
+            log.warning("stopping: %d tasks still running after %.0f s are cancelled", left, grace)
+        else:
+            log.info("stopping: the work under way is done; closing")
+        await self.close()
+
     async def close(self) -> None:
+        """Close now: what still runs is cancelled first, so nothing meets a closed
+        session; then the computer players, the cogs, the Discord session, storage."""
+        self.door.closed = True
+        self.stopping.set()
         await self.publisher.close()
+        await self.work.cancel()
         await self.computers.close()  # decisions waiting for a worker are dropped
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()
+
+
+async def serve(bot: WorkshopBot, token: str) -> None:
+    """Run ``bot`` until Discord closes it or SIGINT/SIGTERM stops it gracefully (a second
+    signal skips the wait for work under way)."""
+    loop = asyncio.get_running_loop()
+    stopped = asyncio.Event()
+    stopping: list[asyncio.Task[None]] = []
+
+    async def stop() -> None:
+        try:
+            await bot.shutdown()
+        finally:
+            stopped.set()
+
+    def on_signal(signum: int) -> None:
+        name = signal.Signals(signum).name
+        if not stopping:
+            log.info(
+                "%s: stopping; finishing the work under way (at most %.0f s; %s again to "
+                "stop at once)",
+                name,
+                bot.settings.shutdown_grace_seconds,
+                name,
+            )
+            stopping.append(loop.create_task(stop(), name="shutdown"))
+        else:
+            log.info("%s again: stopping at once", name)
+            bot.work.hurry()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows
+            loop.add_signal_handler(signum, on_signal, signum)
+    async with bot:
+        running = loop.create_task(bot.start(token), name="discord")
+        done = loop.create_task(stopped.wait(), name="stopped")
+        await asyncio.wait({running, done}, return_when=asyncio.FIRST_COMPLETED)
+        done.cancel()
+        if not running.done():  # stopped by a signal: the connection winds down
+            await asyncio.wait({running}, timeout=START_STOP_WAIT)
+        if not running.done():
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+        if stopping:
+            await stopping[0]
+        error = None if running.cancelled() else running.exception()
+        if error is not None:
+            raise error
 
 
 def main() -> int:
@@ -258,10 +410,14 @@ def main() -> int:
     discord.utils.setup_logging(level=logging.INFO)
     bot = WorkshopBot(settings)
     try:
-        bot.run(settings.token, log_handler=None)
+        asyncio.run(serve(bot, settings.token))
+    except KeyboardInterrupt:  # where signal handlers cannot be set (Windows)
+        pass
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN in .env.", file=sys.stderr)
         return 1
+    finally:
+        workers.stop_all()  # end the worker processes now, even half-started ones
     return 0
 
 

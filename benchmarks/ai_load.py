@@ -160,6 +160,7 @@ async def run(
     """One bot process; returns (p50, p99) in ms alone and beside each count."""
     folder = Path(tempfile.mkdtemp())
     env = {"DATABASE_URL": f"sqlite:///{folder}/ai-load.db", "DISCORD_GUILD_ID": ""}
+    env["FLOOD_BURST"] = "0"  # the load's players are scripts, faster than any person
     if workers:
         env["AI_WORKERS"] = workers
     async with FakeDiscord(validate_spec=False) as fake:

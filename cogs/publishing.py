@@ -180,8 +180,10 @@ class Publisher:
     def _request(self, game_id: int, flush: bool) -> asyncio.Future[None]:
         self._again[game_id] = self._again.get(game_id, False) or flush
         future = self._running.get(game_id)
-        if future is None:
-            future = self._running[game_id] = asyncio.ensure_future(self._run(game_id))
+        if future is None:  # a graceful stop waits for it
+            future = self._running[game_id] = self.bot.background(
+                self._run(game_id), f"publish-{game_id}"
+            )
             future.add_done_callback(_retrieve)
         return future
 
@@ -196,7 +198,8 @@ class Publisher:
 
         def fire() -> None:
             self._deferred.pop(game_id, None)
-            self.request(game_id, flush=True)
+            if not self.bot.stopping.is_set():  # the next start catches up instead
+                self.request(game_id, flush=True)
 
         self._deferred[game_id] = loop.call_later(seconds, fire)
 

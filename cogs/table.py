@@ -282,7 +282,7 @@ class Table(commands.Cog):
         self._background(self._start_up(), "start-up")
 
     def _background(self, work: Coroutine[Any, Any, None], name: str) -> None:
-        task = asyncio.create_task(work, name=name)
+        task = self.bot.background(work, name)  # a graceful stop waits for it
         self._resuming.add(task)
         task.add_done_callback(self._resuming.discard)
 

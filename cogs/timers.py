@@ -39,7 +39,7 @@ class Timers(commands.Cog):
         self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
-        self._task = asyncio.create_task(self._loop(), name="timers")
+        self._task = self.bot.background(self._loop(), "timers")
 
     async def cog_unload(self) -> None:
         if self._task is not None:
@@ -52,7 +52,8 @@ class Timers(commands.Cog):
                 await self.run_due()
             except Exception:
                 log.exception("timer loop failed; retrying")
-            await asyncio.sleep(self.bot.settings.timer_poll_seconds)
+            if not await self.bot.pause(self.bot.settings.timer_poll_seconds):
+                return  # the bot is stopping: the timer being fired was finished first
 
     async def run_due(self) -> int:
         """Fire every timer that is due now; returns how many fired.
@@ -66,6 +67,8 @@ class Timers(commands.Cog):
         fired = 0
         store, now = self.bot.store, self.bot.clock()
         for _ in range(MAX_TIMERS_PER_RUN):
+            if self.bot.stopping.is_set():
+                break  # the others wait for the next start (they are stored)
             claimed = await store.claim_due_timers(OWNER, TIMER_LEASE, now, limit=1)
             if not claimed:
                 break

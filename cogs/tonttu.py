@@ -813,12 +813,13 @@ class Tonttu(commands.Cog):
         """Run the due timers right when the race ends (the poll loop is a backstop)."""
 
         async def wake() -> None:
-            await asyncio.sleep(seconds + 0.1)
+            if not await self.bot.pause(seconds + 0.1):
+                return  # the bot is stopping: the stored timer fires after the restart
             timers = self.bot.get_cog("Timers")
             if timers is not None:
                 await timers.run_due()  # type: ignore[attr-defined]
 
-        task = asyncio.create_task(wake(), name="tonttu-race-timer")
+        task = self.bot.background(wake(), "tonttu-race-timer")
         self._wakeups.add(task)
         task.add_done_callback(self._wakeups.discard)
 

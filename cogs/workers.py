@@ -23,6 +23,16 @@ threads for good: slower for the other tables, but never lost.
 
 A pool is shared by every bot of the process (tests start many) and stops at
 interpreter exit; :meth:`WorkerPool.stop` ends it sooner (the next job starts it again).
+
+Stopping the bot: :func:`stop_all` (``bot.py``, as the process ends) terminates every
+pool's workers instead of waiting for them. Interpreter exit would otherwise join each
+worker, and a worker still starting (importing the engine at a lower CPU priority, on a
+busy machine) can take many seconds to notice it should stop: the cause of "the bot did
+not stop within 10 s of Ctrl-C". A worker holds nothing worth waiting for: its job is
+pure, and a decision or picture cut off is made again by whoever needs it. And Ctrl-C in
+a terminal goes to every process of the group: workers are spawned with SIGINT blocked
+(inherited through exec), so one still importing does not die with a traceback before
+its initializer ignores SIGINT.
 """
 
 from __future__ import annotations
@@ -33,7 +43,8 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -44,6 +55,31 @@ T = TypeVar("T")
 
 GIVE_UP_AFTER = 3
 """Worker deaths after which a pool's jobs run in threads for good."""
+TERMINATE_WAIT = 2.0
+"""Seconds a terminated worker gets to end before it is killed."""
+
+_POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+
+
+def stop_all() -> None:
+    """Terminate every pool's workers now (the process is ending)."""
+    for pool in list(_POOLS):
+        pool.stop(terminate=True)
+
+
+@contextlib.contextmanager
+def _ctrl_c_blocked() -> Iterator[None]:
+    """While a worker may be spawned: SIGINT blocked in this thread, and so in the child
+    (a blocked signal stays blocked across exec). A Ctrl-C meanwhile waits, then arrives."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:  # Windows
+        yield
+        return
+    previous = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, previous)
 
 
 def _init_worker(nice: int) -> None:
@@ -76,6 +112,7 @@ class WorkerPool:
         self.warm = warm
         self.deaths = 0
         self._executor: ProcessPoolExecutor | None = None
+        _POOLS.add(self)
 
     def executor(self) -> ProcessPoolExecutor | None:
         """The running executor (started if needed); ``None`` once jobs run in threads."""
@@ -109,15 +146,30 @@ class WorkerPool:
         executor = self.executor()
         if executor is not None and self.warm is not None:
             try:
-                executor.submit(self.warm)
+                with _ctrl_c_blocked():
+                    executor.submit(self.warm)
             except (OSError, RuntimeError, BrokenProcessPool) as error:  # could not spawn
                 self._lost(executor, error)
 
-    def stop(self) -> None:
-        """End the workers without waiting (jobs not started are cancelled)."""
+    def stop(self, *, terminate: bool = False) -> None:
+        """End the workers without waiting (jobs not started are cancelled);
+        ``terminate``: end them now, half-done jobs and half-started workers too."""
         executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
+        if executor is None:
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        if not terminate:
+            return
+        for process in processes:
+            with contextlib.suppress(OSError, ValueError):
+                process.terminate()
+        for process in processes:
+            with contextlib.suppress(OSError, ValueError, AssertionError):
+                process.join(TERMINATE_WAIT)
+                if process.is_alive():
+                    process.kill()
+                    process.join(TERMINATE_WAIT)
 
     def _lost(self, executor: ProcessPoolExecutor, error: BaseException) -> None:
         """A worker died or could not be started: the next job starts another."""
@@ -137,7 +189,8 @@ class WorkerPool:
         executor = self.executor()
         if executor is not None:
             try:  # submitting spawns a worker if none is idle
-                done = asyncio.get_running_loop().run_in_executor(executor, function, *args)
+                with _ctrl_c_blocked():
+                    done = asyncio.get_running_loop().run_in_executor(executor, function, *args)
             except (OSError, RuntimeError, BrokenProcessPool) as error:
                 self._lost(executor, error)
             else:

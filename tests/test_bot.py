@@ -1,4 +1,5 @@
-"""bot.py's settings: SHARD_COUNT and SHARD_IDS, and the sentences a wrong value gets."""
+"""bot.py's settings: SHARD_COUNT and SHARD_IDS, the gates' numbers, and the sentences a
+wrong value gets."""
 
 from __future__ import annotations
 
@@ -44,7 +45,30 @@ def test_ranges_lists_and_mixes() -> None:
         ({"SHARD_COUNT": "4", "SHARD_IDS": "0-1,1"}, "SHARD_IDS names shard 1 twice."),
         ({"SHARD_COUNT": "4", "SHARD_IDS": "0;1"}, "such as 0-3 or 4,5,6,7, not '0;1'."),
         ({"SHARD_COUNT": "4", "SHARD_IDS": "1-"}, "such as 0-3 or 4,5,6,7, not '1-'."),
+        (
+            {"REST_BUDGET_PER_SECOND": "fast"},
+            "REST_BUDGET_PER_SECOND must be a number of 0 or more, not 'fast'.",
+        ),
+        (
+            {"SHUTDOWN_GRACE_SECONDS": "-1"},
+            "SHUTDOWN_GRACE_SECONDS must be a number of 0 or more, not '-1'.",
+        ),
+        ({"FLOOD_BURST": "2.5"}, "FLOOD_BURST must be a whole number of 0 or more, not '2.5'."),
     ],
 )
 def test_a_wrong_value_stops_the_bot_with_a_sentence(env: dict[str, str], sentence: str) -> None:
     assert sentence in refusal(**env)
+
+
+def test_the_gates_numbers_have_defaults_and_can_be_set() -> None:
+    default = settings()
+    assert (default.shutdown_grace_seconds, default.rest_budget_per_second) == (10.0, 45.0)
+    assert (default.flood_burst, default.flood_per_second) == (10, 2.0)
+    chosen = settings(
+        SHUTDOWN_GRACE_SECONDS="3",
+        REST_BUDGET_PER_SECOND="15",
+        FLOOD_BURST="0",
+        FLOOD_PER_SECOND="0.5",
+    )
+    assert (chosen.shutdown_grace_seconds, chosen.rest_budget_per_second) == (3.0, 15.0)
+    assert (chosen.flood_burst, chosen.flood_per_second) == (0, 0.5)

@@ -35,8 +35,12 @@ def make_bot(
     computers: Computers | None = None,
 ) -> WorkshopBot:
     """The bot, its timers polled only when a test says so; ``computers`` replaces how
-    computer seats decide (e.g. slowly, or never: a computer caught thinking)."""
-    settings = Settings(token=fake.token, database_url=database_url, timer_poll_seconds=3600)
+    computer seats decide (e.g. slowly, or never: a computer caught thinking). Its users
+    are scripts, faster than any person: the flood guard is off (``test_bot_limits.py``
+    tests it)."""
+    settings = Settings(
+        token=fake.token, database_url=database_url, timer_poll_seconds=3600, flood_burst=0
+    )
     return WorkshopBot(
         settings,
         clock=clock or Clock(),

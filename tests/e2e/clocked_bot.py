@@ -8,6 +8,7 @@ through ``FakeDiscord.start_bot_process``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -26,13 +27,17 @@ def shifted_clock(offset_file: Path) -> datetime:
 
 
 def main() -> int:
-    from bot import Settings, WorkshopBot
+    from bot import Settings, WorkshopBot, serve
+    from cogs import workers
 
     settings = Settings.from_env(os.environ)
     offset_file = Path(os.environ["BOT_CLOCK_OFFSET_FILE"])
     discord.utils.setup_logging(level=logging.INFO)
     bot = WorkshopBot(settings, clock=lambda: shifted_clock(offset_file))
-    bot.run(settings.token, log_handler=None)
+    try:
+        asyncio.run(serve(bot, settings.token))  # SIGINT/SIGTERM stop it as they stop bot.py
+    finally:
+        workers.stop_all()
     return 0
 
 

@@ -103,6 +103,7 @@ class Cluster:
             "SHARD_IDS": PROCESSES[name],
             "TIMER_POLL_SECONDS": "0.2",
             "BOT_CLOCK_OFFSET_FILE": str(self.offset_file),
+            "FLOOD_BURST": "0",  # the players are scripts, faster than any person
         }
         self.processes[name] = await self.fake.start_bot_process(
             CLOCKED_BOT, env=env, shards=self.shards_of(name), timeout=60

@@ -279,6 +279,9 @@ class FakeDiscord:
         self.settle_after_interaction = True
 
         self.requests: list[RecordedRequest] = []
+        self.request_hooks: list[Callable[[RecordedRequest], Awaitable[None]]] = []
+        """Awaited before each REST request is served (its body read): a test holds some
+        of the bot's requests in flight with one (e.g. until an event is set)."""
         self.violations: list[Violation] = []
         self._reported: set[int] = set()  # indexes of violations raised to a test
         self.gateway_log: list[str] = []  # HELLO, IDENTIFY, READY, RESUME, RESUMED, ...
@@ -1431,6 +1434,8 @@ class FakeDiscord:
         try:
             try:
                 record.json, record.files = await self._read_body(request)
+                for hook in list(self.request_hooks):
+                    await hook(record)
             except ApiError as error:
                 return self._answer(record, error.status, error.body())
             except Exception as error:  # a body the fake cannot read

@@ -1,0 +1,50 @@
+"""Worker pools end at once when the bot stops, and Ctrl-C belongs to the bot alone."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from cogs.workers import WorkerPool
+
+
+def _slow_start() -> None:
+    """A worker that takes its time to start (a busy machine, a low CPU priority)."""
+    time.sleep(120)
+
+
+def _processes(pool: WorkerPool) -> list:  # type: ignore[type-arg]
+    executor = pool.executor()
+    assert executor is not None
+    return list(executor._processes.values())  # type: ignore[attr-defined]
+
+
+def test_stopping_with_terminate_ends_a_worker_that_is_still_starting() -> None:
+    pool = WorkerPool("slow test", warm=_slow_start)
+    pool.start()
+    processes = _processes(pool)
+    assert processes and all(p.is_alive() for p in processes)
+    pool.stop(terminate=True)  # interpreter exit would wait for the two minutes
+    assert not any(p.is_alive() for p in processes)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_workers_are_spawned_with_ctrl_c_blocked() -> None:
+    """Ctrl-C in a terminal reaches every process of the group: a worker still importing
+    (before its initializer ignores SIGINT) must not die of it with a traceback."""
+    pool = WorkerPool("slow test", warm=_slow_start)
+    pool.start()
+    try:
+        (process,) = _processes(pool)
+        status = Path(f"/proc/{process.pid}/status").read_text()
+        blocked = int(
+            next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16
+        )
+        assert blocked & (1 << (signal.SIGINT - 1))
+    finally:
+        pool.stop(terminate=True)
+    # and the bot's own thread has Ctrl-C back
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())

@@ -1,0 +1,145 @@
+"""The bot keeps within Discord's limits whatever its users send: the REST budget paces
+its rate-limited calls, and the flood guard stops one user from spending them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import yarl
+
+from bot import Settings, WorkshopBot
+from cogs.gates import SLOW_DOWN, budgeted
+
+from .bot_helpers import Clock, open_panel, open_table, turn_prompts
+from .fake_discord import FakeDiscord, FakeMessage
+
+FLOOD = 40
+"""Clicks the flooding script sends at once."""
+NORMAL_MOVES = 8
+"""Decisions the table next door makes meanwhile."""
+
+
+def act_buttons(message: FakeMessage | None) -> list[str]:
+    if message is None:
+        return []
+    return [b["custom_id"] for b in message.buttons() if b["custom_id"].startswith("act:")]
+
+
+def bot_with(fake: FakeDiscord, tmp_path: Path, **settings: float) -> WorkshopBot:
+    url = f"sqlite:///{tmp_path}/bot.db"
+    return WorkshopBot(
+        Settings(token=fake.token, database_url=url, timer_poll_seconds=3600, **settings),  # type: ignore[arg-type]
+        clock=Clock(),
+    )
+
+
+def most_in_a_window(times: list[float], window: float) -> int:
+    times = sorted(times)
+    return max(
+        (sum(1 for t in times[i:] if t < start + window) for i, start in enumerate(times)),
+        default=0,
+    )
+
+
+async def test_a_flood_of_posts_is_paced_to_the_rest_budget(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    bot = await fake.start_bot(bot_with(fake, tmp_path, rest_budget_per_second=10))
+    first = len(fake.requests)
+    channel = bot.get_partial_messageable(fake.channel.id)
+    alice = fake.add_user("alice")
+    flood = asyncio.gather(*(channel.send(f"post {n}") for n in range(40)))
+    answer = await fake.slash(alice, fake.channel, "rules")  # an exempt callback meanwhile
+    await flood
+    await fake.settle()
+    assert answer.callback_type == 4 and answer.ephemeral
+    posts = [
+        r.at
+        for r in fake.requests[first:]
+        if r.method == "POST" and r.path == f"/channels/{fake.channel.id}/messages"
+    ]
+    assert len(posts) == 40
+    # Never more than 10 in any second as they arrive, which is what Discord counts.
+    assert most_in_a_window(posts, 1.0) <= 10
+    assert bot.budget.waited > 0
+    # The budget counted exactly the calls Discord would count: not the callback.
+    counted = [
+        r
+        for r in fake.requests
+        if budgeted(yarl.URL(fake.api_base + r.path), fake.api_base, bot.application_id)
+    ]
+    assert len(counted) == bot.budget.sent
+    assert any(r.path.startswith("/interactions/") for r in fake.requests[first:])
+    await fake.stop_bot(bot)
+
+
+async def test_a_flooding_user_is_told_to_slow_down_and_the_table_next_door_plays_on(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    bot = await fake.start_bot(bot_with(fake, tmp_path))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    flooded = fake.threads(fake.channel)[0]
+    prompt = turn_prompts(fake, flooded)[-1]
+    flooder = alice if str(alice.id) in prompt.content else bob
+    panel = (await open_panel(fake, flooder, flooded)).message
+    assert panel is not None
+    target = act_buttons(panel)[0]
+
+    next_door = fake.add_channel("next-door")
+    carol, dave = fake.add_user("carol"), fake.add_user("dave")
+    lobby = (await fake.slash(carol, next_door, "newgame", game="workshop")).message
+    assert lobby is not None
+    await fake.click(dave, lobby, "Join")
+    await fake.click(carol, lobby, "Start")
+    thread = fake.threads(next_door)[0]
+    seated = {str(carol.id): carol, str(dave.id): dave}
+    store = bot.store
+    flooded_game = await store.find_open(fake.channel.id)
+    normal_game = await store.find_open(next_door.id)
+    assert flooded_game is not None and normal_game is not None
+    first = len(fake.requests)
+
+    async def play_next_door() -> list[str]:
+        answers = []
+        moves = 0
+        while moves < NORMAL_MOVES:
+            prompt = turn_prompts(fake, thread)[-1]
+            (player,) = [p for p in seated if f"<@{p}>" in prompt.content.splitlines()[-1]]
+            result = await fake.click(seated[player], prompt, "Take your turn")
+            answers.append(result.text)
+            panel = result.message
+            while act_buttons(panel) and moves < NORMAL_MOVES:
+                result = await fake.click(seated[player], panel, act_buttons(panel)[0])  # type: ignore[arg-type]
+                answers.append(result.text)
+                panel, moves = result.message, moves + 1
+            await fake.settle()  # the next prompt is posted
+        return answers
+
+    fake.settle_after_interaction = False
+    flood = asyncio.gather(*(fake.forge_click(flooder, panel, target) for _ in range(FLOOD)))
+    normal_answers, flood_results = await asyncio.gather(play_next_door(), flood)
+    await fake.settle()
+
+    slowed = [r for r in flood_results if r.text == SLOW_DOWN]
+    assert len(slowed) >= FLOOD // 2  # the burst is 10, refilled at 2 a second
+    for result in slowed:  # an ephemeral sentence, and nothing else for that click
+        assert result.callback_type == 4 and result.ephemeral and not result.followups
+    flooded_after = await store.load(flooded_game.id)
+    assert flooded_after.version - flooded_game.version <= FLOOD - len(slowed)
+    # The flood's public posts stay few: one move at most got through (the rest were
+    # stale clicks, answered privately), so at most one move's posts.
+    flooded_posts = [
+        r
+        for r in fake.requests[first:]
+        if r.method in ("POST", "PATCH") and r.path.startswith(f"/channels/{flooded.id}/")
+    ]
+    assert len(flooded_posts) <= 3 * (flooded_after.version - flooded_game.version)
+    # The table next door: every click answered, every move stored and on its board.
+    assert not any(SLOW_DOWN in text for text in normal_answers)
+    normal_after = await store.load(normal_game.id)
+    assert normal_after.version == normal_game.version + NORMAL_MOVES
+    board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
+    assert f"Move {normal_after.version}" in board.text()
+    await fake.stop_bot(bot)

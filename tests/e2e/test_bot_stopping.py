@@ -1,0 +1,167 @@
+"""Stopping the bot process with Ctrl-C or SIGTERM in the middle of a burst of moves.
+
+The bot runs in its own process. Three tables play at once; the fake holds the bot's
+public posts (log, prompts, board edits) in flight, so that when the signal comes the
+moves just answered are still being published. Then: a click arriving while the bot
+stops is answered "restarting" (and changes nothing), the posts under way are let
+through and finish, the process exits with status 0, nothing in its log is a
+traceback, and every move a player was answered is stored and on its table's board.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+from pathlib import Path
+
+import pytest
+
+from cogs.gates import RESTARTING
+from storage import open as open_storage
+
+from .bot_helpers import turn_prompts
+from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
+from .fake_discord.model import RecordedRequest
+
+TABLES = 3
+CLICKS = 4
+"""Decisions each table's acting player tries to make in the burst."""
+MESSAGES = re.compile(r"^/channels/\d+/messages(/\d+)?$")
+
+
+def act_buttons(message: FakeMessage | None) -> list[str]:
+    if message is None:
+        return []
+    return [b["custom_id"] for b in message.buttons() if b["custom_id"].startswith("act:")]
+
+
+async def open_tables(fake: FakeDiscord) -> list[tuple[FakeChannel, dict[str, FakeUser]]]:
+    tables = []
+    for number in range(TABLES):
+        channel = fake.add_channel(f"table-{number}")
+        host, guest = fake.add_user(f"host{number}"), fake.add_user(f"guest{number}")
+        lobby = (await fake.slash(host, channel, "newgame", game="workshop")).message
+        assert lobby is not None
+        await fake.click(guest, lobby, "Join")
+        await fake.click(host, lobby, "Start")
+        await fake.wait_for(
+            lambda c=channel: fake.threads(c) and turn_prompts(fake, fake.threads(c)[0]),
+            timeout=15,
+            what="the table's first prompt",
+        )
+        tables.append((fake.threads(channel)[0], {str(host.id): host, str(guest.id): guest}))
+    return tables
+
+
+def acting_player(fake: FakeDiscord, thread: FakeChannel, seated: dict[str, FakeUser]) -> FakeUser:
+    prompt = turn_prompts(fake, thread)[-1]
+    (player,) = [p for p in seated if f"<@{p}>" in prompt.content.splitlines()[-1]]
+    return seated[player]
+
+
+@pytest.mark.parametrize(
+    ("signum", "grace", "posts_go_through"),
+    [(signal.SIGINT, 20, True), (signal.SIGTERM, 20, True), (signal.SIGTERM, 1, False)],
+    ids=["ctrl-c", "sigterm", "sigterm-grace-runs-out"],
+)
+async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
+    fake: FakeDiscord,
+    tmp_path: Path,
+    signum: signal.Signals,
+    grace: int,
+    posts_go_through: bool,
+) -> None:
+    """``sigterm-grace-runs-out``: the posts stay held; after the grace the bot cancels
+    them, quietly, and exits all the same (the moves are stored; showing them is left
+    to the next start)."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    env = {"DATABASE_URL": url, "DISCORD_GUILD_ID": "", "SHUTDOWN_GRACE_SECONDS": str(grace)}
+    process = await fake.start_bot_process("bot.py", env=env)
+    log_file = fake.process_logs[process.pid]
+    tables = await open_tables(fake)
+    store = await open_storage(url)
+    games = [await store.find_open(thread.parent_id or 0) for thread, _ in tables]
+    before = {g.id: g.version for g in games if g is not None}
+    assert len(before) == TABLES
+
+    release = asyncio.Event()
+
+    async def hold_public_posts(request: RecordedRequest) -> None:
+        if request.method in ("POST", "PATCH") and MESSAGES.match(request.path):
+            await release.wait()
+
+    fake.request_hooks.append(hold_public_posts)
+    fake.settle_after_interaction = False
+    answered = [0] * TABLES
+    refused = [0] * TABLES
+    panels: list[FakeMessage] = []
+    for thread, seated in tables:
+        panel = (
+            await fake.click(
+                acting_player(fake, thread, seated),
+                turn_prompts(fake, thread)[-1],
+                "Take your turn",
+            )
+        ).message
+        assert panel is not None
+        panels.append(panel)
+
+    async def burst(index: int) -> None:
+        thread, seated = tables[index]
+        player, panel = acting_player(fake, thread, seated), panels[index]
+        for _ in range(CLICKS):
+            choices = act_buttons(panel)
+            if not choices:
+                return  # the turn passed
+            result = await fake.click(player, panel, choices[0])
+            if RESTARTING in result.text:
+                refused[index] += 1
+                return
+            assert result.callback_type == 7, result.text
+            answered[index] += 1
+            panel = result.message  # type: ignore[assignment]
+
+    bursts = [asyncio.create_task(burst(i)) for i in range(TABLES)]
+    await fake.wait_for(lambda: sum(answered) >= TABLES, timeout=20, what="moves answered")
+    if not posts_go_through:
+        await asyncio.gather(*bursts)  # no click may arrive after the short grace
+    process.send_signal(signum)  # the moves just answered are being published, held
+    await fake.wait_for(
+        lambda: "stopping; finishing the work under way" in log_file.read_text(),
+        timeout=10,
+        what="the bot to begin stopping",
+    )
+    if posts_go_through:
+        # A click that arrives now is refused with the sentence, and changes nothing.
+        thread, seated = tables[0]
+        late = await fake.click(
+            acting_player(fake, thread, seated), turn_prompts(fake, thread)[-1], "Take your turn"
+        )
+        assert late.ephemeral and late.text == RESTARTING
+        rules = await fake.slash(acting_player(fake, thread, seated), thread, "rules")
+        assert rules.ephemeral and rules.text == RESTARTING  # a command too
+        await asyncio.gather(*bursts)
+        release.set()  # the posts under way go through; the bot closes after them
+    else:
+        await fake.wait_for(
+            lambda: "still running after 1 s are cancelled" in log_file.read_text(),
+            timeout=15,
+            what="the grace to run out",
+        )
+    assert await asyncio.wait_for(process.wait(), 30) == 0
+    release.set()
+
+    output = log_file.read_text()
+    assert "Traceback" not in output, output[-3000:]
+    assert "Session is closed" not in output
+    for index, game in enumerate(games):
+        assert game is not None
+        stored = await store.load(game.id)
+        assert stored.version == before[game.id] + answered[index]  # every answered move
+        if posts_go_through:
+            board = next(
+                m for m in fake.messages(tables[index][0]) if m.embeds and "Move" in m.text()
+            )
+            assert f"Move {stored.version}" in board.text()  # and its publishing finished
+    await store.close()
