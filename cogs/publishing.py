@@ -73,8 +73,9 @@ POST_WINDOW = 5.5
 """Discord counts 5 per 5 s; the half second covers the time a post takes to arrive."""
 POSTS_PER_WINDOW = 5
 """Discord's per-channel message limit: 5 new messages per 5 seconds."""
-RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
-"""After a failed sync: when to try again (the last one repeats)."""
+RETRY_DELAYS = (1.0, 2.0, 3.0, 5.0)
+"""After a failed sync: when to try again (the last one repeats, so a thread catches up
+within seconds of an outage's end; a missing permission waits a minute instead)."""
 CATCH_UP_CONCURRENCY = 8
 """Games caught up at once after a start (each waits for Discord's budgets anyway)."""
 
