@@ -141,5 +141,8 @@ async def test_a_flooding_user_is_told_to_slow_down_and_the_table_next_door_play
     normal_after = await store.load(normal_game.id)
     assert normal_after.version == normal_game.version + NORMAL_MOVES
     board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
-    assert f"Move {normal_after.version}" in board.text()
+    # a board one decision behind is brought up to date a few seconds later
+    await fake.wait_for(
+        lambda: f"Move {normal_after.version}" in board.text(), timeout=10, what="the board"
+    )
     await fake.stop_bot(bot)
