@@ -237,7 +237,8 @@ def status_posted(fake: FakeDiscord, table: Table, state: Any) -> bool:
         status = status_message(fake, table.thread)
     except AssertionError:
         return False
-    return status.content.startswith(f"**Round {state.round} · {phase_name(state)}**")
+    # the phase's message: the reveal that started it, then its status
+    return f"**Round {state.round} · {phase_name(state)}**" in status.content
 
 
 async def play(
@@ -253,7 +254,9 @@ async def play(
     """Up to ``moves`` moves of the human, each once the game waits for them."""
     loop = asyncio.get_running_loop()
     made = 0
+    give_up = loop.time() + 180
     while made < moves:
+        assert loop.time() < give_up, f"{table.kind}: the human could not move for 3 minutes"
         game = await store.load(table.game_id)
         if game.status != "active":
             return
