@@ -520,6 +520,13 @@ class Table(commands.Cog):
         processes, or whose posts failed during the gap) are shown."""
         self._background(self._catch_up(), "catch-up")
 
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard that could not resume and identified again (a long gap): the same.
+        (At start-up the bot is not ready yet: ``_start_up`` catches up then.)"""
+        if self.bot.is_ready():
+            self._background(self._catch_up(), "catch-up")
+
     async def _catch_up(self) -> None:
         try:
             await self.bot.publisher.catch_up()

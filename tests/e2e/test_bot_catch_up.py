@@ -168,3 +168,31 @@ async def test_a_reminder_whose_post_was_lost_is_posted_after_the_restart(
     assert any(f"<@{u.id}>" in reminders[0].content for u in (alice, bob))
     assert turn_prompts(fake, thread)[-1].id == reminders[0].id  # it carries the turn button
     await fake.stop_bot(bot)
+
+
+async def test_moves_stored_elsewhere_are_shown_after_a_gateway_reconnect(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A move whose post another process (or an outage) lost: the next reconnect
+    (resumed, or identified anew after a long gap) catches the thread up."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob")]
+    await open_table(fake, users[0], users[1:])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    rng = Rng(9)
+    for resume in (True, False):
+        before = len(turn_prompts(fake, thread))
+        stored = await commit_while_down(url, game.id, 1, rng=rng, turns=1)
+        await fake.settle()
+        assert len(turn_prompts(fake, thread)) == before  # nobody told the bot
+        await fake.reconnect_gateway(resume=resume)
+        shown = await caught_up(fake, bot, game.id)
+        assert shown.version == stored.version
+        prompts = turn_prompts(fake, thread)
+        assert len(prompts) == before + 1
+        for user in acting_users(stored, users):
+            assert f"<@{user.id}>" in prompts[-1].content
+    await fake.stop_bot(bot)
