@@ -72,8 +72,6 @@ class Played:
 
     game: LoadedGame
     steps: list[Step] = field(default_factory=list)
-    acting_before: frozenset[PlayerId] = frozenset()
-    """Who had to act before these steps (to tell whether the turn passed)."""
 
     @property
     def events(self) -> list[Any]:
@@ -192,10 +190,7 @@ class Tables:
         if player != TIMER and game.seat_of(player) is None:
             raise NotInGame("You are not playing in this game.")
         submitted = await self.store.submit(game.id, player, action, None, precondition=still_open)
-        acting = engine_of(game).to_act(game.state)
-        return Played(
-            await self._after(game, submitted), [Step(player, action, submitted.events)], acting
-        )
+        return Played(await self._after(game, submitted), [Step(player, action, submitted.events)])
 
     async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
         """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""
@@ -212,10 +207,7 @@ class Tables:
             submitted = await self.store.submit(game.id, player, action, game.version)
         except Conflict:
             raise StaleBoard(await self.store.load(game.id)) from None
-        acting = engine_of(game).to_act(game.state)
-        return Played(
-            await self._after(game, submitted), [Step(player, action, submitted.events)], acting
-        )
+        return Played(await self._after(game, submitted), [Step(player, action, submitted.events)])
 
     async def _after(self, game: LoadedGame, submitted: Submitted) -> LoadedGame:
         """The game after a submit, without reading it back unless it just ended."""
@@ -245,5 +237,5 @@ class Tables:
             except Conflict:
                 continue  # someone moved meanwhile: decide again on the new position
             step = Step(player, action, submitted.events)
-            return Played(await self._after(game, submitted), [step], acting)
+            return Played(await self._after(game, submitted), [step])
         return None
