@@ -876,7 +876,8 @@ async def run(args: argparse.Namespace) -> None:
     async with FakeDiscord(validate_spec=False) as fake:
         fake.settle_after_interaction = False
         began = time.perf_counter()
-        env = {"DATABASE_URL": url, "TIMER_POLL_SECONDS": "1"}
+        # FLOOD_BURST=0: the players are scripts, faster than any person
+        env = {"DATABASE_URL": url, "TIMER_POLL_SECONDS": "1", "FLOOD_BURST": "0"}
         process = await fake.start_bot_process(ROOT / "bot.py", env=env, timeout=90)
         store = await storage.open(url)
         players = Players(fake, store)
