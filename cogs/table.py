@@ -55,8 +55,9 @@ PROMPT_ROOM = 400
 """Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
 LOG_DELAY = 3.0
 """Log lines that no turn prompt carried are posted this many seconds later."""
-BOARD_DELAY = 2.0
-"""A board one decision behind is brought up to date this many seconds later."""
+BOARD_DELAY = 1.0
+"""A board one decision behind is brought up to date this many seconds later (moves made
+meanwhile share the edit)."""
 MAX_BUTTON_CHOICES = 20
 RECENT_PICTURES = 64
 

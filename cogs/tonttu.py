@@ -574,19 +574,10 @@ class Tonttu(commands.Cog):
                 del self._panels[key]
 
     async def _start_phase(self, sync: Sync, reveal_from: int) -> None:
-        """The phase's private panels (once), its timers, and its message: the reveal
-        since version ``reveal_from`` and the status."""
-        game, shown, version = sync.game, sync.shown, sync.game.version
+        """The phase's timers, its message (the reveal since version ``reveal_from``, then
+        the status), then its private panels (once): the reveal does not wait for them."""
+        game, version = sync.game, sync.game.version
         state = game.state
-        dm_key = f"dm:{state.round}:{state.phase}"
-        if not is_race(state) and dm_key not in shown:
-            acting = self._acting_humans(game)
-            sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
-            for player, ok in zip(acting, sent, strict=True):
-                if not ok:
-                    sync.mark(f"dm_closed:{player}", version, 1)
-            sync.mark(dm_key, version)
-            game = sync.game = sync.game_with_marks()  # the status tells who was refused
         await self.table.schedule_timers(game)
         if state.mode == "speed" and state.phase == "pick":
             # a race everyone finished pointing in: its close timer has nothing to do
@@ -609,6 +600,19 @@ class Tonttu(commands.Cog):
         sync.mark(f"reveal:{state.round}:{state.phase}", reveal_from)
         sync.mark("phase", version, message.id)
         sync.mark("log", version, message.id)
+        dm_key = f"dm:{state.round}:{state.phase}"
+        if is_race(state) or dm_key in sync.shown:
+            return
+        acting = self._acting_humans(game)
+        sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
+        refused = [p for p, ok in zip(acting, sent, strict=True) if not ok]
+        for player in refused:
+            sync.mark(f"dm_closed:{player}", version, 1)
+        sync.mark(dm_key, version)
+        if refused:  # the phase's message tells them, this once
+            sync.game = sync.game_with_marks()
+            _, content, view = await self._phase_message(sync, reveal_from)
+            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
 
     async def _phase_message(
         self, sync: Sync, reveal_from: int
