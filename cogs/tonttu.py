@@ -582,10 +582,16 @@ class Tonttu(commands.Cog):
         if not is_race(state) and dm_key not in shown:
             acting = self._acting_humans(game)
             sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
+            marks: dict[str, tuple[int | None, int]] = {dm_key: (None, version)}
             for player, ok in zip(acting, sent, strict=True):
                 if not ok:
-                    sync.mark(f"dm_closed:{player}", version, 1)
-            sync.mark(dm_key, version)
+                    marks[f"dm_closed:{player}"] = (1, version)
+            # Stored now, before the phase message: a process killed while posting it
+            # must not send them again (a panel edited through its interaction is no
+            # DM with a nonce: the next process would DM the player a second copy).
+            await self.bot.store.set_marks(game.id, marks)
+            for key, (message_id, at) in marks.items():
+                sync.mark(key, at, message_id)
             game = sync.game = sync.game_with_marks()  # the status tells who was refused
         await self.table.schedule_timers(game)
         if state.mode == "speed" and state.phase == "pick":
