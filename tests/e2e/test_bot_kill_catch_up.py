@@ -178,6 +178,28 @@ class Players:
         self.panel = result.message
 
 
+async def prompted(
+    fake: FakeDiscord, store: Storage, thread: Any, game_id: int, user: FakeUser
+) -> None:
+    """Wait until this turn's prompt (mentioning ``user``) is in the thread and no post
+    is under way: the posts held next are the ones the coming decision causes."""
+
+    async def done() -> bool:
+        shown = (await store.load(game_id)).shown_versions
+        prompts = turn_prompts(fake, thread)
+        return (
+            bool(prompts)
+            and f"<@{user.id}>" in prompts[-1].content.splitlines()[-1]
+            and shown.get("log_intent", -1) <= shown.get("log", -1)
+        )
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 15
+    while not await done():
+        assert loop.time() < end, "the turn's prompt was never posted"
+        await asyncio.sleep(0.05)
+
+
 def hold_everything(fake: FakeDiscord, thread: Any) -> None:
     fake.hold(channel=thread)  # posts and edits in the thread
 
@@ -223,6 +245,7 @@ async def test_three_kills_with_posts_in_flight_in_one_workshop_game(
                 moves += 1
                 continue
             _, hold, drop = kills.pop(0)
+            await prompted(fake, store, thread, game.id, user)  # what is due is out
             before = {m.id for m in turn_prompts(fake, thread)}
             hold(fake, thread)
             await players.make(user, choice)  # answered; its publishing is held
@@ -249,7 +272,7 @@ async def test_three_kills_with_posts_in_flight_in_one_workshop_game(
             assert len(new) == 1, [m.content for m in new]
             for player in acting:
                 assert f"<@{player.id}>" in new[0].content.splitlines()[-1]
-            assert new[0] is fake.messages(thread)[-1]
+            assert new[0].id == fake.messages(thread)[-1].id
             assert not posted_twice(fake, thread)
             players.panel = None  # the old panel's interaction belonged to the killed bot
         assert not kills, f"the game ended before every kill ({moves} moves)"
