@@ -148,7 +148,9 @@ class Players:
         prefix = f"act:{game.id}:{game.version}:"
         if panel is None or not any(prefix in b["custom_id"] for b in panel.buttons()):
             # any prompt's button opens the panel of the current decision
-            opened = await self.fake.click(user, turn_prompts(self.fake, self.thread)[-1], "Take your turn")
+            opened = await self.fake.click(
+                user, turn_prompts(self.fake, self.thread)[-1], "Take your turn"
+            )
             panel = self.panel = opened.message
             assert panel is not None and opened.ephemeral
         buttons = [b["custom_id"] for b in panel.buttons() if b["custom_id"].startswith(prefix)]
@@ -255,9 +257,7 @@ async def test_three_kills_with_posts_in_flight_in_one_workshop_game(
             assert await fake.release(drop=drop) >= 1
             stored = await store.load(game.id)
             assert stored.version == game.version + 1  # the answered move was stored
-            acting = [
-                players.users[p] for p in sorted(get_game(stored.kind).to_act(stored.state))
-            ]
+            acting = [players.users[p] for p in sorted(get_game(stored.kind).to_act(stored.state))]
             await bot.start()
 
             def caught_up(stored: LoadedGame = stored, before: set[int] = before) -> bool:
@@ -422,7 +422,9 @@ async def test_a_kill_during_a_reminders_post_leaves_exactly_one_reminder(
         await fake.settle(quiet=0.5)  # a few timer polls: nothing more falls due
         (reminder,) = reminders()
         acting = get_game(game.kind).to_act(game.state)
-        assert any(f"<@{u.id}>" in reminder.content for u in (alice, bob) if human_player(u.id) in acting)
+        assert any(
+            f"<@{u.id}>" in reminder.content for u in (alice, bob) if human_player(u.id) in acting
+        )
         assert turn_prompts(fake, thread)[-1].id == reminder.id  # it carries the turn button
         assert not posted_twice(fake, thread)
         await bot.stop()
