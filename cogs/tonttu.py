@@ -606,9 +606,14 @@ class Tonttu(commands.Cog):
         acting = self._acting_humans(game)
         sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
         refused = [p for p, ok in zip(acting, sent, strict=True) if not ok]
-        for player in refused:
-            sync.mark(f"dm_closed:{player}", version, 1)
-        sync.mark(dm_key, version)
+        marks: dict[str, tuple[int | None, int]] = {dm_key: (None, version)}
+        marks.update({f"dm_closed:{p}": (1, version) for p in refused})
+        # Stored at once: a process killed before this round's marks are written must
+        # not send the panels again (one edited through its interaction has no nonce:
+        # the next process would DM the player a second copy).
+        await self.bot.store.set_marks(game.id, marks)
+        for name, (message_id, at) in marks.items():
+            sync.mark(name, at, message_id)
         if refused:  # the phase's message tells them, this once
             sync.game = sync.game_with_marks()
             _, content, view = await self._phase_message(sync, reveal_from)

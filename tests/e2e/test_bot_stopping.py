@@ -6,6 +6,7 @@ moves just answered are still being published. Then: a click arriving while the 
 stops is answered "restarting" (and changes nothing), the posts under way are let
 through and finish, the process exits with status 0, nothing in its log is a
 traceback, and every move a player was answered is stored and on its table's board.
+Started again, the bot finds every table current or brings it up to date by itself.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from cogs.gates import RESTARTING
+from cogs.publishing import Publisher
+from engine import get_game
 from storage import open as open_storage
 
 from .bot_helpers import turn_prompts
@@ -164,4 +167,24 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
                 m for m in fake.messages(tables[index][0]) if m.embeds and "Move" in m.text()
             )
             assert f"Move {stored.version}" in board.text()  # and its publishing finished
+
+    # Started again, the bot brings every table up to date by itself (issue 17): with
+    # the grace run out, the posts cancelled at the stop are made now.
+    process = await fake.start_bot_process("bot.py", env=env)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 5  # a generous bound for the wait, not a measurement
+    while behind := [
+        g.id for g in [await store.load(g.id) for g in games if g] if Publisher.behind(g)
+    ]:
+        assert loop.time() < end, f"tables still behind after the restart: {behind}"
+        await asyncio.sleep(0.05)
+    for index, game in enumerate(games):
+        assert game is not None
+        stored = await store.load(game.id)
+        board = next(m for m in fake.messages(tables[index][0]) if m.embeds and "Move" in m.text())
+        assert f"Move {stored.version}" in board.text()
+        prompt = turn_prompts(fake, tables[index][0])[-1]
+        acting = get_game(stored.kind).to_act(stored.state)
+        assert all(f"<@{p}>" in prompt.content for p in acting), prompt.content
+    assert await fake.stop_bot_process(process) == 0
     await store.close()
