@@ -239,7 +239,7 @@ class Publisher:
             game_id,
             error,
             delay,
-            exc_info=None if isinstance(error, DISCORD_DOWN | discord.HTTPException) else error,
+            exc_info=None if isinstance(error, (*DISCORD_DOWN, discord.HTTPException)) else error,
         )
         if not self.bot.is_closed():
             self._defer(game_id, delay)
