@@ -144,7 +144,8 @@ async def play_workshop(
         assert len(choices) == len(legal), panel.text()
         panels[player] = await choose(fake, user, panel, choices[rng.below(len(legal))])
         made += 1
-        game = await bot.store.load(game.id)
+        before, game = game.version, await bot.store.load(game.id)
+        assert game.version == before + 1  # answered, so stored: no move lost
     return game.id
 
 
