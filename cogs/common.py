@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from engine.core import RuleError
@@ -70,6 +72,10 @@ def sentence_for(error: Exception) -> str | None:
     return None
 
 
+DISCORD_DOWN = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutError)
+"""Discord answered 5xx (after discord.py's retries), or not at all."""
+
+
 async def guarded(
     interaction: discord.Interaction,
     work: Callable[[], Awaitable[None]],
@@ -79,10 +85,25 @@ async def guarded(
     """Run ``work``; turn an expected error into its sentence and a bug into an apology.
 
     Either way the game is unchanged: every write happens in one storage call that
-    either commits or raises.
+    either commits or raises. Except when Discord itself failed (down, unreachable):
+    then the move may be stored already while its answer could not be sent. That is
+    one line in the log, not a traceback (an outage would log one per click), no
+    apology (it could not be sent either), and the game's thread is synced anyway
+    (``game_id``): the handler asks for that only after answering, and the publisher
+    retries until Discord is back.
     """
     try:
         await work()
+    except DISCORD_DOWN as error:
+        log.warning(
+            "interaction %s (game %s, user %s): Discord could not be reached: %r",
+            interaction.id,
+            game_id,
+            interaction.user.id,
+            error,
+        )
+        if game_id is not None:
+            bot_of(interaction).publisher.request(game_id)
     except Exception as error:
         sentence = sentence_for(error)
         if sentence is None:

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from cogs.common import DISCORD_DOWN
 from engine import get_game
 from storage import GameInfo, LoadedGame, LoggedAction
 
@@ -181,11 +182,13 @@ class Publisher:
     def _request(self, game_id: int, flush: bool) -> asyncio.Future[None]:
         self._again[game_id] = self._again.get(game_id, False) or flush
         future = self._running.get(game_id)
-        if future is None:  # a graceful stop waits for it
-            future = self._running[game_id] = self.bot.background(
-                self._run(game_id), f"publish-{game_id}"
-            )
+        if future is None:
+            # The round's outcome goes to ``future`` (for ``sync``'s callers); the task
+            # itself ends quietly: ``_failed`` logged the error already (a traceback per
+            # retry of an outage would be a storm). A graceful stop waits for the task.
+            future = self._running[game_id] = asyncio.get_running_loop().create_future()
             future.add_done_callback(_retrieve)
+            self.bot.background(self._run(game_id, future), f"publish-{game_id}")
         return future
 
     def _defer(self, game_id: int, seconds: float) -> None:
@@ -204,7 +207,7 @@ class Publisher:
 
         self._deferred[game_id] = loop.call_later(seconds, fire)
 
-    async def _run(self, game_id: int) -> None:
+    async def _run(self, game_id: int, future: asyncio.Future[None]) -> None:
         try:
             while game_id in self._again:
                 flush = self._again.pop(game_id)
@@ -213,12 +216,16 @@ class Publisher:
                 except Exception as error:
                     self._again.pop(game_id, None)
                     self._failed(game_id, error)
-                    raise
+                    future.set_exception(error)
+                    return
                 self._failures.pop(game_id, None)
                 if later is not None:
                     self._defer(game_id, later)
+            future.set_result(None)
         finally:
             self._running.pop(game_id, None)
+            if not future.done():  # cancelled (the bot stopped)
+                future.cancel()
 
     def _failed(self, game_id: int, error: Exception) -> None:
         """Try again later: the moves are stored, only the thread is behind."""
@@ -228,7 +235,11 @@ class Publisher:
         if isinstance(error, discord.Forbidden):
             delay = max(delay, 60.0)  # a missing permission is not given back in seconds
         log.warning(
-            "game %s: the thread could not be updated (%s); again in %ss", game_id, error, delay
+            "game %s: the thread could not be updated (%r); again in %ss",
+            game_id,
+            error,
+            delay,
+            exc_info=None if isinstance(error, (*DISCORD_DOWN, discord.HTTPException)) else error,
         )
         if not self.bot.is_closed():
             self._defer(game_id, delay)

@@ -104,6 +104,8 @@ class Cluster:
             "TIMER_POLL_SECONDS": "0.2",
             "BOT_CLOCK_OFFSET_FILE": str(self.offset_file),
             "FLOOD_BURST": "0",  # the players are scripts, faster than any person
+            # one token, several processes: each gets its share of Discord's 50/s
+            "REST_BUDGET_PER_SECOND": str(45 // len(PROCESSES)),
         }
         self.processes[name] = await self.fake.start_bot_process(
             CLOCKED_BOT, env=env, shards=self.shards_of(name), timeout=60
