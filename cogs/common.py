@@ -76,6 +76,107 @@ DISCORD_DOWN = (discord.DiscordServerError, aiohttp.ClientError, asyncio.Timeout
 """Discord answered 5xx (after discord.py's retries), or not at all."""
 
 
+ANSWER_WITHIN = 1.5
+"""Seconds a click's handler may take before its answer is deferred (Discord shows
+"This interaction failed" when a click is not answered within 3 s)."""
+
+
+class LateResponse(discord.InteractionResponse):
+    """A click's response that defers itself when the handler is slow.
+
+    A click's handler usually writes to storage before it answers. When storage or the
+    machine is slow (a busy database, a loaded host), :func:`guarded` calls
+    :meth:`defer_if_silent` after :data:`ANSWER_WITHIN` seconds: a deferred update
+    (no visible change) keeps the click alive, and the handler's answer, whenever it
+    comes, is turned into what is allowed after a deferral: ``edit_message`` edits the
+    original message, ``send_message`` becomes a followup. One lock serialises the two,
+    so the click is answered exactly once. Fast handlers never notice.
+    """
+
+    __slots__ = ("_lock", "late")
+
+    def __init__(self, parent: discord.Interaction) -> None:
+        super().__init__(parent)
+        self._lock = asyncio.Lock()
+        self.late = False
+        """Whether this response deferred itself (the handler's answer comes after)."""
+
+    async def defer_if_silent(self) -> None:
+        async with self._lock:
+            if not self.is_done():
+                self.late = True
+                await super().defer()
+
+    async def defer(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._lock:
+            if not self.late:
+                return await super().defer(*args, **kwargs)
+            return None
+
+    async def send_message(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._lock:
+            if not self.late:
+                return await super().send_message(*args, **kwargs)
+        kwargs.pop("delete_after", None)
+        if args:
+            kwargs["content"] = args[0]
+        if kwargs.get("content") is None:
+            kwargs.pop("content", None)
+        return await self._parent.followup.send(**kwargs)
+
+    async def edit_message(self, **kwargs: Any) -> Any:
+        async with self._lock:
+            if not self.late:
+                return await super().edit_message(**kwargs)
+        kwargs.pop("delete_after", None)
+        kwargs.pop("suppress_embeds", None)
+        return await self._parent.edit_original_response(**kwargs)
+
+    async def send_modal(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._lock:
+            if not self.late:
+                return await super().send_modal(*args, **kwargs)
+        await self._parent.followup.send(
+            "That took me too long; please click again.", ephemeral=True
+        )
+        return None
+
+
+def answer_late(interaction: discord.Interaction) -> asyncio.Task[None] | None:
+    """For a click: defer its answer if the handler has not answered it in time.
+
+    Returns the watching task (see :func:`guarded`), ``None`` when the interaction is not
+    a click or was answered already. Commands are not deferred this way: whether their
+    answer is private is known only to the handler.
+    """
+    if interaction.type is not discord.InteractionType.component:
+        return None
+    current = interaction.response
+    if current.is_done():
+        return None
+    response = LateResponse(interaction)
+    interaction._cs_response = response  # type: ignore[attr-defined]
+
+    async def watch() -> None:
+        await asyncio.sleep(ANSWER_WITHIN)
+        await response.defer_if_silent()
+
+    return asyncio.create_task(watch())
+
+
+async def _stop_watching(
+    watch: asyncio.Task[None] | None, interaction: discord.Interaction
+) -> None:
+    if watch is None:
+        return
+    response = interaction.response
+    if not (isinstance(response, LateResponse) and response.late):
+        watch.cancel()
+    (outcome,) = await asyncio.gather(watch, return_exceptions=True)
+    if isinstance(outcome, Exception):  # the deferral failed (e.g. too late already)
+        log.warning("interaction %s: could not defer: %r", interaction.id, outcome)
+
+
 async def guarded(
     interaction: discord.Interaction,
     work: Callable[[], Awaitable[None]],
@@ -90,8 +191,21 @@ async def guarded(
     one line in the log, not a traceback (an outage would log one per click), no
     apology (it could not be sent either), and the game's thread is synced anyway
     (``game_id``): the handler asks for that only after answering, and the publisher
-    retries until Discord is back.
+    retries until Discord is back. A slow click is deferred in time (:func:`answer_late`).
     """
+    watch = answer_late(interaction)
+    try:
+        await _guarded(interaction, work, game_id=game_id)
+    finally:
+        await _stop_watching(watch, interaction)
+
+
+async def _guarded(
+    interaction: discord.Interaction,
+    work: Callable[[], Awaitable[None]],
+    *,
+    game_id: int | None,
+) -> None:
     try:
         await work()
     except DISCORD_DOWN as error:

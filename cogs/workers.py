@@ -169,6 +169,7 @@ class WorkerPool:
                 process.join(TERMINATE_WAIT)
                 if process.is_alive():
                     process.kill()
+                    process.join(TERMINATE_WAIT)  # reaped: no longer alive once this returns
                     process.join(TERMINATE_WAIT)
 
     def _lost(self, executor: ProcessPoolExecutor, error: BaseException) -> None:
