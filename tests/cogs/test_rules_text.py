@@ -5,6 +5,7 @@ Discord's limits."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import discord
 import pytest
@@ -23,6 +24,8 @@ from engine.tonttu.data import (
     CATEGORIES,
     GIFT_CATEGORY_ID,
     GIFT_NAMES,
+    GIFT_NEEDS,
+    HOME_MATERIAL,
     MATERIAL_COPIES,
     MATERIAL_NAMES,
     MATERIAL_TYPE,
@@ -35,6 +38,10 @@ EMBED_TITLE, EMBED_DESCRIPTION, EMBED_TOTAL = 256, 4096, 6000
 EMBED_FIELDS, FIELD_NAME, FIELD_VALUE = 25, 256, 1024
 CHOICES, CHOICE_NAME, CHOICE_VALUE = 25, 100, 100
 
+toys_per_size = Counter(COMPONENTS.toy_points)
+gold_gifts = Counter(
+    CATEGORIES[GIFT_CATEGORY_ID[g]] for g, n in enumerate(GIFT_NEEDS) if "Gold" in n
+)
 reindeer_table = ", ".join(
     f"{n} → {workshop_rules.REINDEER_POINTS[n]}{' point' if n == 1 else ''}"
     for n in range(1, len(workshop_rules.REINDEER_POINTS))
@@ -112,6 +119,8 @@ FACTS: dict[str, list[str]] = {
         "you score 1 point",
         "even if it fits",
         "tokens on a toy never move",
+        "none of your toys can use are donated for you",
+        f"({COMPONENTS.toy_count}, {max(toys_per_size.values())} of each size)",
         "3 tokens and score 4 points",
         "5 tokens and 7 points",
         "7 tokens and 11 points",
@@ -151,6 +160,8 @@ FACTS: dict[str, list[str]] = {
         f"({len(GIFT_NAMES)})",
         *CATEGORIES,
         "2 to 4 material cards",
+        *(f"most {category} need {home}" for category, home in HOME_MATERIAL.items()),
+        f"only {max(gold_gifts.values())} gifts of each category need Gold",
         f"{tonttu_rules.GIFTS_PER_PLAYER} gifts per player",
         f"a hand of {tonttu_rules.HAND_SIZE} material cards",
         "1 face-up and 1 face-down",
@@ -158,6 +169,7 @@ FACTS: dict[str, list[str]] = {
         "one face-down material card per player",
         "rotation card starts on left",
         "never holds more than one face-down card",
+        "hand sizes and who has already chosen",
         "speed",
     ],
     "round": [  # T-2
@@ -200,6 +212,7 @@ FACTS: dict[str, list[str]] = {
         "first valid point at a card wins it at once",
         "pays exactly the cards",
         "wasted",
+        "A gift won leaves its place empty until the end of the round",
         "everyone has pointed or the table's timer runs out",
     ],
     "tonttu-end": [  # T-2.3, T-2.5, T-5
@@ -228,6 +241,7 @@ def every_text() -> dict[str, str]:
 
 
 def test_each_topic_names_the_rules_that_decide_a_game() -> None:
+    assert len(set(toys_per_size.values())) == 1 and len(set(gold_gifts.values())) == 1
     assert set(FACTS) == set(RULE_TOPICS), "every topic has its facts, and only topics"
     missing = {
         key: [fact for fact in facts if fact.lower() not in rules_summary(key).lower()]
@@ -266,7 +280,7 @@ def test_the_worked_examples_agree_with_the_engines() -> None:
     # Paint ×2 + Gold: 4 against 4 (a tie); with one Paint less Ben offers 3.
     text = rules_summary("resolve")
     assert "a gift needs Wood, Wood, Paint" in text
-    gift = tonttu_rules.GIFT_NEEDS.index(("Wood", "Wood", "Paint"))
+    gift = GIFT_NEEDS.index(("Wood", "Wood", "Paint"))
 
     def cards(*names: str) -> list[int]:
         pool = {
