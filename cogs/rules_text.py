@@ -288,8 +288,8 @@ TOPICS: tuple[Topic, ...] = (
         "end of the game and scoring",
         # T-2.3, T-2.5, T-5
         "**The game ends** at the end of a round in either case:\n"
-        "• the gift stack runs out: the refill at the end of a round takes its last "
-        "gift (the gifts still in the middle are not played for), or\n"
+        "• the gift stack runs out: the refill at the end of a round empties it (the "
+        "gifts still in the middle are not played for), or\n"
         "• 10 rounds in a row pass without anyone winning a gift.\n"
         "Either way it is scored normally.\n"
         "**Gifts**: your 1st gift (in the order you won them) scores 1 point, your 2nd "
