@@ -34,7 +34,7 @@ from cogs.render import (
     render_board_png,
     title_of,
 )
-from cogs.rules_text import RULE_TOPICS, rules_summary
+from cogs.rules_text import RULE_TOPICS, rules_embed
 from cogs.service import (
     MAX_AI_STEPS,
     Played,
@@ -800,7 +800,7 @@ class Table(commands.Cog):
             allowed_mentions=NO_MENTIONS,
         )
 
-    @app_commands.command(name="rules", description="Short rules summaries.")
+    @app_commands.command(name="rules", description="The rules of both games, by topic.")
     @app_commands.describe(topic="Which part of the rules")
     @app_commands.choices(
         topic=[app_commands.Choice(name=label, value=key) for key, label in RULE_TOPICS.items()]
@@ -808,9 +808,8 @@ class Table(commands.Cog):
     async def rules(
         self, interaction: discord.Interaction, topic: app_commands.Choice[str] | None = None
     ) -> None:
-        await guarded(
-            interaction, lambda: reply(interaction, rules_summary(topic.value if topic else None))
-        )
+        chosen = topic.value if topic else None
+        await guarded(interaction, lambda: reply(interaction, embed=rules_embed(chosen)))
 
 
 COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = [
