@@ -1,4 +1,11 @@
-"""Words for Santa's Workshop: menu labels, log lines, and the board as text."""
+"""Words for Santa's Workshop: menu labels, log lines, and the board as text.
+
+The board is a list of blocks (:func:`board_blocks`: the heading with the pending
+decision, the stations, the Mail Room, the rest of the table, each player, a legend)
+joined by blank lines, so that the terminal game can reprint only the blocks that
+changed. Sentences about the seat named "You" (the terminal player) use the verb's
+plain form: "You place an Elf", "Ann places an Elf".
+"""
 
 from __future__ import annotations
 
@@ -84,7 +91,7 @@ def _says(who: str, verb: str) -> str:
 
 
 def points(n: int) -> str:
-    """ "1 point", "2 points", "-1 point"."""
+    """A number of points in words: ``1 point``, ``2 points``."""
     return f"{n} point" if abs(n) == 1 else f"{n} points"
 
 
