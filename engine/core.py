@@ -8,7 +8,7 @@ applied actions replays a game exactly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from keyword import iskeyword
 from types import UnionType
@@ -24,7 +24,7 @@ from typing import (
     runtime_checkable,
 )
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 PlayerId = str
 """A seat's owner: a Discord user id as a string, or ``ai:N`` for a computer seat."""
@@ -533,6 +533,67 @@ class Game(Protocol):
     def render_text(self, view: Any, names: Mapping[PlayerId, str]) -> str:
         """The board as plain text (terminal play, accessible fallback)."""
         ...
+
+
+def check_action(action: Any, kinds: Collection[type[BaseModel]], title: str) -> None:
+    """Raise :class:`IllegalAction` unless ``action`` is one of the game's actions, well formed.
+
+    ``kinds`` are the game's action classes. An action must be an instance of one of
+    them (not a dict, ``None``, a string, another game's action, a subclass) whose
+    field values are what parsing its JSON would give: ``model_construct`` and other
+    ways around validation can build, say, a ``PlaceElf`` for a station that does not
+    exist, which would otherwise reach the rules as a ``KeyError``. The check
+    re-validates the fields strictly (no coercion: ``True`` is not the number 1), so
+    call it only for actions that are not the game's own prebuilt, known-valid objects.
+
+    >>> from typing import Literal
+    >>> class Go(Model):
+    ...     kind: Literal["go"] = "go"
+    ...     steps: int
+    >>> check_action(Go(steps=2), [Go], "Demo")
+    >>> check_action({"kind": "go", "steps": 2}, [Go], "Demo")
+    Traceback (most recent call last):
+    engine.core.IllegalAction: That is not a move in Demo: a dict is not one of its actions.
+    >>> check_action(Go.model_construct(steps="far"), [Go], "X")
+    Traceback (most recent call last):
+    engine.core.IllegalAction: That is not a move in X: the steps of a Go must be a valid integer.
+    """
+    kind = type(action)
+    if kind not in kinds:
+        raise IllegalAction(
+            f"That is not a move in {title}: {_a(action)} is not one of its actions."
+        )
+    try:
+        kind.model_validate(dict(action.__dict__), strict=True)
+    except ValidationError as error:
+        raise IllegalAction(
+            f"That is not a move in {title}: {_first_problem(kind.__name__, error)}."
+        ) from None
+
+
+def _a(value: Any) -> str:
+    """``None``, ``a dict``, ``an int``: what a value is, for a sentence."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _first_problem(kind: str, error: ValidationError) -> str:
+    """The first field error of a validation, as words: "the steps of a Go must be …"."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "value"
+    message = first["msg"]
+    if message.startswith("Input should be "):
+        message = "must be " + message.removeprefix("Input should be ")
+    elif first["type"] == "missing":
+        message = "is missing"
+    elif first["type"] == "extra_forbidden":
+        message = "is not one of its fields"
+    else:
+        message = "is wrong: " + message[:1].lower() + message[1:]
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"the {field} of {article} {kind} {message}"
 
 
 def check_can_act(game: Game, state: StateBase, player: PlayerId) -> None:

@@ -148,6 +148,8 @@ def determinize(view: WorkshopView, rng: Rng) -> WorkshopState:
         )
     over = view.over
     turn = sum(3 - pv.elves_left for pv in view.players) if not over else 3 * n
+    if not over and pending.decision != "station":
+        turn -= 1  # the view counts the Elf whose decisions are pending as placed
     batch = tuple(pending.tokens.get(m, 0) for m in MATERIALS)
     return WorkshopState(
         game="workshop",

@@ -66,7 +66,7 @@ from engine.workshop.rules import (
     parse_action,
     parse_options,
 )
-from engine.workshop.text import describe_action, describe_event, render_text
+from engine.workshop.text import describe_action, describe_event, render_text, terminal_board
 from engine.workshop.view import build_view
 
 OVER = Phase.OVER
@@ -144,6 +144,12 @@ class WorkshopGame:
 
     def render_text(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
         return render_text(view, names)
+
+    def terminal_board(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+        """The board for ``python -m engine play``: ``render_text`` without what the
+        menu below it lists anyway (optional; the terminal game falls back to
+        ``render_text``)."""
+        return terminal_board(view, names)
 
 
 GAME = WorkshopGame()

@@ -23,6 +23,7 @@ from engine.core import (
     PlayerId,
     Rng,
     _lean_evolve,
+    check_action,
     check_can_act,
     constructor,
     evolve,
@@ -419,8 +420,10 @@ def refusal(s: WorkshopState, action: Any) -> str:
         return "That toy cannot take those tokens."
     if isinstance(action, TakeToy) and s.phase == P_MAIL:
         return "That toy card cannot be taken."
-    if isinstance(action, StopTaking):
-        return "You must take at least one before you stop."
+    if isinstance(action, StopTaking) and s.phase in (P_MAIL, P_DONATION):
+        # W-3.3 / W-3.2: a visit may end early only after the first card or token
+        what = "toy card" if s.phase == P_MAIL else "donated token"
+        return f"Take at least one {what} before you stop."
     return f"That is not possible now: you must {expected}."
 
 
@@ -938,11 +941,22 @@ def apply_action(
         if candidate is action:
             break
     else:
-        if action not in legal:
-            raise IllegalAction(refusal(s, action))
+        action = legal_equal(s, legal, action)
     tx = _Tx(s)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
+
+
+def legal_equal(s: WorkshopState, legal: Sequence[Any], action: Any) -> Any:
+    """The prebuilt legal action equal to ``action`` (one parsed from JSON, say), or
+    :class:`IllegalAction` with a sentence: for anything that is not a well-formed
+    action of this game first (``engine.core.check_action``), then for a move the
+    rules do not allow here. The handlers then only ever see the prebuilt objects."""
+    check_action(action, HANDLERS, "Santa's Workshop")
+    for candidate in legal:
+        if candidate == action:
+            return candidate
+    raise IllegalAction(refusal(s, action))
 
 
 def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:

@@ -1,4 +1,11 @@
-"""Words for Santa's Workshop: menu labels, log lines, and the board as text."""
+"""Words for Santa's Workshop: menu labels, log lines, and the board as text.
+
+The board is a list of blocks (:func:`board_blocks`: the heading with the pending
+decision, the stations, the Mail Room, the rest of the table, each player, a legend)
+joined by blank lines, so that the terminal game can reprint only the blocks that
+changed. Sentences about the seat named "You" (the terminal player) use the verb's
+plain form: "You place an Elf", "Ann places an Elf".
+"""
 
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ from engine.workshop.models import (
     Phase,
     PlaceElf,
     PlaceTokens,
+    PlayerView,
     ReindeerTaken,
     Scored,
     StopTaking,
@@ -63,10 +71,32 @@ ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 LETTERS = {"wood": "W", "metal": "M", "fabric": "F", "assembly": "A"}
 
 
+YOU = "You"
+"""The display name of the reader's own seat (the terminal game's): sentences about
+that seat take the verb's plain form ("You place", not "You places")."""
+
+
 def _name(names: Mapping[PlayerId, str], player: PlayerId | None) -> str:
     if player is None:
         return "nobody"
     return names.get(player, player)
+
+
+def _says(who: str, verb: str) -> str:
+    """``who`` and the verb agreeing with it: "Ann places", "You place", "You are"."""
+    if who != YOU:
+        return f"{who} {verb}"
+    plain = {"is": "are", "has": "have"}.get(verb) or verb.removesuffix("s")
+    return f"{who} {plain}"
+
+
+def points(n: int) -> str:
+    """A number of points in words: ``1 point``, ``2 points``."""
+    return f"{n} point" if abs(n) == 1 else f"{n} points"
+
+
+def elves(n: int) -> str:
+    return "no Elves" if n == 0 else ("1 Elf" if n == 1 else f"{n} Elves")
 
 
 def _title(material: str) -> str:
@@ -87,7 +117,7 @@ def requirement_text(requires: Mapping[str, int], placed: Mapping[str, int] | No
 
 def _toy_label(card: int) -> str:
     req = dict(zip(MATERIALS, C.toy_req[card], strict=True))
-    return f"{C.toy_names[card]} ({requirement_text(req)}, {C.toy_points[card]} pts)"
+    return f"{C.toy_names[card]} ({requirement_text(req)}, {points(C.toy_points[card])})"
 
 
 def describe_action(
@@ -142,7 +172,7 @@ def describe_action(
             f" (needs {need}){done}"
         )
     if isinstance(action, DonateTokens):
-        return f"Donate {action.count} {_title(action.material)} (+{action.count} points)"
+        return f"Donate {action.count} {_title(action.material)} (+{points(action.count)})"
     if isinstance(action, ChooseOrnament):
         left = len(s.ornaments[C.colours.index(action.colour)])
         return f"Take a {action.colour} ornament ({left} left, reward hidden)"
@@ -166,115 +196,159 @@ def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
         name = STATION_NAMES[event.station]
         capacity = CAPACITY[STATION_INDEX[event.station]]
         where = f"{name} ({ORDINALS[event.space]} space)" if capacity > 1 else name
-        return f"{who} places an Elf at the {where}."
+        return f"{_says(who, 'places')} an Elf at the {where}."
     if isinstance(event, Scored):
-        sign = "+" if event.points >= 0 else ""
-        detail = f": {event.detail}" if event.detail else ""
-        return f"{who} scores {sign}{event.points} ({event.reason}{detail})."
+        detail, why = event.detail, str(event.reason)
+        if detail:  # "(Inspection 1, Cheer 3)", not "(inspection: Inspection 1, Cheer 3)"
+            why = detail if why in detail.lower() else f"{why}: {detail}"
+        return f"{_says(who, 'scores')} {points(event.points)} ({why})."
     if isinstance(event, TokensReceived):
-        text = f"{who} receives {event.count} {_title(event.material)}"
+        text = f"{_says(who, 'receives')} {event.count} {_title(event.material)}"
         if event.short:
             text += f" ({event.short} fewer: the supply ran out)"
         return text + "."
     if isinstance(event, ChoiceLost):
-        return f"{who} gets {event.count} fewer Materials: Wood, Metal and Fabric are all gone."
+        return (
+            f"{_says(who, 'gets')} {event.count} fewer Materials: "
+            "Wood, Metal and Fabric are all gone."
+        )
     if isinstance(event, TokensPlaced):
         source = " from the Donation Center" if event.from_donation else ""
-        return f"{who} puts {event.count} {_title(event.material)}{source} on {event.toy}."
+        return (
+            f"{_says(who, 'puts')} {event.count} {_title(event.material)}{source} on {event.toy}."
+        )
     if isinstance(event, TokensDonated):
-        why = " (no toy needs it)" if event.automatic else ""
-        return f"{who} donates {event.count} {_title(event.material)}{why}."
+        auto = " (no toy needs it)" if event.automatic else ""
+        return f"{_says(who, 'donates')} {event.count} {_title(event.material)}{auto}."
     if isinstance(event, ToyTaken):
         source = "the deck" if event.slot is None else f"Mail Room slot {event.slot + 1}"
-        return f"{who} takes {event.toy} from {source}."
+        return f"{_says(who, 'takes')} {event.toy} from {source}."
     if isinstance(event, DeckReshuffled):
         return f"The sleigh's {event.cards} toys are shuffled into a new toy deck."
     if isinstance(event, ToyCompleted):
-        return f"{who} completes {event.toy}!"
+        return f"{_says(who, 'completes')} {event.toy}!"
     if isinstance(event, ReindeerTaken):
-        return f"{who} takes a reindeer from the Stables."
+        return f"{_says(who, 'takes')} a reindeer from the Stables."
     if isinstance(event, OrnamentRevealed):
-        return f"{who} takes a {event.colour} ornament: {event.reward}."
+        return f"{_says(who, 'takes')} a {event.colour} ornament: {event.reward}."
     if isinstance(event, OrnamentPlaced):
         space = C.tree_spaces[C.tree_space_ids.index(event.space)]
-        return f"{who} hangs the {event.colour} ornament on '{space.label}'."
+        return f"{_says(who, 'hangs')} the {event.colour} ornament on '{space.label}'."
     if isinstance(event, DayEnded):
         text = f"Day {event.day} ends; {event.stalls_revealed} reindeer revealed in the Stables."
         if event.first_player is not None:
-            text += f" {_name(names, event.first_player)} is first player."
+            text += f" {_says(_name(names, event.first_player), 'is')} first player."
         return text
     if isinstance(event, Inspection):
         cheer = ", ".join(f"{_name(names, p)} {c}" for p, c in event.cheer.items())
         return f"Santa's Inspection {event.number}: Cheer {cheer}."
     if isinstance(event, GameEnded):
         winners = " and ".join(_name(names, p) for p in event.winners)
-        return f"The game is over. Winner: {winners}."
+        label = "Winners" if len(event.winners) > 1 else "Winner"
+        return f"The game is over. {label}: {winners}."
     return ""
 
 
 def _toy_line(toy: ToyView, progress: bool) -> str:
     req = requirement_text(toy.requires, toy.placed if progress else None)
-    return f"{toy.name} [{req}] {toy.points} pts"
+    return f"{toy.name} [{req}] {points(toy.points)}"
 
 
-def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
-    lines = []
-    head = f"Day {view.day} of 6 ({view.date}), first player {_name(names, view.first_player)}"
-    if view.over:
-        head = "Game over"
-    lines.append(f"=== Santa's Workshop: {head} ===")
-    if not view.over:
-        p = view.pending
-        doing = DECISION_TEXT.get(p.decision, p.decision)
-        lines.append(f"To act: {_name(names, p.player)}, {doing}")
-        extra = []
-        if p.tokens:
-            extra.append(
-                "tokens in hand " + ", ".join(f"{n} {_title(m)}" for m, n in p.tokens.items())
-            )
-        if p.materials_to_choose:
-            extra.append(f"{p.materials_to_choose} Materials of choice to name")
-        if p.ornament:
-            extra.append(f"ornament in hand: {p.ornament.colour} ({p.ornament.reward})")
-        if extra:
-            lines.append("  " + "; ".join(extra))
-    lines.append("Stations:")
+LEGEND = (
+    "Legend: * first player · W Wood, M Metal, F Fabric, A Assembly (tokens; W1/2: 1 of 2"
+    " placed) · cheer: completed toys + ornaments at each Inspection"
+)
+
+
+def board_blocks(view: WorkshopView, names: Mapping[PlayerId, str]) -> list[str]:
+    """The board as text, in blocks: the heading with the pending decision, the
+    stations, the Mail Room, the rest of the table, one block per player, the legend.
+    ``render_text`` joins them with blank lines; the terminal reprints only the blocks
+    that changed."""
+    head = [_heading(view, names)]
+    stations = ["Stations:"]
     for st in view.stations:
         who = ", ".join(_name(names, o) for o in st.occupants) or "-"
         cap = "open" if st.capacity is None else f"{len(st.occupants)}/{st.capacity}"
-        lines.append(f"  {st.name:<30} {cap:>5}  {who}")
-    lines.append(f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):")
+        stations.append(f"  {st.name:<30} {cap:>5}  {who}")
+    mail = [f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):"]
     for k, slot in enumerate(view.mail_slots):
-        lines.append(f"  {k + 1}. " + (_toy_line(slot, False) if slot else "(empty)"))
+        mail.append(f"  {k + 1}. " + (_toy_line(slot, False) if slot else "(empty)"))
     stalls = ", ".join(s or "(empty)" for s in view.stalls)
-    lines.append(f"Stables: {stalls} (deck {view.reindeer_deck_size})")
-    lines.append("Ornaments left: " + ", ".join(f"{c} {n}" for c, n in view.ornaments_left.items()))
-    lines.append(
-        "Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply)
-    )
-    for pl in view.players:
-        mark = "*" if pl.player == view.first_player else " "
-        lines.append(
-            f"{mark}{_name(names, pl.player)}: {pl.score} pts, elves left {pl.elves_left}, "
-            f"reindeer {pl.reindeer_count}"
-            + (f" ({', '.join(pl.reindeer)})" if pl.reindeer is not None else "")
-            + (f", cheer {pl.cheer}" if pl.cheer else "")
-        )
-        for toy in pl.unfinished:
-            lines.append(f"    building {_toy_line(toy, True)}")
-        if pl.completed:
-            lines.append("    completed: " + ", ".join(t.name for t in pl.completed))
-        tree = [
-            f"{sp.label}: {sp.ornament.colour} ({sp.ornament.reward})" if sp.ornament else None
-            for sp in pl.tree
-        ]
-        hung = [t for t in tree if t]
-        lines.append(f"    tree {pl.ornaments}/6" + (": " + "; ".join(hung) if hung else ""))
+    table = [
+        f"Stables: {stalls} (deck {view.reindeer_deck_size})",
+        "Ornaments left: " + ", ".join(f"{c} {n}" for c, n in view.ornaments_left.items()),
+        "Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply),
+    ]
+    blocks = ["\n".join(head), "\n".join(stations), "\n".join(mail), "\n".join(table)]
+    blocks += [_player_block(view, pl, names) for pl in view.players]
+    blocks.append(LEGEND)
+    return blocks
+
+
+def _heading(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+    if view.over:
+        return "=== Santa's Workshop: Game over ==="
+    day = f"Day {view.day} of 6 ({view.date}), first player {_name(names, view.first_player)}"
+    lines = [f"=== Santa's Workshop: {day} ==="]
+    p = view.pending
+    doing = DECISION_TEXT.get(p.decision, p.decision)
+    actor = next((pl for pl in view.players if pl.player == p.player), None)
+    left = f"; {elves(actor.elves_left)} left today" if actor is not None else ""
+    lines.append(f"To act: {_name(names, p.player)}, {doing}{left}")
+    extra = []
+    if p.tokens:
+        extra.append("tokens in hand " + ", ".join(f"{n} {_title(m)}" for m, n in p.tokens.items()))
+    if p.materials_to_choose:
+        extra.append(f"{p.materials_to_choose} Materials of choice to name")
+    if p.ornament:
+        extra.append(f"ornament in hand: {p.ornament.colour} ({p.ornament.reward})")
+    if extra:
+        lines.append("  " + "; ".join(extra))
     return "\n".join(lines)
+
+
+def _player_block(view: WorkshopView, pl: PlayerView, names: Mapping[PlayerId, str]) -> str:
+    mark = "*" if pl.player == view.first_player else " "
+    reindeer = f"{pl.reindeer_count} reindeer"
+    if pl.reindeer:  # the names: in the owner's own view only (W-7.2)
+        reindeer += f" ({', '.join(pl.reindeer)})"
+    line = f"{mark}{_name(names, pl.player)}: {points(pl.score)}, "
+    if not view.over:
+        line += f"{elves(pl.elves_left)} left, "
+    line += reindeer
+    if pl.cheer:
+        line += ", cheer " + " and ".join(str(c) for c in pl.cheer)
+    lines = [line]
+    for toy in pl.unfinished:
+        lines.append(f"    building {_toy_line(toy, True)}")
+    if pl.completed:
+        lines.append("    completed: " + ", ".join(t.name for t in pl.completed))
+    tree = [
+        f"{sp.label}: {sp.ornament.colour} ({sp.ornament.reward})" if sp.ornament else None
+        for sp in pl.tree
+    ]
+    hung = [t for t in tree if t]
+    lines.append(f"    tree {pl.ornaments}/6" + (": " + "; ".join(hung) if hung else ""))
+    return "\n".join(lines)
+
+
+def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+    return "\n\n".join(board_blocks(view, names))
+
+
+def terminal_board(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+    """``render_text`` for the terminal game: while the reader takes toy cards, the
+    Mail Room's toys are in the menu of choices below it, so the board leaves them out
+    (the toy list is shown once)."""
+    blocks = board_blocks(view, names)
+    if view.pending.decision == "mail" and view.viewer == view.pending.player:
+        blocks[2] = blocks[2].split("\n")[0].removesuffix(":") + ": its toys are your choices below"
+    return "\n\n".join(blocks)
 
 
 def _tokens(counts: Mapping[str, int]) -> str:
     return " ".join(f"{LETTERS[m]}{n}" for m, n in counts.items())
 
 
-__all__ = ["Phase", "describe_action", "describe_event", "render_text"]
+__all__ = ["Phase", "describe_action", "describe_event", "render_text", "terminal_board"]

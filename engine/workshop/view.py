@@ -71,6 +71,9 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
         )
         for i, name in enumerate(STATIONS)
     ]
+    # W-2.2: an Elf counts as placed as soon as it stands on its station, though its
+    # decisions (tokens, toys, …) are still pending and the turn has not yet passed
+    placing = acting if s.phase != Phase.STATION else None
     players = []
     for i, (player, seat) in enumerate(zip(s.players, s.seats, strict=True)):
         own = viewer == player
@@ -79,7 +82,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
                 player=player,
                 seat=i,
                 score=seat.score,
-                elves_left=0 if over else elves_left(s, i),
+                elves_left=0 if over else elves_left(s, i) - (i == placing),
                 unfinished=[toy_view(toy[0], toy[1:]) for toy in seat.toys],
                 completed=[toy_view(card, C.toy_req[card]) for card in seat.completed],
                 tree=[

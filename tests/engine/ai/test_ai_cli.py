@@ -34,8 +34,9 @@ def test_simulate_seats_set_the_player_count() -> None:
 
 def test_simulate_rejects_an_unknown_level() -> None:
     out = io.StringIO()
-    assert main(["simulate", "--seats", "greedy,genius"], out=out) == 2
-    assert "Unknown level(s) genius" in out.getvalue()
+    err = io.StringIO()
+    assert main(["simulate", "--seats", "greedy,genius"], out=out, err=err) == 2
+    assert "Unknown level(s) genius" in err.getvalue() and not out.getvalue()
 
 
 def test_play_against_greedy_opponents() -> None:
@@ -45,4 +46,4 @@ def test_play_against_greedy_opponents() -> None:
     assert main(argv, out, answers) == 0
     text = out.getvalue()
     assert "computer players at level greedy" in text
-    assert "Winner(s):" in text
+    assert "Final scores:" in text and "★ winner" in text
