@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 RUNS = {  # the command line after python, and a figure its output must show

@@ -37,6 +37,9 @@ from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import RecordedRequest
 from .tonttu_helpers import choice_select, choose_by_dm, open_tonttu, status_message
 
+pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
+
+
 CLOCKED_BOT = Path(__file__).with_name("clocked_bot.py")
 CATCH_UP = 5.0
 """Issue 17: the thread is current within this many seconds of the restart (a generous

@@ -27,6 +27,9 @@ from .bot_helpers import turn_prompts
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import RecordedRequest
 
+pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
+
+
 TABLES = 3
 CLICKS = 4
 """Decisions each table's acting player tries to make in the burst."""

@@ -44,6 +44,9 @@ from .bot_helpers import add_computer, turn_prompts
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, ViolationError
 from .tonttu_helpers import choose_by_dm, choose_privately, dm_panel, status_message
 
+pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
+
+
 SHARD_COUNT = 4
 PROCESSES = {"first": "0-1", "second": "2", "third": "3"}
 """SHARD_IDS of each bot process."""

@@ -21,6 +21,9 @@ from storage import LATEST_VERSION
 from tests.storage import race_game
 from tests.storage.test_storage_migrations import schema_version
 
+pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
+
+
 ROOT = Path(__file__).resolve().parents[2]
 assert race_game.GAME.name == "race"  # registered here too, for the replay checks
 KILLS = 55

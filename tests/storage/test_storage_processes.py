@@ -19,6 +19,9 @@ import pytest
 import storage
 from tests.storage.conftest import FakeClock, started
 
+pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
+
+
 ROOT = Path(__file__).resolve().parents[2]
 PROCESSES = 3
 
