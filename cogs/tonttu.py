@@ -86,13 +86,15 @@ class PhaseClosed(RuleError):
 
 
 def encode(action: Any) -> str:
-    """A choice as a select value / race button / ``/play`` value: ``p:Wool``, ``g:12``, ``m:3``."""
+    """A choice as a select value / race button / ``/play`` value: ``p:Wool``, ``g:12``,
+    ``m:3`` (a face-down material, kept face down: T-3.1's default, and all values from
+    before the choice existed) or ``mu:3`` (the same, taken face up)."""
     if action.kind == "pick":
         return f"p:{action.material}"
     if action.kind == "point_gift":
         return f"g:{action.gift}"
     if action.kind == "point_material":
-        return f"m:{action.slot}"
+        return f"m:{action.slot}" if action.face_down else f"mu:{action.slot}"
     raise ValueError(f"not a player's choice: {action!r}")
 
 
@@ -104,8 +106,8 @@ def decode(value: str) -> Any:
             return Pick.model_validate({"material": rest})
         if kind == "g" and rest.isdigit() and len(rest) <= 3:
             return PointGift(gift=int(rest))
-        if kind == "m" and rest.isdigit() and len(rest) <= 2:
-            return PointMaterial(slot=int(rest))
+        if kind in ("m", "mu") and rest.isdigit() and len(rest) <= 2:
+            return PointMaterial(slot=int(rest), face_down=kind == "m")
     except ValueError:
         pass
     raise IllegalAction("That is not one of the choices; pick one from the list.")
@@ -362,6 +364,11 @@ class Tonttu(commands.Cog):
             ask = "Pick one card from your hand; it goes face up on your workbench at the reveal."
         else:
             ask = "Point at one middle card: a gift or a face-down material."
+            if any(c.action.kind == "point_material" and not c.action.face_down for c in choices):
+                ask += (
+                    " A material you alone point at goes to your workbench face down"
+                    " unless you choose face up."
+                )
         if mine:
             ask += f"\nYour choice so far: {mine}. You can change it until everyone has chosen."
         return {"content": head + ask, "embed": embed, "view": view}
