@@ -55,6 +55,7 @@ from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
+from engine.tonttu.text import HINT
 from storage import LoadedGame, Timer, human_player
 
 if TYPE_CHECKING:
@@ -114,10 +115,11 @@ def decode(value: str) -> Any:
 
 
 def confirmation(label: str, action: Any) -> str:
-    """ "You picked Wool." / "You pointed at Rocking Horse (needs …)." """
+    """ "You picked Wool." / "You pointed at Rocking Horse (needs …)." (what was chosen,
+    without the menu's note on what it would do: ``label`` may be made after the reveal)"""
     if action.kind == "pick":
         return f"You picked {action.material}."
-    return "You pointed at " + label.removeprefix("Point at ") + "."
+    return "You pointed at " + label.removeprefix("Point at ").split(HINT)[0] + "."
 
 
 def is_race(state: Any) -> bool:

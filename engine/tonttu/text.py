@@ -18,14 +18,16 @@ from engine.tonttu.data import (
     MATERIAL_TYPE,
 )
 from engine.tonttu.models import MATERIAL_POINT, MATERIAL_POINT_UP, PointGift, PointMaterial
-from engine.tonttu.rules import _can_pay, _offer, gift_points, set_points
+from engine.tonttu.rules import SET_BONUS, _can_pay, _offer, gift_points, set_points
 
 if TYPE_CHECKING:
     from engine.tonttu.models import GiftResult, MaterialResult, TonttuState, TonttuView
 
 KEEP_FACE_DOWN = "keep it face down"
 TAKE_FACE_UP = "take it face up"
-GOES_FACE_UP = "it goes face up: you have a face-down card"
+GOES_FACE_UP = "it goes face up (you already have a face-down card)"
+HINT = " · "
+"""Separates a point's label from its note on what it would do for the player now."""
 GIFT_IDS: dict[str, int] = {name: gift for gift, name in enumerate(GIFT_NAMES)}
 
 
@@ -54,7 +56,7 @@ def describe_action(
     if kind == "point_gift":
         label = f"Point at {gift_label(action.gift)}"
         if seat is not None and state is not None and action.gift in state.middle_gifts:
-            label += " · " + _gift_hint(state, seat, action.gift, names or {})
+            label += HINT + _gift_hint(state, seat, action.gift, names or {})
         return label
     if kind == "point_material":
         label = f"Point at face-down material {action.slot + 1}"
@@ -96,16 +98,18 @@ def _gift_hint(state: TonttuState, seat: int, gift: int, names: Mapping[PlayerId
         other_up, has_down = state.face_up[other], state.face_down[other] is not None
         low = _offer(other_up, None, gift)
         if _can_pay(other_up, None, gift):
-            high = low + has_down
+            high, maybe = low + has_down, ""
         elif has_down and _missing_count(other_up, gift) == 1:
-            low = high = low + 1  # only if their face-down card is the one they miss
+            # only if their face-down card is the one they miss
+            low = high = low + 1
+            maybe = " (if their face-down card fits)"
         else:
             continue
-        rivals.append((names.get(player, player), low, high))
+        name = names.get(player, player)
+        rivals.append(f"{_versus(mine, low, high)} {name} {_span(low, high)}{maybe}")
     if not rivals:
         return "you can pay; nobody else can"
-    parts = [f"{_versus(mine, low, high)} {name} {_span(low, high)}" for name, low, high in rivals]
-    return f"you can pay; if contested your offer {mine} " + ", ".join(parts)
+    return f"you can pay; if contested your offer {mine} " + ", ".join(rivals)
 
 
 def _span(low: int, high: int) -> str:
@@ -177,6 +181,9 @@ def _names(players: list[PlayerId], names: Mapping[PlayerId, str]) -> str:
     return ", ".join(names.get(p, p) for p in players) or "nobody"
 
 
+INDENT = "\n    "
+"""Starts each detail line under a log entry's heading (a reveal's cards, a new deal)."""
+
 END_REASONS = {
     "gift_stack_empty": "the gift stack has run out",
     "no_gift_for_10_rounds": "10 rounds in a row passed without anyone winning a gift",
@@ -189,17 +196,22 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str]) -> str:
     head = f"{result.gift} ({result.category}), pointed at by {who}: "
     if result.result == "won":
         winner = names.get(result.winner or "", result.winner or "")
-        line = f"{winner} gets it and pays {', '.join(result.paid)}"
+        line = f"{winner} get{_s(winner)} it, paying {', '.join(result.paid)}"
         if result.face_down_paid:
             line += f" (the face-down card was {result.face_down_paid})"
         if result.offers:
-            line += " with the highest offer " + _offers(result.offers, names)
+            line += ", with the highest offer " + _offers(result.offers, names)
         return head + line
     if result.result == "tie":
         return head + "tied offers " + _offers(result.offers, names) + ", nobody gets it"
     if result.result == "wasted":
         return head + "cannot pay, the point is wasted"
     return head + "nobody can pay, nothing happens"
+
+
+def _s(name: str) -> str:
+    """A verb's third-person "s", left out for "You" (the terminal's name for its player)."""
+    return "" if name == "You" else "s"
 
 
 def _offers(offers: Mapping[PlayerId, int], names: Mapping[PlayerId, str]) -> str:
@@ -212,8 +224,8 @@ def _material_line(result: MaterialResult, names: Mapping[PlayerId, str]) -> str
         return head + "contested, nothing happens"
     taker = names.get(result.taker or "", result.taker or "")
     if result.face_down:
-        return head + f"{taker} took a face-down material and keeps it face down"
-    return head + f"{taker} took a face-down material; it is {result.material}, placed face up"
+        return head + f"{taker} took it and keep{_s(taker)} it face down"
+    return head + f"{taker} took it face up: {result.material}"
 
 
 def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
@@ -240,7 +252,7 @@ def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
         parts += [_material_line(r, names) for r in event.materials]
         if not parts:
             return f"Round {event.round} points: nobody pointed."
-        return f"Round {event.round} points:" + "".join(f"\n  {_sentence(p)}" for p in parts)
+        return f"Round {event.round} points:" + "".join(f"{INDENT}{_sentence(p)}" for p in parts)
     if kind == "speed_point":
         result = event.gift if event.gift is not None else event.material
         line = (
@@ -278,7 +290,7 @@ def _round_ended(event: Any, name: Any) -> str:
         dealt = ", ".join(f"{name(p)} {c}" for p, c in event.dealt.items())
         card = "card" if event.discarded == 1 else "cards"
         line += (
-            f"\n  New deal: {event.discarded} last hand {card} discarded, the rotation card "
+            f"{INDENT}New deal: {event.discarded} last hand {card} discarded, the rotation card "
             f"flips to {event.rotation}, new hands dealt ({dealt})."
         )
     return line
@@ -323,7 +335,7 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str]) -> str:
             )
     backs = " ".join(f"[{i}:{'#' if m else ' '}]" for i, m in enumerate(view.middle_materials, 1))
     lines.append(f"Face-down materials: {backs}")
-    header = f"  {'Seat':<12} {'Hand':>4} {'Score':>5}  {'Chosen':<6}  {'Workbench':<34} Gifts"
+    header = f"  {'Seat':<12} {'Hand':>4} {'Score':>5}  {'Chosen':<6}  {'Workbench':<40} Gifts"
     lines += ["", header, "  " + "-" * (len(header) + 10)]
     for seat in view.seats:
         bench = workbench_text(seat.face_up, seat.has_face_down, seat.face_down)
@@ -331,7 +343,7 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str]) -> str:
         chosen = "yes" if seat.chosen else ("..." if seat.to_act else "")
         lines.append(
             f"  {name(seat.player):<12} {seat.hand_size:>4} {seat.score:>5}  {chosen:<6}  "
-            f"{bench or '-':<34} {gifts}"
+            f"{bench or '-':<40} {gifts}"
         )
     if view.viewer is not None and view.phase != "over":
         lines.append("")
@@ -344,14 +356,17 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str]) -> str:
 
 
 def final_breakdown(view: TonttuView, names: Mapping[PlayerId, str]) -> list[str]:
-    """T-5: each seat's points, the k-th gift worth k plus 3 per complete set."""
+    """T-5: each seat's points: the k-th gift is worth k, plus 3 per complete set."""
     lines = ["Final scores (the k-th gift is worth k; +3 per set of Toys, Clothing, Decorations):"]
     width = max(len(names.get(s.player, s.player)) for s in view.seats)
     for seat in view.seats:
         won = [g.id for g in seat.gifts]
-        gifts = f"{len(won)} gift{'' if len(won) == 1 else 's'}"
+        n = len(won)
+        steps = "+".join(str(k) for k in range(1, n + 1)) or "0"
+        sets = set_points(won) // SET_BONUS
+        bonus = f"{set_points(won)} for {sets} set{'' if sets == 1 else 's'}"
         lines.append(
-            f"  {names.get(seat.player, seat.player):<{width}}  {seat.score:>3} points: "
-            f"{gifts} {gift_points(won)} + set bonus {set_points(won)}"
+            f"  {names.get(seat.player, seat.player):<{width}}  {seat.score:>3} points = "
+            f"{gift_points(won)} for {n} gift{'' if n == 1 else 's'} ({steps}) + {bonus}"
         )
     return lines

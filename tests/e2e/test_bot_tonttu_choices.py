@@ -256,7 +256,8 @@ async def test_t3_1_the_point_select_offers_face_down_and_face_up_when_it_matter
     ]
     assert material_options(bob) == [
         (
-            f"Point at face-down material {k + 1}: it goes face up: you have a face-down card",
+            f"Point at face-down material {k + 1}: it goes face up"
+            " (you already have a face-down card)",
             f"m:{k}",
         )
         for k in slots
@@ -278,4 +279,4 @@ async def test_t3_1_the_point_select_offers_face_down_and_face_up_when_it_matter
     thread = fake.threads(fake.channel)[-1]
     reveal = next(m for m in fake.messages(thread) if "Round 2 points:" in m.content)
     name = MATERIAL_NAMES[MATERIAL_TYPE[card]]
-    assert f"alice took a face-down material; it is {name}, placed face up" in reveal.content
+    assert f"pointed at by alice: alice took it face up: {name}." in reveal.content

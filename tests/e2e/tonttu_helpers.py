@@ -11,6 +11,7 @@ from typing import Any
 from cogs.tonttu import encode
 from engine.tonttu import GAME
 from engine.tonttu.data import GIFT_NAMES, MATERIAL_NAMES
+from engine.tonttu.text import HINT
 
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult
@@ -96,7 +97,7 @@ def confirmation_of(state: Any, player: str, action: Any) -> str:
     if action.kind == "pick":
         return f"You picked {action.material}."
     label = GAME.describe_action(state, player, action)
-    return "You pointed at " + label.removeprefix("Point at ") + "."
+    return "You pointed at " + label.removeprefix("Point at ").split(HINT)[0] + "."
 
 
 class SecrecyScan:

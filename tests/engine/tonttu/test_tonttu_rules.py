@@ -312,7 +312,7 @@ def test_t3_1_a_lone_pointer_may_take_the_material_face_up_instead() -> None:
     materials = {r.slot: r for r in of_kind(events, "points_revealed")[0].materials}
     assert (materials[1].face_down, materials[1].material) == (False, "Wool")
     assert (materials[2].face_down, materials[2].material) == (True, None)  # T-6
-    assert "Ann took a face-down material; it is Wool, placed face up" in GAME.describe_event(
+    assert "Ann took it face up: Wool." in GAME.describe_event(
         of_kind(events, "points_revealed")[0], {"ann": "Ann"}
     )
 
@@ -359,7 +359,7 @@ def test_t3_1_legal_points_offer_both_only_when_it_matters() -> None:
         "Point at face-down material 3: take it face up",
     ]
     assert GAME.describe_action(state, "ann", PointMaterial(slot=0)) == (
-        "Point at face-down material 1: it goes face up: you have a face-down card"
+        "Point at face-down material 1: it goes face up (you already have a face-down card)"
     )
     # every offered point is accepted
     for action in bob:
@@ -907,7 +907,7 @@ def test_t6_public_events_never_name_a_face_down_card() -> None:
     reveal = of_kind(events, "points_revealed")[0]
     assert all(r.face_down and r.material is None for r in reveal.materials)
     line = GAME.describe_event(reveal, {"ann": "Ann"})
-    assert "Ann took a face-down material" in line
+    assert "Face-down material 1, pointed at by Ann: Ann took it and keeps it face down" in line
     for word in ("Gold", "Wool", "Metal"):
         assert word not in line
         assert word not in reveal.model_dump_json()
