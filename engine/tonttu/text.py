@@ -62,7 +62,9 @@ def describe_action(
         label = f"Point at face-down material {action.slot + 1}"
         if not action.face_down:
             return f"{label}: {TAKE_FACE_UP}"
-        if seat is not None and state is not None and state.face_down[seat] is not None:
+        if seat is None or state is None:
+            return label  # face down if the workbench has no face-down card (T-3.1)
+        if state.face_down[seat] is not None:
             return f"{label}: {GOES_FACE_UP}"
         return f"{label}: {KEEP_FACE_DOWN}"
     if kind == "close_point_phase":
@@ -196,11 +198,12 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str]) -> str:
     head = f"{result.gift} ({result.category}), pointed at by {who}: "
     if result.result == "won":
         winner = names.get(result.winner or "", result.winner or "")
-        line = f"{winner} get{_s(winner)} it, paying {', '.join(result.paid)}"
-        if result.face_down_paid:
-            line += f" (the face-down card was {result.face_down_paid})"
+        line = f"{winner} get{_s(winner)} it"
         if result.offers:
-            line += ", with the highest offer " + _offers(result.offers, names)
+            line = "offers " + _offers(result.offers, names)[1:-1] + "; " + line
+        line += ", paying " + grouped(result.paid)
+        if result.face_down_paid:
+            line += f" (face down: {result.face_down_paid})"
         return head + line
     if result.result == "tie":
         return head + "tied offers " + _offers(result.offers, names) + ", nobody gets it"
@@ -281,26 +284,38 @@ def _round_ended(event: Any, name: Any) -> str:
     if event.materials_refilled:
         count = event.materials_refilled
         parts.append(f"{count} new face-down material{'s' if count > 1 else ''}")
-    if event.reshuffled:
-        parts.append("the discard pile was shuffled into a new deck")
     if event.passed:
         parts.append(f"hands passed {event.passed}")
     line = f"End of round {event.round}" + (": " + "; ".join(parts) if parts else "") + "."
+    if event.reshuffled:
+        line += f"{INDENT}The discard pile was shuffled into a new material deck."
     if event.rotation:
-        dealt = ", ".join(f"{name(p)} {c}" for p, c in event.dealt.items())
-        card = "card" if event.discarded == 1 else "cards"
+        sizes = set(event.dealt.values())
+        if len(sizes) == 1:
+            dealt = f"{_counted_cards(sizes.pop())} dealt to each"
+        else:  # T-2.4: the cards ran out
+            each = ", ".join(f"{name(p)} {c}" for p, c in event.dealt.items())
+            dealt = f"dealt {each} (the cards ran out)"
         line += (
-            f"{INDENT}New deal: {event.discarded} last hand {card} discarded, the rotation card "
-            f"flips to {event.rotation}, new hands dealt ({dealt})."
+            f"{INDENT}New deal: {_counted_cards(event.discarded)} discarded, the rotation card "
+            f"flips to {event.rotation}, {dealt}."
         )
     return line
+
+
+def _counted_cards(count: int) -> str:
+    return f"{count} card{'' if count == 1 else 's'}"
+
+
+def grouped(cards: list[str]) -> str:
+    """Material names grouped and counted, in the rulebook's order: "Wood ×3, Metal"."""
+    return ", ".join(_counted(name, cards.count(name)) for name in MATERIAL_NAMES if name in cards)
 
 
 def workbench_text(face_up: list[str], has_face_down: bool, face_down: str | None) -> str:
     """A workbench grouped and counted: "Wood ×3, Metal ×2, 1 face down" (its owner also
     sees what the face-down card is: "1 face down [Gold]")."""
-    counts = {name: face_up.count(name) for name in MATERIAL_NAMES if name in face_up}
-    parts = [_counted(name, count) for name, count in counts.items()]
+    parts = [grouped(face_up)] if face_up else []
     if has_face_down:
         parts.append(f"1 face down [{face_down}]" if face_down else "1 face down")
     return ", ".join(parts)

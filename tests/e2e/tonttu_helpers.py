@@ -93,10 +93,13 @@ async def choose_privately(
 
 
 def confirmation_of(state: Any, player: str, action: Any) -> str:
-    """The private confirmation the chooser is shown (a secret until the reveal)."""
+    """The private confirmation the chooser is shown (a secret until the reveal): made,
+    as the bot makes it, from the position after the choice (after the reveal, for the
+    last one, when a point's label no longer describes the position)."""
     if action.kind == "pick":
         return f"You picked {action.material}."
-    label = GAME.describe_action(state, player, action)
+    after, _ = GAME.apply(state, player, action)
+    label = GAME.describe_action(after, player, action)
     return "You pointed at " + label.removeprefix("Point at ").split(HINT)[0] + "."
 
 
