@@ -353,14 +353,17 @@ class Tonttu(commands.Cog):
             content = head + "Your hand is empty, so you skip this pick (T-2.5)."
             return {"content": content, "embed": embed, "view": view}
         mine = engine_of(game).view(state, player).my_choice
-        options = [
-            discord.SelectOption(
-                label=cut(c.label, OPTION_LABEL),
-                value=encode(c.action),
-                default=c.label == mine,
+        options = []
+        for c in choices[:25]:
+            label, _, note = c.label.partition(HINT)  # what a point would do: the description
+            options.append(
+                discord.SelectOption(
+                    label=cut(label, OPTION_LABEL),
+                    value=encode(c.action),
+                    description=cut(note, OPTION_LABEL) if note else None,
+                    default=c.label == mine,
+                )
             )
-            for c in choices[:25]
-        ]
         view.add_item(ChoiceSelect(game.id, state.round, state.phase, options))
         if state.phase == "pick":
             ask = "Pick one card from your hand; it goes face up on your workbench at the reveal."

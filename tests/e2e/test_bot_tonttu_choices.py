@@ -11,6 +11,7 @@ from cogs.tonttu import decode
 from engine.tonttu import GAME
 from engine.tonttu.data import MATERIAL_NAMES, MATERIAL_TYPE
 from engine.tonttu.models import Pick, PointGift, PointMaterial
+from engine.tonttu.text import HINT
 
 from .bot_helpers import Clock, make_bot
 from .fake_discord import FakeDiscord, FakeUser
@@ -263,6 +264,17 @@ async def test_t3_1_the_point_select_offers_face_down_and_face_up_when_it_matter
         for k in slots
     ]
     assert decode(f"m:{slots[0]}") == PointMaterial(slot=slots[0], face_down=True)  # old values
+    # a gift's option says what pointing at it would do for alice now
+    panel = dm_panel(fake, alice, 2, "point")
+    select = choice_select(panel, 2, "point")  # type: ignore[arg-type]
+    gifts = [o for o in select["options"] if o["value"].startswith("g:")]  # type: ignore[index]
+    assert gifts
+    names = (await stored(bot, fake)).names  # type: ignore[attr-defined]
+    for option in gifts:
+        label = GAME.describe_action(state, a, decode(option["value"]), names)
+        head, _, note = label.partition(HINT)
+        assert note.startswith(("missing ", "you can pay"))
+        assert (option["label"], option["description"]) == (head, note)
 
     # alice takes material 1 face up; bob and carol point at gifts
     card = state.middle_materials[slots[0]]
