@@ -203,7 +203,7 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str]) -> str:
             line = "offers " + _offers(result.offers, names)[1:-1] + "; " + line
         line += ", paying " + grouped(result.paid)
         if result.face_down_paid:
-            line += f" (the face-down card was {result.face_down_paid})"
+            line += f" ({result.face_down_paid} was face down)"
         return head + line
     if result.result == "tie":
         return head + "tied offers " + _offers(result.offers, names) + ", nobody gets it"
