@@ -55,6 +55,7 @@ from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
+from engine.tonttu.text import HINT
 from storage import LoadedGame, Timer, human_player
 
 if TYPE_CHECKING:
@@ -86,13 +87,15 @@ class PhaseClosed(RuleError):
 
 
 def encode(action: Any) -> str:
-    """A choice as a select value / race button / ``/play`` value: ``p:Wool``, ``g:12``, ``m:3``."""
+    """A choice as a select value / race button / ``/play`` value: ``p:Wool``, ``g:12``,
+    ``m:3`` (a face-down material, kept face down: T-3.1's default, and all values from
+    before the choice existed) or ``mu:3`` (the same, taken face up)."""
     if action.kind == "pick":
         return f"p:{action.material}"
     if action.kind == "point_gift":
         return f"g:{action.gift}"
     if action.kind == "point_material":
-        return f"m:{action.slot}"
+        return f"m:{action.slot}" if action.face_down else f"mu:{action.slot}"
     raise ValueError(f"not a player's choice: {action!r}")
 
 
@@ -104,18 +107,19 @@ def decode(value: str) -> Any:
             return Pick.model_validate({"material": rest})
         if kind == "g" and rest.isdigit() and len(rest) <= 3:
             return PointGift(gift=int(rest))
-        if kind == "m" and rest.isdigit() and len(rest) <= 2:
-            return PointMaterial(slot=int(rest))
+        if kind in ("m", "mu") and rest.isdigit() and len(rest) <= 2:
+            return PointMaterial(slot=int(rest), face_down=kind == "m")
     except ValueError:
         pass
     raise IllegalAction("That is not one of the choices; pick one from the list.")
 
 
 def confirmation(label: str, action: Any) -> str:
-    """ "You picked Wool." / "You pointed at Rocking Horse (needs …)." """
+    """ "You picked Wool." / "You pointed at Rocking Horse (needs …)." (what was chosen,
+    without the menu's note on what it would do: ``label`` may be made after the reveal)"""
     if action.kind == "pick":
         return f"You picked {action.material}."
-    return "You pointed at " + label.removeprefix("Point at ") + "."
+    return "You pointed at " + label.removeprefix("Point at ").split(HINT)[0] + "."
 
 
 def is_race(state: Any) -> bool:
@@ -349,19 +353,27 @@ class Tonttu(commands.Cog):
             content = head + "Your hand is empty, so you skip this pick (T-2.5)."
             return {"content": content, "embed": embed, "view": view}
         mine = engine_of(game).view(state, player).my_choice
-        options = [
-            discord.SelectOption(
-                label=cut(c.label, OPTION_LABEL),
-                value=encode(c.action),
-                default=c.label == mine,
+        options = []
+        for c in choices[:25]:
+            label, _, note = c.label.partition(HINT)  # what a point would do: the description
+            options.append(
+                discord.SelectOption(
+                    label=cut(label, OPTION_LABEL),
+                    value=encode(c.action),
+                    description=cut(note, OPTION_LABEL) if note else None,
+                    default=c.label == mine,
+                )
             )
-            for c in choices[:25]
-        ]
         view.add_item(ChoiceSelect(game.id, state.round, state.phase, options))
         if state.phase == "pick":
             ask = "Pick one card from your hand; it goes face up on your workbench at the reveal."
         else:
             ask = "Point at one middle card: a gift or a face-down material."
+            if any(c.action.kind == "point_material" and not c.action.face_down for c in choices):
+                ask += (
+                    " A material you alone point at goes to your workbench face down"
+                    " unless you choose face up."
+                )
         if mine:
             ask += f"\nYour choice so far: {mine}. You can change it until everyone has chosen."
         return {"content": head + ask, "embed": embed, "view": view}

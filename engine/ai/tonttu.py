@@ -37,16 +37,12 @@ from engine.tonttu.data import (
 )
 from engine.tonttu.game import GIFT_CARDS, winners
 from engine.tonttu.models import MATERIAL_POINT, PointGift, TonttuState, TonttuView
-from engine.tonttu.text import gift_label
+from engine.tonttu.text import point_code
 
 GIFT_ID_BY_NAME = {card.name: card.id for card in GIFT_CARDS}
 CARDS_OF_TYPE: tuple[tuple[int, ...], ...] = tuple(
     tuple(c for c in range(N_MATERIALS) if MATERIAL_TYPE[c] == t) for t in range(N_TYPES)
 )
-POINT_LABELS: dict[str, int] = {
-    **{f"Point at {gift_label(g)}": g for g in range(N_GIFTS)},
-    **{f"Point at face-down material {k + 1}": MATERIAL_POINT + k for k in range(8)},
-}
 
 
 # --------------------------------------------------------------------------- determinizer
@@ -141,13 +137,17 @@ def _parse_choice(view: TonttuView, hand: tuple[int, ...], label: str) -> int:
     if view.phase == "pick":
         wanted = MATERIAL_IDS[label.removeprefix("Pick ")]
         return next(c for c in hand if MATERIAL_TYPE[c] == wanted)
-    return POINT_LABELS[label]
+    return point_code(label)
 
 
 # --------------------------------------------------------------------------- greedy
 
 MATERIAL_POINT_VALUE = 0.9
 """Taking a face-down middle card: one more card towards a gift (T-3.1)."""
+FACE_UP_COST = 0.1
+"""T-3.1: asking for a material face up when it could stay face down. It pays the same,
+but face down the others cannot tell whether it completes a gift (their contest odds,
+:meth:`_Others.threat`, only guess at a face-down card), so face down is kept."""
 RARITY = tuple(16 / MATERIAL_COPIES[name] for name in MATERIAL_COPIES)
 """Scarcer types (Gold) are worth a little more to hold."""
 
@@ -332,11 +332,12 @@ def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[f
                 continue
             threat = others.threat(g, offers[g], len(gifts))
             out.append(value * (1 - threat) + 0.5)
-        elif speed:
-            out.append(MATERIAL_POINT_VALUE)
         else:
-            # others who can pay nothing point at materials too (T-3.1: contested = nothing)
-            out.append(MATERIAL_POINT_VALUE * (1 - 1 / (material_slots + 1)))
+            value = MATERIAL_POINT_VALUE
+            if not speed:
+                # others who can pay nothing point at materials too (T-3.1: contested = nothing)
+                value *= 1 - 1 / (material_slots + 1)
+            out.append(value if a.face_down else value - FACE_UP_COST)
     return out
 
 

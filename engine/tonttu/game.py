@@ -75,6 +75,10 @@ PICKS_BY_MASK: tuple[tuple[Pick, ...], ...] = tuple(
 )
 POINT_GIFTS: tuple[PointGift, ...] = tuple(PointGift(gift=g) for g in range(N_GIFTS))
 POINT_MATERIALS: tuple[PointMaterial, ...] = tuple(PointMaterial(slot=s) for s in range(8))
+POINT_MATERIALS_UP: tuple[PointMaterial, ...] = tuple(
+    PointMaterial(slot=s, face_down=False) for s in range(8)
+)
+"""T-3.1: the same points, asking for the card face up."""
 CLOSE = ClosePointPhase()
 CLOSE_ONLY: tuple[ClosePointPhase, ...] = (CLOSE,)
 _ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
@@ -88,25 +92,34 @@ GIFT_CARDS: tuple[GiftCard, ...] = tuple(
 
 NOBODY: frozenset[PlayerId] = frozenset()
 NONES = (None,) * 8
-_last_menu: tuple[Any, Any, tuple[Any, ...]] = (None, None, ())
-"""One-entry cache of the point menu: (middle gifts, middle materials, menu). The
-middle's tuples stay shared from state to state until a card moves, so every seat
-pointing in one phase gets the same menu; the triple is replaced in one assignment
-(safe across threads)."""
+_last_menus: list[tuple[Any, Any, tuple[Any, ...]]] = [(None, None, ()), (None, None, ())]
+"""One-entry caches of the point menu, without and with T-3.1's face-up variants: (middle
+gifts, middle materials, menu). The middle's tuples stay shared from state to state
+until a card moves, so every seat pointing in one phase gets the same menu; a triple is
+replaced in one assignment (safe across threads)."""
 
 
-def point_menu(gifts: tuple[int | None, ...], materials: tuple[int | None, ...]) -> tuple[Any, ...]:
-    """Point at a gift (middle order), then at a face-down material (slot order)."""
-    global _last_menu
-    cached_gifts, cached_materials, menu = _last_menu
+def point_menu(
+    gifts: tuple[int | None, ...], materials: tuple[int | None, ...], face_up_too: bool = False
+) -> tuple[Any, ...]:
+    """Point at a gift (middle order), then at a face-down material (slot order).
+
+    ``face_up_too`` (T-3.1: the seat has no face-down workbench card, so a material it
+    takes alone would go face down): each material is offered twice, to keep face down
+    (the default) and to take face up. Otherwise it goes face up anyway (T-3.4), and the
+    one default point says all.
+    """
+    cached_gifts, cached_materials, menu = _last_menus[face_up_too]
     if cached_gifts is gifts and cached_materials is materials:
         return menu
     out: list[Any] = [POINT_GIFTS[g] for g in gifts if g is not None]
     for slot, material in enumerate(materials):
         if material is not None:
             out.append(POINT_MATERIALS[slot])
+            if face_up_too:
+                out.append(POINT_MATERIALS_UP[slot])
     menu = tuple(out)
-    _last_menu = (gifts, materials, menu)
+    _last_menus[face_up_too] = (gifts, materials, menu)
     return menu
 
 
@@ -220,7 +233,7 @@ class TonttuGame:
             return PICKS_BY_MASK[mask]
         if state.mode == "speed" and state.choices[seat] is not None:
             return ()
-        return point_menu(state.middle_gifts, state.middle_materials)
+        return point_menu(state.middle_gifts, state.middle_materials, state.face_down[seat] is None)
 
     def outcome(self, state: TonttuState) -> TonttuOutcome | None:
         """T-5: scores, gifts in completion order with categories, and winners."""
@@ -279,7 +292,7 @@ class TonttuGame:
             hand = [MATERIAL_NAMES[MATERIAL_TYPE[c]] for c in state.hands[viewer_seat]]
             code = state.choices[viewer_seat]
             if code is not None and state.phase != "over":
-                my_choice = text.choice_label(state, code)
+                my_choice = text.choice_label(state, code, player)
         return TonttuView(
             viewer=player if viewer_seat >= 0 else None,
             mode=state.mode,
@@ -323,7 +336,7 @@ class TonttuGame:
         action: Any,
         names: Mapping[PlayerId, str] | None = None,
     ) -> str:
-        return text.describe_action(action)
+        return text.describe_action(action, state, player, names)
 
     def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:
         return text.describe_event(event, names)

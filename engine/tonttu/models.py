@@ -22,7 +22,11 @@ Rotation = Literal["left", "right"]
 EndReason = Literal["gift_stack_empty", "no_gift_for_10_rounds"]
 
 MATERIAL_POINT = 100
-"""A pending point is stored as an int: a gift card id (0..35) or ``MATERIAL_POINT + slot``."""
+"""A pending point is stored as an int: a gift card id (0..35), ``MATERIAL_POINT + slot``
+(a face-down middle material, to be kept face down if the workbench has no face-down
+card: T-3.1's default) or ``MATERIAL_POINT_UP + slot`` (the same, but face up)."""
+MATERIAL_POINT_UP = 200
+"""T-3.1: a point at a face-down middle material whose pointer wants it face up."""
 
 
 class TonttuOptions(Model):
@@ -80,10 +84,17 @@ class PointGift(Model):
 
 
 class PointMaterial(Model):
-    """T-2.2 / T-4: point at the face-down material in middle slot ``slot`` (0-based)."""
+    """T-2.2 / T-4: point at the face-down material in middle slot ``slot`` (0-based).
+
+    T-3.1: taken by a lone pointer with no face-down workbench card, the card goes face
+    down if ``face_down`` (the default), else face up; with a face-down card already
+    there it goes face up either way (T-3.4). Records from before the choice existed
+    have no ``face_down`` and load with the default, which is what happened then.
+    """
 
     kind: Literal["point_material"] = "point_material"
     slot: int
+    face_down: bool = True
 
 
 class ClosePointPhase(Model):

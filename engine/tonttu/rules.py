@@ -52,6 +52,7 @@ from engine.tonttu.data import (
 )
 from engine.tonttu.models import (
     MATERIAL_POINT,
+    MATERIAL_POINT_UP,
     Chose,
     GameEnded,
     GiftResult,
@@ -244,13 +245,19 @@ def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 def apply_action(
     state: TonttuState, player: PlayerId, action: Any
 ) -> tuple[TonttuState, list[Any]]:
-    """``GAME.apply``: the checks (game over, timer, seat, phase), then the move."""
+    """``GAME.apply``: the checks (game over, timer, seat, phase), then the move.
+
+    ``action`` may be anything a caller hands over; whatever is not one of the game's
+    actions with fields of the right types (a dict, ``None``, a string, a model built
+    without validation) is refused with :class:`IllegalAction`, never a ``KeyError``,
+    ``TypeError`` or ``AttributeError`` from deeper in.
+    """
     phase = state.phase
     if phase == "over":
         raise GameOver("The game is over; no more moves can be made.")
     try:
         kind = action.kind
-    except AttributeError:  # not an action at all
+    except Exception:  # not an action at all
         kind = None
     if player == TIMER:
         if kind == "close_point_phase" and phase == "point" and state.mode == "speed":
@@ -265,18 +272,24 @@ def apply_action(
             raise IllegalAction("It is the pick phase: choose one of your hand cards.")
         return _pick(state, seat, action)
     if kind == "point_gift":
-        gift = action.gift
-        if gift not in state.middle_gifts:
+        gift = getattr(action, "gift", None)
+        if type(gift) is not int or gift not in state.middle_gifts:
             raise IllegalAction("That gift is not in the middle; point at a card that is.")
         slot = state.middle_gifts.index(gift)
         code = gift
     elif kind == "point_material":
-        slot = action.slot
+        wanted_slot = getattr(action, "slot", None)
+        face_down = getattr(action, "face_down", True)  # T-3.1's default
+        if type(face_down) is not bool:
+            raise IllegalAction("Say whether the material should go face down: yes or no.")
+        if type(wanted_slot) is not int:
+            raise IllegalAction("Name the face-down material by its slot number.")
+        slot = wanted_slot
         if not 0 <= slot < len(state.middle_materials) or state.middle_materials[slot] is None:
             raise IllegalAction(
                 f"There is no face-down material in slot {slot + 1}; point at a card that is."
             )
-        code = MATERIAL_POINT + slot
+        code = (MATERIAL_POINT if face_down else MATERIAL_POINT_UP) + slot
     else:
         raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
     if state.mode == "speed":
@@ -290,12 +303,15 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
     hand = hands[seat]
     if not hand:
         raise NotYourTurn("Your hand is empty, so you skip this pick (T-2.5).")
-    wanted = MATERIAL_IDS.get(action.material, -1)
+    material = getattr(action, "material", None)
+    if type(material) is not str or material not in MATERIAL_IDS:
+        raise IllegalAction("Name the material to pick: one of " + ", ".join(MATERIAL_NAMES) + ".")
+    wanted = MATERIAL_IDS[material]
     for card in hand:
         if MATERIAL_TYPE[card] == wanted:
             break
     else:
-        raise IllegalAction(f"You have no {action.material} in your hand.")
+        raise IllegalAction(f"You have no {material} in your hand.")
     choices = list(state.choices)
     replaced = choices[seat] is not None
     choices[seat] = card
@@ -457,6 +473,9 @@ def _resolve_points(
         if card is None:
             continue
         takers = pointed.get(MATERIAL_POINT + slot)  # the seats pointing at it
+        face_up_wanted = pointed.get(MATERIAL_POINT_UP + slot)  # … asking for face up (T-3.1)
+        if face_up_wanted is not None:
+            takers = sorted(face_up_wanted if takers is None else takers + face_up_wanted)
         if takers is None:
             continue
         if len(takers) > 1:  # T-3.1: two or more pointers, nothing happens
@@ -475,7 +494,11 @@ def _resolve_points(
             taken_any = True
             middle_materials = list(materials)
         middle_materials[slot] = None
-        material_results.append(_take_material(face_up, face_down, takers[0], players, card, slot))
+        material_results.append(
+            _take_material(
+                face_up, face_down, takers[0], players, card, slot, face_up_wanted is None
+            )
+        )
     if taken_any:
         values["middle_materials"] = tuple(middle_materials)
     values["face_up"] = tuple(face_up)
@@ -492,10 +515,12 @@ def _take_material(
     players: tuple[PlayerId, ...],
     card: int,
     slot: int,
+    wants_face_down: bool,
 ) -> MaterialResult:
-    """T-3.1: the card goes face down if the seat has none face down (T-3.4), else face up."""
+    """T-3.1: the card goes face down if the seat has none face down (T-3.4) and chose
+    so with its point (the default), else face up."""
     player = players[seat]
-    if face_down[seat] is None:
+    if wants_face_down and face_down[seat] is None:
         face_down[seat] = card
         return new_material_result(
             slot=slot,
@@ -571,7 +596,7 @@ def _speed_point(
         card = state.middle_materials[slot]
         assert card is not None
         values["middle_materials"] = _put(state.middle_materials, slot, None)
-        if state.face_down[seat] is None:
+        if code < MATERIAL_POINT_UP and state.face_down[seat] is None:  # T-3.1
             values["face_down"] = _put(state.face_down, seat, card)
             material_result = new_material_result(
                 slot=slot,

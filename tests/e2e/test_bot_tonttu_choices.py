@@ -1,13 +1,17 @@
 """Workshop Tonttu's secret choices on Discord: changing a pick, refusals that change
-nothing, reminders and the phase limit, and a restart in the middle of a pick phase."""
+nothing, reminders and the phase limit, a restart in the middle of a pick phase, and
+T-3.1's face-down or face-up choice in the point select."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from bot import WorkshopBot
+from cogs.tonttu import decode
 from engine.tonttu import GAME
-from engine.tonttu.data import MATERIAL_NAMES
+from engine.tonttu.data import MATERIAL_NAMES, MATERIAL_TYPE
+from engine.tonttu.models import Pick, PointGift, PointMaterial
+from engine.tonttu.text import HINT
 
 from .bot_helpers import Clock, make_bot
 from .fake_discord import FakeDiscord, FakeUser
@@ -56,7 +60,7 @@ async def test_a_changed_pick_replaces_the_first_and_refused_picks_change_nothin
     assert me.ephemeral and f"Your hand: {', '.join(mine.hand)}" in me.text
     assert f"[{mine.seats[0].face_down}]" in me.text
     board = await fake.slash(eve, thread, "board", text=True)
-    assert "[face down]" in board.text and not FACE_DOWN_SHOWN.search(board.text)
+    assert "1 face down" in board.text and not FACE_DOWN_SHOWN.search(board.text)
     assert "Your hand" not in board.text
 
     # T-2.1: alice picks, then changes her pick before the reveal
@@ -171,3 +175,120 @@ async def test_a_restart_during_a_pick_phase_keeps_choices_and_old_dm_selects_wo
     reveal = next(m for m in fake.messages(thread) if "Round 1 picks:" in m.content)
     assert f"alice {alice_pick.material}" in reveal.content  # kept across the restart
     assert (await stored(bot, fake)).state == state  # type: ignore[attr-defined]
+
+
+def seed_where_alice_pays_with_her_face_down_card(
+    players: list[str],
+) -> tuple[int, Pick, int]:
+    """A seed, alice's round-1 pick and a gift she can pay in round 1 only with her
+    face-down card (bob and carol point at materials 1 and 2): after that round her
+    workbench has no face-down card, so T-3.1's choice matters for her in round 2."""
+    a, b, c = players
+    for seed in range(1, 500):
+        start = GAME.new_game(players, seed, GAME.parse_options({}))
+        for pick in GAME.legal_actions(start, a):
+            state = start
+            for player, action in ((a, pick), (b, None), (c, None)):
+                state, _ = GAME.apply(state, player, action or GAME.legal_actions(state, player)[0])
+            for gift in state.middle_gifts:
+                assert gift is not None
+                after = state
+                for player, action in (
+                    (a, PointGift(gift=gift)),
+                    (b, PointMaterial(slot=0)),
+                    (c, PointMaterial(slot=1)),
+                ):
+                    after, _ = GAME.apply(after, player, action)
+                if after.won[0] and after.face_down[0] is None:
+                    return seed, pick, gift
+    raise AssertionError("no such seed")
+
+
+async def test_t3_1_the_point_select_offers_face_down_and_face_up_when_it_matters(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """T-3.1: a player with no face-down card chooses, in the DM select, whether a
+    material they alone point at goes face down (the default, the value ``m:N`` the
+    selects have always carried) or face up (``mu:N``); a player with a face-down card
+    gets one entry per material, saying it goes face up."""
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
+    players = [str(u.id) for u in users]
+    seed, alice_pick, gift = seed_where_alice_pays_with_her_face_down_card(players)
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=seed))
+    alice, bob, carol = users
+    await open_tonttu(fake, alice, [bob, carol])
+    a, b, c = players
+
+    async def choose(user: FakeUser, action: object) -> None:
+        state = (await stored(bot, fake)).state  # type: ignore[attr-defined]
+        player = str(user.id)
+        await choose_by_dm(fake, user, state, action or GAME.legal_actions(state, player)[0])
+
+    # round 1: alice pays a gift with her face-down card
+    for user, action in ((alice, alice_pick), (bob, None), (carol, None)):
+        await choose(user, action)
+    for user, action in (
+        (alice, PointGift(gift=gift)),
+        (bob, PointMaterial(slot=0)),
+        (carol, PointMaterial(slot=1)),
+    ):
+        await choose(user, action)
+    for user in users:  # round 2's picks
+        await choose(user, None)
+    state = (await stored(bot, fake)).state  # type: ignore[attr-defined]
+    assert (state.round, state.phase, state.face_down[0]) == (2, "point", None)
+    assert state.face_down[1] is not None
+
+    def material_options(user: FakeUser) -> list[tuple[str, str]]:
+        panel = dm_panel(fake, user, 2, "point")
+        assert panel is not None
+        select = choice_select(panel, 2, "point")
+        assert select is not None
+        return [(o["label"], o["value"]) for o in select["options"] if "material" in o["label"]]
+
+    slots = [k for k, m in enumerate(state.middle_materials) if m is not None]
+    assert material_options(alice) == [
+        option
+        for k in slots
+        for option in (
+            (f"Point at face-down material {k + 1}: keep it face down", f"m:{k}"),
+            (f"Point at face-down material {k + 1}: take it face up", f"mu:{k}"),
+        )
+    ]
+    assert material_options(bob) == [
+        (
+            f"Point at face-down material {k + 1}: it goes face up"
+            " (you already have a face-down card)",
+            f"m:{k}",
+        )
+        for k in slots
+    ]
+    assert decode(f"m:{slots[0]}") == PointMaterial(slot=slots[0], face_down=True)  # old values
+    # a gift's option says what pointing at it would do for alice now
+    panel = dm_panel(fake, alice, 2, "point")
+    select = choice_select(panel, 2, "point")  # type: ignore[arg-type]
+    gifts = [o for o in select["options"] if o["value"].startswith("g:")]  # type: ignore[index]
+    assert gifts
+    names = (await stored(bot, fake)).names  # type: ignore[attr-defined]
+    for option in gifts:
+        label = GAME.describe_action(state, a, decode(option["value"]), names)
+        head, _, note = label.partition(HINT)
+        assert note.startswith(("missing ", "you can pay"))
+        assert (option["label"], option["description"]) == (head, note)
+
+    # alice takes material 1 face up; bob and carol point at gifts
+    card = state.middle_materials[slots[0]]
+    up = PointMaterial(slot=slots[0], face_down=False)
+    done = await choose_by_dm(fake, alice, state, up)
+    assert f"You pointed at face-down material {slots[0] + 1}: take it face up." in done.content
+    expected, _ = GAME.apply(state, a, up)
+    for user, player in ((bob, b), (carol, c)):
+        action = next(x for x in GAME.legal_actions(expected, player) if x.kind == "point_gift")
+        await choose(user, action)
+        expected, _ = GAME.apply(expected, player, action)
+    assert (await stored(bot, fake)).state == expected  # type: ignore[attr-defined]
+    assert card in expected.face_up[0] and expected.face_down[0] is None
+    thread = fake.threads(fake.channel)[-1]
+    reveal = next(m for m in fake.messages(thread) if "Round 2 points:" in m.content)
+    name = MATERIAL_NAMES[MATERIAL_TYPE[card]]
+    assert f"pointed at by alice: alice took it face up: {name}." in reveal.content

@@ -129,7 +129,8 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
             after = (await bot.store.find_open(fake.channel.id)).state  # type: ignore[union-attr]
             (winner,) = [p for p, c in zip(after.players, after.choices, strict=True) if c]
             assert after.middle_materials[slot] is None  # taken once, by the winner
-            assert f"{names[winner]} took a face-down material" in won[0].content
+            taker = names[winner]
+            assert f"material {slot + 1}, pointed at by {taker}: {taker} took it" in won[0].content
             for result in lost:
                 assert f"{names[winner]} already took face-down material {slot + 1}" in (
                     result.content

@@ -11,6 +11,7 @@ from typing import Any
 from cogs.tonttu import encode
 from engine.tonttu import GAME
 from engine.tonttu.data import GIFT_NAMES, MATERIAL_NAMES
+from engine.tonttu.text import HINT
 
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult
@@ -92,11 +93,14 @@ async def choose_privately(
 
 
 def confirmation_of(state: Any, player: str, action: Any) -> str:
-    """The private confirmation the chooser is shown (a secret until the reveal)."""
+    """The private confirmation the chooser is shown (a secret until the reveal): made,
+    as the bot makes it, from the position after the choice (after the reveal, for the
+    last one, when a point's label no longer describes the position)."""
     if action.kind == "pick":
         return f"You picked {action.material}."
-    label = GAME.describe_action(state, player, action)
-    return "You pointed at " + label.removeprefix("Point at ") + "."
+    after, _ = GAME.apply(state, player, action)
+    label = GAME.describe_action(after, player, action)
+    return "You pointed at " + label.removeprefix("Point at ").split(HINT)[0] + "."
 
 
 class SecrecyScan:

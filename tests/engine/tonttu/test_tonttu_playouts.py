@@ -23,7 +23,7 @@ from engine.core import TIMER, Rng
 from engine.records import Record, RecordedAction, replay
 from engine.tonttu import GAME
 from engine.tonttu.data import DATA_FILE, MATERIAL_TYPE
-from engine.tonttu.models import MATERIAL_POINT, TonttuState
+from engine.tonttu.models import MATERIAL_POINT, MATERIAL_POINT_UP, TonttuState
 
 GAMES = 200
 DEEP_EVERY = 1
@@ -75,8 +75,9 @@ def check_invariants(state: TonttuState) -> None:
         if state.phase == "pick":
             assert code in state.hands[seat]
         elif state.phase == "point" and state.mode == "tactical":
-            if code >= MATERIAL_POINT:
-                assert state.middle_materials[code - MATERIAL_POINT] is not None
+            if code >= MATERIAL_POINT:  # T-3.1: face down (the default) or face up
+                slot = code - (MATERIAL_POINT_UP if code >= MATERIAL_POINT_UP else MATERIAL_POINT)
+                assert state.middle_materials[slot] is not None
             else:
                 assert code in state.middle_gifts
 

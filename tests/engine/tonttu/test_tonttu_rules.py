@@ -230,7 +230,8 @@ def test_t2_2_point_at_any_middle_card_no_pass_and_replaceable() -> None:
     state = build()
     legal = GAME.legal_actions(state, "ann")
     assert {a.kind for a in legal} == {"point_gift", "point_material"}
-    assert len(legal) == 4 + 3  # players+1 gifts, players face-down materials
+    # players+1 gifts, players face-down materials (each face down or up, T-3.1)
+    assert len(legal) == 4 + 3 * 2
     state, _ = run(state, [("ann", PointMaterial(slot=0)), ("bob", PointMaterial(slot=1))])
     assert GAME.legal_actions(state, "ann") == legal  # still open to ann (replace)
     state, events = run(state, [("ann", PointMaterial(slot=2))])
@@ -291,6 +292,119 @@ def test_t3_1_t3_4_face_down_slot_taken_means_face_up() -> None:
     assert bench(state, "ann") == (["Wool"], "Paint")  # T-3.4: still one face-down card
     taken = next(r for r in of_kind(events, "points_revealed")[0].materials if r.slot == 1)
     assert not taken.face_down and taken.material == "Wool"  # face up, so public
+
+
+def test_t3_1_a_lone_pointer_may_take_the_material_face_up_instead() -> None:
+    """T-3.1: with no face-down card, the pointer chooses with the point; face down is
+    the default, and asking for face up puts the card face up (and makes it public)."""
+    assert PointMaterial(slot=1) == PointMaterial(slot=1, face_down=True)  # the default
+    state = build(middle_materials=["Gold", "Wool", "Metal"])
+    state, events = run(
+        state,
+        [
+            ("ann", PointMaterial(slot=1, face_down=False)),
+            ("bob", PointMaterial(slot=2)),
+            ("cid", PointMaterial(slot=0, face_down=True)),
+        ],
+    )
+    assert bench(state, "ann") == (["Wool"], None)  # face up, the face-down place still free
+    assert bench(state, "bob") == ([], "Metal") and bench(state, "cid") == ([], "Gold")
+    materials = {r.slot: r for r in of_kind(events, "points_revealed")[0].materials}
+    assert (materials[1].face_down, materials[1].material) == (False, "Wool")
+    assert (materials[2].face_down, materials[2].material) == (True, None)  # T-6
+    assert "Ann took it face up: Wool." in GAME.describe_event(
+        of_kind(events, "points_revealed")[0], {"ann": "Ann"}
+    )
+
+
+def test_t3_1_the_choice_changes_nothing_when_a_face_down_card_is_there() -> None:
+    """T-3.1, T-3.4: a pointer who already has a face-down card gets the material face
+    up whatever it asked; its menu offers only the one point per material."""
+    state = build(face_down=["Paint", None, None], middle_materials=["Gold", "Wool", "Metal"])
+    ann = GAME.legal_actions(state, "ann")
+    assert [a for a in ann if a.kind == "point_material"] == [
+        PointMaterial(slot=k) for k in range(3)
+    ]
+    for face_down in (True, False):
+        after, events = run(
+            state,
+            [
+                ("ann", PointMaterial(slot=1, face_down=face_down)),
+                ("bob", point_gift(GIFT_NAMES[state.middle_gifts[0]])),
+                ("cid", point_gift(GIFT_NAMES[state.middle_gifts[0]])),
+            ],
+        )
+        assert bench(after, "ann") == (["Wool"], "Paint")
+        taken = of_kind(events, "points_revealed")[0].materials[0]
+        assert (taken.face_down, taken.material) == (False, "Wool")
+
+
+def test_t3_1_legal_points_offer_both_only_when_it_matters() -> None:
+    state = build(face_down=["Paint", None, None], middle_materials=["Gold", None, "Metal"])
+    bob = GAME.legal_actions(state, "bob")  # no face-down card: both ways, per material
+    assert [a for a in bob if a.kind == "point_material"] == [
+        PointMaterial(slot=0),
+        PointMaterial(slot=0, face_down=False),
+        PointMaterial(slot=2),
+        PointMaterial(slot=2, face_down=False),
+    ]
+    assert [a for a in bob if a.kind == "point_gift"] == [
+        a for a in GAME.legal_actions(state, "ann") if a.kind == "point_gift"
+    ]
+    labels = [GAME.describe_action(state, "bob", a) for a in bob if a.kind == "point_material"]
+    assert labels == [
+        "Point at face-down material 1: keep it face down",
+        "Point at face-down material 1: take it face up",
+        "Point at face-down material 3: keep it face down",
+        "Point at face-down material 3: take it face up",
+    ]
+    assert GAME.describe_action(state, "ann", PointMaterial(slot=0)) == (
+        "Point at face-down material 1: it goes face up (you already have a face-down card)"
+    )
+    # every offered point is accepted
+    for action in bob:
+        GAME.apply(state, "bob", action)
+
+
+def test_t3_1_two_pointers_contest_whichever_way_they_asked() -> None:
+    state = build(middle_materials=["Gold", "Wool", "Metal"])
+    state, events = run(
+        state,
+        [
+            ("ann", PointMaterial(slot=0, face_down=False)),
+            ("bob", PointMaterial(slot=0)),
+            ("cid", PointMaterial(slot=2, face_down=False)),
+        ],
+    )
+    contested, taken = of_kind(events, "points_revealed")[0].materials
+    assert (contested.slot, contested.result) == (0, "contested")
+    assert contested.pointers == ["ann", "bob"]
+    assert bench(state, "ann") == ([], None) and bench(state, "bob") == ([], None)
+    assert (taken.taker, taken.face_down, taken.material) == ("cid", False, "Metal")
+
+
+def test_t3_1_the_choice_can_be_changed_before_the_reveal_and_shows_in_the_view() -> None:
+    state = build(middle_materials=["Gold", "Wool", "Metal"])
+    state, _ = GAME.apply(state, "ann", PointMaterial(slot=1, face_down=False))
+    view = GAME.view(state, "ann")
+    assert view.my_choice == "Point at face-down material 2: take it face up"
+    assert GAME.view(state, "bob").my_choice is None
+    state, events = GAME.apply(state, "ann", PointMaterial(slot=1))
+    assert events[0].replaced is True
+    assert GAME.view(state, "ann").my_choice == "Point at face-down material 2: keep it face down"
+    state, _ = run(state, [("bob", PointMaterial(slot=0)), ("cid", PointMaterial(slot=2))])
+    assert bench(state, "ann") == ([], "Wool")  # the replaced choice counted
+
+
+def test_t3_1_t4_speed_points_take_the_choice_too() -> None:
+    state = speed(face_down=[None, None, "Paint"], middle_materials=["Wool", "Metal", "Gold"])
+    state, events = GAME.apply(state, "ann", PointMaterial(slot=0, face_down=False))
+    assert bench(state, "ann") == (["Wool"], None)
+    assert events[0].material.face_down is False and events[0].material.material == "Wool"
+    state, events = GAME.apply(state, "bob", PointMaterial(slot=1))
+    assert bench(state, "bob") == ([], "Metal") and events[0].material.material is None
+    state, _ = GAME.apply(state, "cid", PointMaterial(slot=2, face_down=False))
+    assert bench(state, "cid") == (["Gold"], "Paint")
 
 
 # --------------------------------------------------------------------------- T-3.2 gifts
@@ -793,7 +907,7 @@ def test_t6_public_events_never_name_a_face_down_card() -> None:
     reveal = of_kind(events, "points_revealed")[0]
     assert all(r.face_down and r.material is None for r in reveal.materials)
     line = GAME.describe_event(reveal, {"ann": "Ann"})
-    assert "Ann took a face-down material" in line
+    assert "Face-down material 1, pointed at by Ann: Ann took it and keeps it face down" in line
     for word in ("Gold", "Wool", "Metal"):
         assert word not in line
         assert word not in reveal.model_dump_json()
@@ -807,17 +921,24 @@ def test_describe_action_labels() -> None:
     assert GAME.describe_action(state, "ann", Pick(material="Wool")) == "Pick Wool"
     assert (
         GAME.describe_action(state, "ann", point_gift("Rocking Horse"))
-        == "Point at Rocking Horse (needs Wood, Wood, Paint)"
+        == "Point at Rocking Horse (needs Wood, Wood, Paint)"  # not in the middle: no hint
     )
     assert (
-        GAME.describe_action(state, "ann", PointMaterial(slot=1)) == "Point at face-down material 2"
+        GAME.describe_action(state, "ann", PointMaterial(slot=1))
+        == "Point at face-down material 2: keep it face down"
+    )
+    assert (
+        GAME.describe_action(state, "ann", PointMaterial(slot=1, face_down=False))
+        == "Point at face-down material 2: take it face up"
     )
 
 
 def test_render_text_shows_the_board_from_a_view() -> None:
     state = build(face_up=[["Wood"], [], []], face_down=["Gold", "Wool", None])
     text = GAME.render_text(GAME.view(state, "ann"), {"ann": "Ann", "bob": "Bob"})
-    assert "Ann" in text and "Bob" in text and "[Gold]" in text and "[face down]" in text
+    assert "Ann" in text and "Bob" in text and "1 face down [Gold]" in text
+    bob_row = next(line for line in text.splitlines() if line.lstrip().startswith("Bob"))
+    assert "1 face down" in bob_row and "[" not in bob_row  # T-6: only its owner sees it
     assert GIFT_NAMES[state.middle_gifts[0]] in text
     assert "Your hand" in text
 
