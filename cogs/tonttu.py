@@ -350,7 +350,7 @@ class Tonttu(commands.Cog):
             return {"content": content, "embed": embed, "view": view}
         choices = choices_for(game, player)
         if not choices:
-            content = head + "Your hand is empty, so you skip this pick (T-2.5)."
+            content = head + "Your hand is empty, so you skip this pick."  # T-2.5
             return {"content": content, "embed": embed, "view": view}
         mine = engine_of(game).view(state, player).my_choice
         options = []

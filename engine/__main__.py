@@ -256,6 +256,11 @@ def _play(game: Game, args: argparse.Namespace, out: TextIO, inp: TextIO) -> int
     board.show(game.view(state, YOU), everything=True)
     result = game.outcome(state)
     assert result is not None
+    if any(block.startswith("Final scores") for block in board.shown):
+        # the final board has the breakdown already (Workshop Tonttu): the winners alone
+        winners = " and ".join(names[p] for p in players if p in result.winners)
+        out.write(f"\n★ {'Winners' if len(result.winners) > 1 else 'Winner'}: {winners}\n")
+        return 0
     out.write("\nFinal scores:\n")
     for player in sorted(players, key=lambda p: -result.scores[p]):
         points = result.scores[player]

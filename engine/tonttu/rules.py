@@ -302,7 +302,7 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
     hands = state.hands
     hand = hands[seat]
     if not hand:
-        raise NotYourTurn("Your hand is empty, so you skip this pick (T-2.5).")
+        raise NotYourTurn("Your hand is empty, so you skip this pick.")
     material = getattr(action, "material", None)
     if type(material) is not str or material not in MATERIAL_IDS:
         raise IllegalAction("Name the material to pick: one of " + ", ".join(MATERIAL_NAMES) + ".")

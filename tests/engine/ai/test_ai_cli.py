@@ -46,4 +46,4 @@ def test_play_against_greedy_opponents() -> None:
     assert main(argv, out, answers) == 0
     text = out.getvalue()
     assert "computer players at level greedy" in text
-    assert "Final scores:" in text and "★ winner" in text
+    assert "Final scores" in text and "★ Winner" in text
