@@ -132,9 +132,10 @@ async def run_check(
         name = f"{guild.get('name')} (id {guild['id']})"
         if lacking:
             print(f"  {name}: missing {listed(lacking)}", file=out)
+            them = "them" if len(lacking) > 1 else "it"
             problem(
                 f"In the server {name} the bot lacks {listed(lacking)}: a server admin can "
-                "give them to its role (Server Settings → Roles), or open the invite link "
+                f"give {them} to its role (Server Settings → Roles), or open the invite link "
                 "again and authorize it into that server."
             )
         else:

@@ -44,13 +44,13 @@ SCOPES = ("bot", "applications.commands")
 LABELS = {
     "view_channel": "View Channel",
     "send_messages": "Send Messages",
-    "create_public_threads": "Create Public Threads",
-    "send_messages_in_threads": "Send Messages in Threads",
     "embed_links": "Embed Links",
     "attach_files": "Attach Files",
     "read_message_history": "Read Message History",
+    "create_public_threads": "Create Public Threads",
+    "send_messages_in_threads": "Send Messages in Threads",
 }
-"""Each needed permission as Discord's settings name it."""
+"""Each needed permission as Discord's settings name it, in Discord's order (its bit)."""
 
 _ALWAYS = discord.Permissions(
     view_channel=True, embed_links=True, attach_files=True, read_message_history=True
@@ -79,9 +79,7 @@ def missing(have: discord.Permissions, needed: discord.Permissions = NEEDED) -> 
     if have.administrator:
         return []
     return [
-        LABELS[name]
-        for name, wanted in needed
-        if wanted and not getattr(have, name) and name in LABELS
+        label for name, label in LABELS.items() if getattr(needed, name) and not getattr(have, name)
     ]
 
 
