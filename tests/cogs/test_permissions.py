@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import discord
@@ -70,3 +71,11 @@ def test_the_doctests_of_the_setup_modules() -> None:
     # cogs/ is not among pytest's doctest paths: run these modules' examples here.
     for module in (permissions, check, lobby):
         assert doctest.testmod(module).failed == 0
+
+
+def test_the_readme_shows_the_invite_link_the_bot_builds() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert invite_url("APPLICATION_ID") in readme
+    assert f"(integer {NEEDED.value})" in readme
+    for label in permissions.LABELS.values():
+        assert label in readme
