@@ -225,6 +225,11 @@ def number(env: Mapping[str, str], name: str, default: float, *, whole: bool = F
     return value
 
 
+class StartupError(Exception):
+    """A mistake in the settings that shows only once connected to Discord (e.g. a
+    ``DISCORD_GUILD_ID`` of a server the bot is not in); ``str()`` is the sentence."""
+
+
 def process_name() -> str:
     """Who holds a claim: this host and process (for the logs and for storage leases)."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
@@ -306,7 +311,19 @@ class WorkshopBot(commands.AutoShardedBot):
         ):
             log.info("commands: another process synced this command tree; skipping")
             return False
-        synced = await self.tree.sync(guild=guild)
+        try:
+            synced = await self.tree.sync(guild=guild)
+        except Exception as error:
+            # give the claim back at once, so the next start syncs instead of skipping
+            await self.store.try_claim(name, self.owner_name, timedelta(0))
+            if guild is not None and isinstance(error, discord.Forbidden):
+                raise StartupError(
+                    f"DISCORD_GUILD_ID is {guild.id}, but Discord does not let the bot add "
+                    f"its commands to that server ({error.text}): is the bot in it? Add it "
+                    "with the invite link (./dev check prints it), or correct or empty "
+                    "DISCORD_GUILD_ID."
+                ) from None
+            raise
         log.info("synced %d commands", len(synced))
         return True
 
@@ -468,7 +485,11 @@ def main(argv: list[str] | None = None) -> int:
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
     if args.check:
-        return asyncio.run(run_check(settings.token, settings.guild_id))
+        try:
+            return asyncio.run(run_check(settings.token, settings.guild_id))
+        except KeyboardInterrupt:
+            print("Check interrupted.", file=sys.stderr)
+            return 130
     discord.utils.setup_logging(level=logging.INFO)
     bot = WorkshopBot(settings)
     try:
@@ -479,6 +500,9 @@ def main(argv: list[str] | None = None) -> int:
         print(REFUSED_TOKEN, file=sys.stderr)
         return 1
     except storage.StorageError as error:  # not a database, from a newer bot, unreachable
+        print(f"{error}\nThe bot did not start.", file=sys.stderr)
+        return 1
+    except StartupError as error:
         print(f"{error}\nThe bot did not start.", file=sys.stderr)
         return 1
     except discord.DiscordServerError as error:

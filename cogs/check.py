@@ -117,6 +117,9 @@ async def run_check(
         except UNREACHABLE as error:
             problem(unreachable_sentence(error))
             return 1
+        except discord.HTTPException as error:
+            problem(f"Discord refused the check (HTTP {error.status}: {error.text or error}).")
+            return 1
     finally:
         await client.close()
     application_id = client.application_id

@@ -76,6 +76,38 @@ async def test_check_says_discord_refused_the_token(fake: FakeDiscord) -> None:
     assert err.startswith("Discord refused the token")
 
 
+# ------------------------------------------------------------ at start-up
+
+
+async def test_start_up_prints_the_invite_link_and_warns_of_a_server_lacking_permissions(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    other = fake.add_guild("Craft Corner", owner=fake.add_user("carol"))
+    fake.withhold_from_bot(other, "attach_files")
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/bot.db", AI_WORKERS="0")
+    process = await fake.start_bot_process("bot.py", env=env)
+    log = fake.process_logs[process.pid]
+    await fake.wait_for(lambda: "ready as" in log.read_text(), timeout=10, what="on_ready")
+    assert await fake.stop_bot_process(process) == 0
+    output = log.read_text()
+    link = f"client_id={fake.application_id}&scope=bot+applications.commands&permissions="
+    assert link + str(NEEDED.value) in output
+    assert f"server Craft Corner ({other.id}): my roles do not give me Attach Files" in output
+    assert "Test Server" not in output  # it has everything
+
+
+async def test_a_guild_id_of_a_server_the_bot_is_not_in_stops_it_with_a_sentence(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/bot.db", AI_WORKERS="0")
+    env["DISCORD_GUILD_ID"] = "42"
+    status, out, err = await fake.run_script("bot.py", env=env)
+    assert status == 1
+    assert "Traceback" not in out + err
+    assert "DISCORD_GUILD_ID is 42, but Discord does not let the bot add its commands" in err
+    assert err.rstrip().endswith("The bot did not start.")
+
+
 # ------------------------------------------------------------ /newgame's own check
 
 
