@@ -43,6 +43,7 @@ import secrets
 import signal
 import socket
 import sys
+import urllib.parse
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -201,11 +202,19 @@ def database_url(env: Mapping[str, str]) -> str:
     """``DATABASE_URL`` (the default when empty), checked for its form before anything
     starts; a URL the storage cannot open stops the bot with a sentence naming it."""
     url = env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL
-    if not storage.is_postgres_url(url):
+    if storage.is_postgres_url(url):
         try:
-            storage.sqlite_path(url)
-        except storage.BadDatabaseUrl as error:
-            raise SystemExit(str(error)) from None
+            urllib.parse.urlsplit(url).port  # noqa: B018 - reading it checks it
+        except ValueError:
+            raise SystemExit(
+                "DATABASE_URL has a port that is not a number: write it as "
+                "postgresql://user:password@host:5432/database."
+            ) from None
+        return url
+    try:
+        storage.sqlite_path(url)
+    except storage.BadDatabaseUrl as error:
+        raise SystemExit(str(error)) from None
     return url
 
 

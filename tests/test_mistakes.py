@@ -76,6 +76,7 @@ MALFORMED = [
     ("DATABASE_URL", "mysql://db/bot", "DATABASE_URL must look like sqlite:///path/to/file.db"),
     ("DATABASE_URL", "sqlite:///:memory:", "DATABASE_URL must name a database file"),
     ("AI_WORKERS", "many", "AI_WORKERS must be a number of processes, not 'many'."),
+    ("DATABASE_URL", "postgresql://bot@db:port/bot", "DATABASE_URL has a port that is not a"),
 ]
 
 
@@ -93,6 +94,15 @@ def test_a_database_file_that_is_not_a_database(tmp_path: Path) -> None:
         result, f"{tmp_path}/bot.db is not a readable SQLite database (file is not a database)."
     )
     assert "Cannot reach Discord" not in result.stderr  # the database is checked first
+
+
+def test_a_database_where_no_folder_can_be_made(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    url = f"sqlite:///{tmp_path}/notes.txt/bot.db"
+    closed = f"http://127.0.0.1:{closed_port()}/api/v10"
+    result = run(*BOT, tmp_path=tmp_path, discord_at=closed, DATABASE_URL=url)
+    refused(result, f"Cannot create the folder of the database {tmp_path}/notes.txt/bot.db")
+    assert "Cannot reach Discord" not in result.stderr  # not taken for a network error
 
 
 def test_a_database_from_a_newer_version(tmp_path: Path) -> None:
