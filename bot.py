@@ -1,10 +1,17 @@
 """Entry point: settings, logging, storage, cogs, command sync, run.
 
     python bot.py          (or ./dev run)
+    python bot.py --check  (or ./dev check: the settings, the token, each server's
+                           permissions, the invite link; cogs/check.py)
 
 Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS, AI_WORKERS,
 SHARD_COUNT, SHARD_IDS, SHUTDOWN_GRACE_SECONDS, REST_BUDGET_PER_SECOND, FLOOD_BURST and
 FLOOD_PER_SECOND from the environment or .env (``.env.example`` describes each).
+
+A person's mistake stops it with a sentence on stderr and status 1, never a traceback: a
+malformed setting (:meth:`Settings.from_env`), a database it cannot use (opened before
+connecting, :func:`serve`), a token Discord refuses, Discord out of reach, a
+``DISCORD_GUILD_ID`` of a server the bot is not in (:class:`StartupError`).
 
 Stopping
 --------
