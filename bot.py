@@ -1,10 +1,17 @@
 """Entry point: settings, logging, storage, cogs, command sync, run.
 
     python bot.py          (or ./dev run)
+    python bot.py --check  (or ./dev check: the settings, the token, each server's
+                           permissions, the invite link; cogs/check.py)
 
 Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS, AI_WORKERS,
 SHARD_COUNT, SHARD_IDS, SHUTDOWN_GRACE_SECONDS, REST_BUDGET_PER_SECOND, FLOOD_BURST and
 FLOOD_PER_SECOND from the environment or .env (``.env.example`` describes each).
+
+A person's mistake stops it with a sentence on stderr and status 1, never a traceback: a
+malformed setting (:meth:`Settings.from_env`), a database it cannot use (opened before
+connecting, :func:`serve`), a token Discord refuses, Discord out of reach, a
+``DISCORD_GUILD_ID`` of a server the bot is not in (:class:`StartupError`).
 
 Stopping
 --------
@@ -32,6 +39,7 @@ command tree in storage (``try_claim``) syncs; the others, running the same tree
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import hashlib
@@ -42,6 +50,7 @@ import secrets
 import signal
 import socket
 import sys
+import urllib.parse
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -54,8 +63,16 @@ from dotenv import load_dotenv
 
 import storage
 from cogs import EXTENSIONS, drawing, workers
+from cogs.check import (
+    REFUSED_TOKEN,
+    UNREACHABLE,
+    run_check,
+    server_error_sentence,
+    unreachable_sentence,
+)
 from cogs.computers import Computers
 from cogs.gates import Door, FloodGuard, RestBudget, Work, budgeted
+from cogs.permissions import invite_url, listed, missing
 from cogs.publishing import Publisher
 from cogs.service import Tables
 
@@ -63,16 +80,22 @@ log = logging.getLogger("bot")
 
 T = TypeVar("T")
 
-NO_TOKEN_HELP = """\
+NO_TOKEN_HELP = f"""\
 No DISCORD_TOKEN is set.
 
-To run the bot on Discord:
+To run the bot on Discord (README: "Add the bot to your server"):
   1. Open https://discord.com/developers/applications and create an application.
-  2. Under "Bot", press "Reset Token" and copy the token.
+     Its Application ID is under "General Information".
+  2. Under "Bot", press "Reset Token" and copy the token. No privileged intent is
+     needed: leave the three "Privileged Gateway Intents" off.
   3. Put it in a file named .env beside bot.py:   DISCORD_TOKEN=your-token
      (.env.example lists every setting.)
-  4. Under "OAuth2 → URL Generator", tick "bot" and "applications.commands",
-     open the URL and add the bot to your server. Then run this command again.
+  4. Add the bot to your server: open this link with APPLICATION_ID replaced by the id
+     from step 1 (it asks for exactly the permissions the bot needs):
+     {invite_url("APPLICATION_ID")}
+     (./dev check, once the token is in .env, prints the link with your id filled in,
+     and then checks each server's permissions.)
+  5. Run this command again.
 
 To try the games offline, in this terminal, with no token:
   ./dev play workshop 3      Santa's Workshop, you against 2 random players
@@ -173,13 +196,33 @@ class Settings:
             rest_budget_per_second=number(env, "REST_BUDGET_PER_SECOND", 45.0),
             flood_burst=int(number(env, "FLOOD_BURST", 10, whole=True)),
             flood_per_second=number(env, "FLOOD_PER_SECOND", 2.0),
-            database_url=env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL,
+            database_url=database_url(env),
             guild_id=int(guild) if guild else None,
-            timer_poll_seconds=float(env.get("TIMER_POLL_SECONDS", "") or 30.0),
+            timer_poll_seconds=number(env, "TIMER_POLL_SECONDS", 30.0),
             ai_workers=int(workers) if workers else None,
             shard_count=shard_count,
             shard_ids=shard_ids,
         )
+
+
+def database_url(env: Mapping[str, str]) -> str:
+    """``DATABASE_URL`` (the default when empty), checked for its form before anything
+    starts; a URL the storage cannot open stops the bot with a sentence naming it."""
+    url = env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL
+    if storage.is_postgres_url(url):
+        try:
+            urllib.parse.urlsplit(url).port  # noqa: B018 - reading it checks it
+        except ValueError:
+            raise SystemExit(
+                "DATABASE_URL has a port that is not a number: write it as "
+                "postgresql://user:password@host:5432/database."
+            ) from None
+        return url
+    try:
+        storage.sqlite_path(url)
+    except storage.BadDatabaseUrl as error:
+        raise SystemExit(str(error)) from None
+    return url
 
 
 def number(env: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
@@ -196,6 +239,11 @@ def number(env: Mapping[str, str], name: str, default: float, *, whole: bool = F
         kind = "a whole number" if whole else "a number"
         raise SystemExit(f"{name} must be {kind} of 0 or more, not {text!r}.")
     return value
+
+
+class StartupError(Exception):
+    """A mistake in the settings that shows only once connected to Discord (e.g. a
+    ``DISCORD_GUILD_ID`` of a server the bot is not in); ``str()`` is the sentence."""
 
 
 def process_name() -> str:
@@ -246,13 +294,24 @@ class WorkshopBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         drawing.start()  # the picture worker process starts while we connect
         self.computers.start()  # and the computer players' workers
-        self.store = await storage.open(self.settings.database_url)
+        await self.open_storage()
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()
+        if self.application_id is not None:
+            log.info(
+                "add the bot to a server (with the permissions it needs) by opening %s",
+                invite_url(self.application_id),
+            )
+
+    async def open_storage(self) -> None:
+        """Open (and migrate) the database, unless :func:`serve` opened it already: it
+        does so before connecting, so a database it cannot use stops the bot at once."""
+        if not hasattr(self, "store"):
+            self.store = await storage.open(self.settings.database_url)
 
     async def sync_commands(self) -> bool:
         """Sync the slash commands unless another process already synced this very tree;
@@ -268,7 +327,19 @@ class WorkshopBot(commands.AutoShardedBot):
         ):
             log.info("commands: another process synced this command tree; skipping")
             return False
-        synced = await self.tree.sync(guild=guild)
+        try:
+            synced = await self.tree.sync(guild=guild)
+        except Exception as error:
+            # give the claim back at once, so the next start syncs instead of skipping
+            await self.store.try_claim(name, self.owner_name, timedelta(0))
+            if guild is not None and isinstance(error, discord.Forbidden):
+                raise StartupError(
+                    f"DISCORD_GUILD_ID is {guild.id}, but Discord does not let the bot add "
+                    f"its commands to that server ({error.text}): is the bot in it? Add it "
+                    "with the invite link (./dev check prints it), or correct or empty "
+                    "DISCORD_GUILD_ID."
+                ) from None
+            raise
         log.info("synced %d commands", len(synced))
         return True
 
@@ -297,6 +368,16 @@ class WorkshopBot(commands.AutoShardedBot):
             ",".join(map(str, shards)),
             self.shard_count,
         )
+        for guild in self.guilds:
+            lacking = missing(guild.me.guild_permissions) if guild.me is not None else []
+            if lacking:
+                log.warning(
+                    "server %s (%s): my roles do not give me %s; games there fail until a "
+                    "server admin gives them (python bot.py --check lists every server)",
+                    guild.name,
+                    guild.id,
+                    listed(lacking),
+                )
 
     # ------------------------------------------------------------ work and stopping
 
@@ -384,6 +465,7 @@ async def serve(bot: WorkshopBot, token: str) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows
             loop.add_signal_handler(signum, on_signal, signum)
     async with bot:
+        await bot.open_storage()  # before connecting: a database it cannot use stops it now
         running = loop.create_task(bot.start(token), name="discord")
         done = loop.create_task(stopped.wait(), name="stopped")
         await asyncio.wait({running, done}, return_when=asyncio.FIRST_COMPLETED)
@@ -401,12 +483,29 @@ async def serve(bot: WorkshopBot, token: str) -> None:
             raise error
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="bot.py",
+        description="Run the Discord bot (settings: .env or the environment; see .env.example).",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check the settings, the token and each server's permissions with Discord, "
+        "print the invite link, and exit (0: ready; 1: what is wrong, in sentences)",
+    )
+    args = parser.parse_args(argv)
     load_dotenv()
     settings = Settings.from_env(os.environ)
     if not settings.token:
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
+    if args.check:
+        try:
+            return asyncio.run(run_check(settings.token, settings.guild_id))
+        except KeyboardInterrupt:
+            print("Check interrupted.", file=sys.stderr)
+            return 130
     discord.utils.setup_logging(level=logging.INFO)
     bot = WorkshopBot(settings)
     try:
@@ -414,7 +513,19 @@ def main() -> int:
     except KeyboardInterrupt:  # where signal handlers cannot be set (Windows)
         pass
     except discord.LoginFailure:
-        print("Discord refused the token: check DISCORD_TOKEN in .env.", file=sys.stderr)
+        print(REFUSED_TOKEN, file=sys.stderr)
+        return 1
+    except storage.StorageError as error:  # not a database, from a newer bot, unreachable
+        print(f"{error}\nThe bot did not start.", file=sys.stderr)
+        return 1
+    except StartupError as error:
+        print(f"{error}\nThe bot did not start.", file=sys.stderr)
+        return 1
+    except discord.DiscordServerError as error:
+        print(server_error_sentence(error), file=sys.stderr)
+        return 1
+    except UNREACHABLE as error:
+        print(unreachable_sentence(error), file=sys.stderr)
         return 1
     finally:
         workers.stop_all()  # end the worker processes now, even half-started ones

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.common import bot_of, chosen_value, guarded, reply
+from cogs.permissions import listed, missing_for_a_game
 from cogs.render import LEVEL_NAMES, lobby_embed
 from engine import get_game
 from engine.core import RuleError
@@ -121,6 +122,21 @@ def may_manage(interaction: discord.Interaction, info: GameInfo) -> bool:
     return bool(perms and perms.manage_channels)
 
 
+def lacking_sentence(lacking: list[str]) -> str:
+    """What /newgame says when the bot lacks permissions a game needs in the channel.
+
+    >>> lacking_sentence(["Attach Files"])[:69]
+    'I cannot run a game in this channel: I am missing the Attach Files pe'
+    """
+    plural = len(lacking) > 1
+    return (
+        f"I cannot run a game in this channel: I am missing the {listed(lacking)} "
+        f"permission{'s' if plural else ''} here. A server admin can give "
+        f"{'them' if plural else 'it'} to me (Server Settings → Roles, or this channel's "
+        "permissions); then try /newgame again."
+    )
+
+
 class Lobby(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
@@ -169,6 +185,10 @@ class Lobby(commands.Cog):
             return
         if isinstance(interaction.channel, discord.Thread):
             await reply(interaction, "Start games in a text channel, not in a thread.")
+            return
+        lacking = missing_for_a_game(interaction.app_permissions)
+        if lacking:
+            await reply(interaction, lacking_sentence(lacking))
             return
         if mode is not None and kind != "tonttu":
             raise RuleError("The mode option is for Workshop Tonttu only.")

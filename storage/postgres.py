@@ -175,6 +175,8 @@ async def open_postgres(
         writer = await asyncpg.connect(database_url, server_settings=settings)
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
         raise StorageError(f"Cannot connect to the database {where}: {error}") from None
+    except ValueError as error:  # asyncpg could not read the URL (e.g. a port not a number)
+        raise BadDatabaseUrl(f"DATABASE_URL {where} cannot be read: {error}.") from None
     connections = [writer]
     try:
         target = _Migrating(writer)

@@ -177,7 +177,12 @@ async def open_sqlite(
     leaving it untouched.
     """
     path = sqlite_path(database_url or DEFAULT_DATABASE_URL)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StorageError(
+            f"Cannot create the folder of the database {path} ({error.strerror or error})."
+        ) from None
     try:
         writer = await _connect(path, busy_timeout_ms)
     except sqlite3.DatabaseError as error:

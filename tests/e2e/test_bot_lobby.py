@@ -113,11 +113,12 @@ async def test_without_thread_permission_the_game_is_played_in_the_channel(
 async def test_without_send_permission_the_host_is_told(
     fake: FakeDiscord, bot: WorkshopBot
 ) -> None:
-    fake.deny_bot(fake.channel, "create_public_threads", "send_messages")
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     result = await fake.slash(alice, fake.channel, "newgame", game="workshop")
     assert result.message is not None
     await fake.click(bob, result.message, "Join")
+    # taken away after the lobby opened (/newgame itself refuses such a channel)
+    fake.deny_bot(fake.channel, "create_public_threads", "send_messages")
     started = await fake.click(alice, result.message, "Start")
     told = " ".join(m.content for m in started.followups)
     assert "not allowed to post" in told and "Send Messages" in told

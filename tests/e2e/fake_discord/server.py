@@ -484,6 +484,47 @@ class FakeDiscord:
         await self.settle(quiet=0.2)
         return process
 
+    async def run_script(
+        self,
+        script: str | Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 30.0,  # noqa: ASYNC109 - a harness setting, not a cancel scope
+    ) -> tuple[int, str, str]:
+        """Run ``script`` to its end in a new Python process pointed at this fake (as
+        :meth:`start_bot_process` does, ``DISCORD_TOKEN`` set), e.g. ``bot.py --check``;
+        returns (exit status, stdout, stderr). The fake keeps serving meanwhile."""
+        full_env = {**os.environ, **(env or {})}
+        full_env.update(
+            FAKE_DISCORD_API=self.api_base,
+            FAKE_DISCORD_GATEWAY=self.gateway_url,
+            DISCORD_TOKEN=(env or {}).get("DISCORD_TOKEN", self.token),
+            PYTHONPATH=os.pathsep.join(
+                p for p in (str(PROJECT_ROOT), full_env.get("PYTHONPATH", "")) if p
+            ),
+        )
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.e2e.fake_discord.run_bot",
+            str(script),
+            *args,
+            cwd=PROJECT_ROOT,
+            env=full_env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            _kill_group(process)
+            await process.wait()
+            what = " ".join((str(script), *args))
+            raise HarnessError(f"{what} did not end within {timeout} s") from None
+        assert process.returncode is not None
+        return process.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
     async def kill_bot_process(self, process: asyncio.subprocess.Process) -> int:
         """SIGKILL the bot process and its process group (its worker processes, which
         would otherwise be orphaned and keep running); no clean shutdown: its gateway
@@ -586,6 +627,17 @@ class FakeDiscord:
     def allow_bot(self, channel: FakeChannel, *permissions: str) -> None:
         channel.bot_deny &= ~P(**dict.fromkeys(permissions, True)).value
         self._spawn_dispatch("CHANNEL_UPDATE", self._channel_payload(channel))
+
+    def withhold_from_bot(self, guild: FakeGuild, *permissions: str) -> None:
+        """Take permissions away from the bot server-wide, as an admin would: from the
+        guild's @everyone role and the bot's own role, e.g.
+        ``withhold_from_bot(guild, "attach_files")``. (No GUILD_ROLE_UPDATE is
+        dispatched: for what the bot reads by REST, such as ``GET /users/@me/guilds``,
+        and for new interactions' ``app_permissions``.)"""
+        taken = P(**dict.fromkeys(permissions, True)).value
+        for role in guild.roles.values():
+            if role.id == guild.id or role.id in self.bot_user.role_ids:
+                role.permissions &= ~taken
 
     # ------------------------------------------------------------------ reading state
 
@@ -905,13 +957,8 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ payloads
 
-    def _permissions_in(self, user: FakeUser, channel: FakeChannel) -> int:
-        if channel.guild_id is None:
-            return P(
-                view_channel=True, send_messages=True, embed_links=True, attach_files=True,
-                read_message_history=True, add_reactions=True, use_application_commands=True,
-            ).value  # fmt: skip
-        guild = self.guilds[channel.guild_id]
+    def _guild_permissions(self, user: FakeUser, guild: FakeGuild) -> int:
+        """A member's server-wide permissions: its roles' (no channel overwrites)."""
         if user.id == guild.owner_id:
             return ALL_PERMISSIONS
         perms = guild.roles[guild.id].permissions
@@ -920,6 +967,18 @@ class FakeDiscord:
                 perms |= guild.roles[rid].permissions
         if perms & P(administrator=True).value:
             return ALL_PERMISSIONS
+        return perms
+
+    def _permissions_in(self, user: FakeUser, channel: FakeChannel) -> int:
+        if channel.guild_id is None:
+            return P(
+                view_channel=True, send_messages=True, embed_links=True, attach_files=True,
+                read_message_history=True, add_reactions=True, use_application_commands=True,
+            ).value  # fmt: skip
+        guild = self.guilds[channel.guild_id]
+        perms = self._guild_permissions(user, guild)
+        if perms == ALL_PERMISSIONS:
+            return perms
         base = (
             self.channels[channel.parent_id] if channel.is_thread and channel.parent_id else channel
         )
@@ -1706,6 +1765,34 @@ class FakeDiscord:
         @route("GET", "/users/@me")
         async def get_me(rec: RecordedRequest) -> Any:
             return {**self.bot_user.payload(), "verified": True, "mfa_enabled": False, "flags": 0}
+
+        @route("GET", "/users/@me/guilds")
+        async def my_guilds(rec: RecordedRequest) -> Any:
+            # Discord: the bot's guilds by id, `after`/`before` a snowflake, at most
+            # `limit` (1-200, default 200), each with the bot's server-wide permissions.
+            after = int(rec.query.get("after") or 0)
+            before = int(rec.query.get("before") or 0)
+            limit = int(rec.query.get("limit") or 200)
+            if not 1 <= limit <= 200:
+                raise ApiError(400, 50035, "Invalid Form Body")
+            guilds = sorted(
+                (g for g in self.guilds.values() if self.bot_user.id in g.member_ids),
+                key=lambda g: g.id,
+            )
+            chosen = [g for g in guilds if g.id > after and (not before or g.id < before)]
+            chosen = chosen[-limit:] if before and not after else chosen[:limit]
+            return [
+                {
+                    "id": str(g.id),
+                    "name": g.name,
+                    "icon": None,
+                    "banner": None,
+                    "owner": g.owner_id == self.bot_user.id,
+                    "permissions": str(self._guild_permissions(self.bot_user, g)),
+                    "features": [],
+                }
+                for g in chosen
+            ]
 
         @route("GET", "/users/{user_id}")
         async def get_user(rec: RecordedRequest, user_id: str) -> Any:

@@ -1,0 +1,154 @@
+"""``python bot.py --check`` (``./dev check``): is the bot ready to be played with?
+
+It checks, in this order, without connecting to the gateway (REST only, a few requests):
+
+1. the settings (``bot.Settings.from_env`` has read them before this runs: a wrong value
+   already stopped with its sentence);
+2. the token: Discord accepts it (``Client.login``: ``GET /users/@me`` and the
+   application), which also gives the application id for the invite link;
+3. the servers the bot is in (``GET /users/@me/guilds``, which carries the bot's
+   server-wide permissions in each) and, per server, which of the permissions it needs
+   (``cogs/permissions.py``) its roles do not give it. A channel can still deny some of
+   them: ``/newgame`` checks its own channel before it opens a lobby.
+4. ``DISCORD_GUILD_ID``, if set, names one of those servers.
+
+The report goes to stdout; each problem is a sentence on stderr, and the exit status is
+1 if there is any (a token Discord refuses, Discord unreachable, a server lacking a
+permission, the bot in no server yet), 0 when everything is ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any, TextIO
+
+import aiohttp
+import discord
+import yarl
+
+from cogs.permissions import invite_url, listed, missing
+
+UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
+"""What reaching Discord raises when the network (or DNS) is down."""
+
+GUILD_PAGE = 200
+"""Discord lists at most 200 servers per request."""
+
+
+def discord_host() -> str:
+    """The host the bot's REST calls go to (``discord.com``, or a test's fake)."""
+    url = yarl.URL(discord.http.Route.BASE)
+    host = url.host or str(url)
+    return host if url.port in (None, 80, 443) else f"{host}:{url.port}"
+
+
+def unreachable_sentence(error: BaseException) -> str:
+    """One line for Discord being out of reach: no network, no DNS, a refused connection.
+
+    >>> unreachable_sentence(TimeoutError()).startswith("Cannot reach Discord at discord.com")
+    True
+    """
+    reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    if isinstance(error, aiohttp.ClientConnectorError) and error.os_error.strerror:
+        reason = error.os_error.strerror
+    reason = " ".join(str(reason).split())  # one line, whatever the library said
+    return (
+        f"Cannot reach Discord at {discord_host()} ({reason}): check this machine's "
+        "network connection, then try again."
+    )
+
+
+def server_error_sentence(error: discord.DiscordServerError) -> str:
+    return (
+        f"Discord answered with an error of its own (HTTP {error.status}); it is probably "
+        "having trouble: try again in a few minutes (https://discordstatus.com)."
+    )
+
+
+REFUSED_TOKEN = (
+    "Discord refused the token: copy it again from the Developer Portal (your application "
+    "→ Bot → Reset Token) into DISCORD_TOKEN in .env."
+)
+
+
+async def my_guilds(http: discord.http.HTTPClient) -> list[dict[str, Any]]:
+    """Every server the bot is in, with its server-wide ``permissions``, page by page."""
+    guilds: list[dict[str, Any]] = []
+    after: int | None = None
+    while True:
+        answer: Any = await http.get_guilds(GUILD_PAGE, after=after, with_counts=False)
+        page: list[dict[str, Any]] = list(answer)
+        guilds.extend(page)
+        if len(page) < GUILD_PAGE:
+            return guilds
+        after = max(int(g["id"]) for g in page)
+
+
+async def run_check(
+    token: str,
+    guild_id: int | None = None,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """The check (module docstring); returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    problems = 0
+
+    def problem(sentence: str) -> None:
+        nonlocal problems
+        problems += 1
+        print(sentence, file=err)
+
+    print("Settings: read (.env and the environment).", file=out)
+    client = discord.Client(intents=discord.Intents.default())
+    try:
+        try:
+            await client.login(token)
+            guilds = await my_guilds(client.http)
+        except discord.LoginFailure:
+            problem(REFUSED_TOKEN)
+            return 1
+        except discord.DiscordServerError as error:
+            problem(server_error_sentence(error))
+            return 1
+        except UNREACHABLE as error:
+            problem(unreachable_sentence(error))
+            return 1
+        except discord.HTTPException as error:
+            problem(f"Discord refused the check (HTTP {error.status}: {error.text or error}).")
+            return 1
+    finally:
+        await client.close()
+    application_id = client.application_id
+    print(f"Token: accepted; the bot is {client.user} (application {application_id}).", file=out)
+    print(f"Invite link: {invite_url(application_id or 'APPLICATION_ID')}", file=out)
+    if not guilds:
+        problem("The bot is in no server yet: open the invite link above to add it to one.")
+    else:
+        print(f"Servers ({len(guilds)}):", file=out)
+    for guild in sorted(guilds, key=lambda g: str(g.get("name", "")).lower()):
+        have = discord.Permissions(int(guild.get("permissions") or 0))
+        lacking = missing(have)
+        name = f"{guild.get('name')} (id {guild['id']})"
+        if lacking:
+            print(f"  {name}: missing {listed(lacking)}", file=out)
+            them = "them" if len(lacking) > 1 else "it"
+            problem(
+                f"In the server {name} the bot lacks {listed(lacking)}: a server admin can "
+                f"give {them} to its role (Server Settings → Roles), or open the invite link "
+                "again and authorize it into that server."
+            )
+        else:
+            print(f"  {name}: every permission the bot needs", file=out)
+    if guild_id is not None and guild_id not in {int(g["id"]) for g in guilds}:
+        problem(
+            f"DISCORD_GUILD_ID is {guild_id}, but the bot is not in that server: add it with "
+            "the invite link, or correct or empty DISCORD_GUILD_ID."
+        )
+    if problems:
+        return 1
+    print("Ready: start the bot with ./dev run (or python bot.py).", file=out)
+    return 0

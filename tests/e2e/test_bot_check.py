@@ -1,0 +1,147 @@
+"""``python bot.py --check`` against the fake Discord: the token, the invite link, each
+server's missing permissions, a refused token; and ``/newgame`` refusing, in one
+sentence, a channel where the bot lacks a permission a game needs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot import WorkshopBot
+from cogs.permissions import NEEDED
+
+from .bot_helpers import make_bot
+from .fake_discord import FakeDiscord
+
+SETTINGS = ("DATABASE_URL", "DISCORD_GUILD_ID", "SHARD_COUNT", "SHARD_IDS", "AI_WORKERS")
+
+
+def clean_env(**settings: str) -> dict[str, str]:
+    """Every setting a developer's .env might hold, blank (the environment wins over
+    .env), then ``settings``."""
+    return {**dict.fromkeys(SETTINGS, ""), **settings}
+
+
+async def test_check_lists_each_server_and_what_the_bot_lacks_there(fake: FakeDiscord) -> None:
+    other = fake.add_guild("Craft Corner", owner=fake.add_user("carol"))
+    fake.withhold_from_bot(other, "attach_files", "embed_links")
+    status, out, err = await fake.run_script("bot.py", "--check", env=clean_env())
+    assert status == 1, (out, err)
+    assert "Traceback" not in out + err
+    assert "Token: accepted; the bot is Workshop Bot" in out
+    link = re.search(r"Invite link: (\S+)", out)
+    assert link is not None
+    assert f"client_id={fake.application_id}&" in link[1]
+    assert f"permissions={NEEDED.value}" in link[1] and "scope=bot+applications.commands" in link[1]
+    assert f"Test Server (id {fake.guild.id}): every permission the bot needs" in out
+    assert f"Craft Corner (id {other.id}): missing Embed Links and Attach Files" in out
+    assert err.strip() == (
+        f"In the server Craft Corner (id {other.id}) the bot lacks Embed Links and Attach "
+        "Files: a server admin can give them to its role (Server Settings → Roles), or open "
+        "the invite link again and authorize it into that server."
+    )
+    # REST only: the check never opened a gateway session
+    assert "IDENTIFY" not in fake.gateway_log
+    assert {r.path for r in fake.requests} <= {
+        "/users/@me",
+        "/oauth2/applications/@me",
+        "/users/@me/guilds",
+    }
+
+
+async def test_check_passes_when_every_server_gives_what_is_needed(fake: FakeDiscord) -> None:
+    status, out, err = await fake.run_script(
+        "bot.py", "--check", env=clean_env(DISCORD_GUILD_ID=str(fake.guild.id))
+    )
+    assert (status, err) == (0, ""), out
+    assert "Ready: start the bot with ./dev run" in out
+
+
+async def test_check_names_a_guild_id_the_bot_is_not_in(fake: FakeDiscord) -> None:
+    env = clean_env(DISCORD_GUILD_ID="42")
+    status, _, err = await fake.run_script("bot.py", "--check", env=env)
+    assert status == 1
+    assert "DISCORD_GUILD_ID is 42, but the bot is not in that server" in err
+
+
+async def test_check_says_discord_refused_the_token(fake: FakeDiscord) -> None:
+    status, out, err = await fake.run_script(
+        "bot.py", "--check", env=clean_env(DISCORD_TOKEN="not-the-token")
+    )
+    assert status == 1
+    assert "Traceback" not in out + err
+    assert err.startswith("Discord refused the token")
+
+
+# ------------------------------------------------------------ at start-up
+
+
+async def test_start_up_prints_the_invite_link_and_warns_of_a_server_lacking_permissions(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    other = fake.add_guild("Craft Corner", owner=fake.add_user("carol"))
+    fake.withhold_from_bot(other, "attach_files")
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/bot.db", AI_WORKERS="0")
+    process = await fake.start_bot_process("bot.py", env=env)
+    log = fake.process_logs[process.pid]
+    await fake.wait_for(lambda: "ready as" in log.read_text(), timeout=10, what="on_ready")
+    assert await fake.stop_bot_process(process) == 0
+    output = log.read_text()
+    link = f"client_id={fake.application_id}&scope=bot+applications.commands&permissions="
+    assert link + str(NEEDED.value) in output
+    assert f"server Craft Corner ({other.id}): my roles do not give me Attach Files" in output
+    assert "Test Server" not in output  # it has everything
+
+
+async def test_a_guild_id_of_a_server_the_bot_is_not_in_stops_it_with_a_sentence(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/bot.db", AI_WORKERS="0")
+    env["DISCORD_GUILD_ID"] = "42"
+    status, out, err = await fake.run_script("bot.py", env=env)
+    assert status == 1
+    assert "Traceback" not in out + err
+    assert "DISCORD_GUILD_ID is 42, but Discord does not let the bot add its commands" in err
+    assert err.rstrip().endswith("The bot did not start.")
+
+
+# ------------------------------------------------------------ /newgame's own check
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[WorkshopBot]:
+    yield await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+
+
+@pytest.mark.parametrize(
+    ("denied", "named"),
+    [
+        (("attach_files",), "Attach Files"),
+        (("embed_links", "read_message_history"), "Embed Links and Read Message History"),
+        # with a thread it posts in the thread: Send Messages in the channel is not needed
+        (("send_messages_in_threads",), "Send Messages in Threads"),
+        # without threads the game is played in the channel: then it needs Send Messages
+        (("create_public_threads", "send_messages"), "Send Messages"),
+    ],
+)
+async def test_newgame_names_the_missing_permission_and_opens_nothing(
+    fake: FakeDiscord, bot: WorkshopBot, denied: tuple[str, ...], named: str
+) -> None:
+    fake.deny_bot(fake.channel, *denied)
+    alice = fake.add_user("alice")
+    result = await fake.slash(alice, fake.channel, "newgame", game="workshop")
+    assert result.ephemeral
+    assert result.content == (
+        f"I cannot run a game in this channel: I am missing the {named} permission"
+        f"{'s' if ' and ' in named else ''} here. A server admin can give "
+        f"{'them' if ' and ' in named else 'it'} to me (Server Settings → Roles, or this "
+        "channel's permissions); then try /newgame again."
+    )
+    assert [m for m in fake.messages(fake.channel) if not m.ephemeral] == []
+    assert await bot.store.list_games(statuses=["lobby"]) == []
+    fake.allow_bot(fake.channel, *denied)
+    opened = await fake.slash(alice, fake.channel, "newgame", game="workshop")
+    assert not opened.ephemeral and opened.message is not None
