@@ -186,3 +186,10 @@ def test_dev_play_takes_the_game_and_players_by_position(
     )
     assert result.returncode == 0, result.stderr
     assert "Workshop Tonttu" in result.stdout and "Bye." in result.stdout
+
+
+@pytest.mark.skipif(not dev_is_set_up(), reason="./dev has not set up .venv (run ./dev test)")
+def test_dev_play_with_a_wrong_player_count_is_a_sentence(tmp_path: Path) -> None:
+    result = run("./dev", "play", "workshop", "6", tmp_path=tmp_path)
+    refused(result, "Santa's Workshop is played by 2 to 5 players, not 6.")
+    assert result.returncode == 2
