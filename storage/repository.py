@@ -526,8 +526,11 @@ class SqlStorage(SqlCore):
 
     CLAIM_DUE = (
         "UPDATE timers SET claimed_by = ?, claimed_until = ? WHERE id IN ("
-        " SELECT id FROM timers WHERE fired_at IS NULL AND cancelled_at IS NULL"
+        " SELECT id FROM timers AS t WHERE fired_at IS NULL AND cancelled_at IS NULL"
         " AND due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
+        " AND NOT EXISTS (SELECT 1 FROM timers AS busy WHERE busy.game_id = t.game_id"
+        " AND busy.id <> t.id AND busy.fired_at IS NULL AND busy.cancelled_at IS NULL"
+        " AND busy.claimed_until > ?)"
         " ORDER BY due_at, id LIMIT ?{lock})"
         " RETURNING id, game_id, kind, due_at, payload, created_at"
     )
@@ -543,13 +546,20 @@ class SqlStorage(SqlCore):
         cannot be read is logged and left out (it stays claimed until its lease ends).
         On PostgreSQL the candidates are locked ``FOR UPDATE SKIP LOCKED``, so
         processes claiming at once take different timers instead of waiting.
+
+        A game's timers fire one at a time, in due order, whichever process fires them:
+        a timer is not claimed while another timer of its game is (say a reminder and
+        the turn limit that fell due together: the reminder is posted, then the limit
+        plays; two processes must not do both at once). On PostgreSQL two claims in the
+        same instant can still take two timers of one game (neither statement sees the
+        other's claim); from then on the game waits.
         """
         moment = self._now() if now is None else ts(now)
         lock = " FOR UPDATE SKIP LOCKED" if self.FOR_UPDATE else ""
         async with self._write() as db:
             rows = await db.fetch(
                 self.CLAIM_DUE.format(lock=lock),
-                (owner, moment + lease.total_seconds(), moment, moment, limit),
+                (owner, moment + lease.total_seconds(), moment, moment, moment, limit),
             )
         return self._timers(sorted(rows, key=lambda row: (row[3], row[0])))
 

@@ -53,10 +53,39 @@ async def test_claims_respect_the_limit_and_skip_cancelled_timers(
     assert await store.cancel_timer(timers[0].id)
     first = await store.claim_due_timers("a", LEASE, limit=2)
     assert [t.id for t in first] == [t.id for t in timers[1:3]]
+    # the game's other timers wait until a has fired these (one game, one at a time)
+    assert await store.claim_due_timers("b", LEASE, now=clock.now) == []
+    assert await store.finish_timer(timers[1].id, "a")
+    assert await store.claim_due_timers("b", LEASE, now=clock.now) == []
+    assert await store.finish_timer(timers[2].id, "a")
     rest = await store.claim_due_timers("b", LEASE, now=clock.now)
     assert [t.id for t in rest] == [t.id for t in timers[3:]]
-    assert await store.cancel_timers(game.id) == 4  # a claimed timer can still be cancelled
-    assert not await store.finish_timer(timers[1].id, "a")
+    assert await store.cancel_timers(game.id) == 2  # a claimed timer can still be cancelled
+    assert not await store.finish_timer(timers[3].id, "b")
+
+
+async def test_a_games_timers_fire_one_at_a_time_across_owners(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    """A reminder and the turn limit that fell due together: while one process fires the
+    reminder, another does not play the turn limit (which would make it moot)."""
+    game = await started(store, 10)
+    other = await started(store, 11)
+    remind = await store.schedule(game.id, "remind", clock.now)
+    limit = await store.schedule(game.id, "turn_limit", clock.now + timedelta(seconds=1))
+    elsewhere = await store.schedule(other.id, "remind", clock.now + timedelta(seconds=2))
+    clock.advance(seconds=5)
+    (first,) = await store.claim_due_timers("a", LEASE, limit=1)
+    assert first.id == remind.id
+    (second,) = await store.claim_due_timers("b", LEASE, limit=1)
+    assert second.id == elsewhere.id  # not the turn limit of a's game
+    assert await store.claim_due_timers("b", LEASE, limit=1) == []
+    assert await store.finish_timer(remind.id, "a")
+    (third,) = await store.claim_due_timers("b", LEASE, limit=1)
+    assert third.id == limit.id
+    clock.advance(minutes=6)  # b died holding it: the claim runs out, a fires it
+    (again,) = await store.claim_due_timers("a", LEASE, limit=1)
+    assert again.id == limit.id
 
 
 async def test_a_timer_being_fired_is_not_cancelled_by_the_timer_it_schedules(
@@ -94,6 +123,19 @@ async def test_owners_on_two_connections_racing_claim_each_timer_once(
             )
         )
         got = [timer.id for claim in claims for timer in claim]
+        assert len(got) == len(set(got)) >= len(games)  # each at most once, every game
+        # (one timer per game at a time; claims at the same instant on PostgreSQL may
+        # still take two of one game's: the statements' snapshots cannot see each other)
+        owners = {t.id: f"owner{n}" for n, claim in enumerate(claims) for t in claim}
+        for timer_id, owner in owners.items():
+            assert await first.finish_timer(timer_id, owner)
+        again = await asyncio.gather(
+            *(
+                store.claim_due_timers(f"owner{n}", LEASE, limit=1)
+                for n, store in enumerate((first, second) * 8)
+            )
+        )
+        got += [timer.id for claim in again for timer in claim]
         assert sorted(got) == sorted(scheduled)  # each exactly once
     finally:
         await first.close()
