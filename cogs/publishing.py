@@ -48,7 +48,7 @@ import contextlib
 import hashlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -57,7 +57,7 @@ import discord
 
 from cogs.common import DISCORD_DOWN
 from engine import get_game
-from storage import GameInfo, LoadedGame, LoggedAction
+from storage import GameInfo, LoadedGame, LoggedAction, NewTimer
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -69,6 +69,9 @@ PUBLISH_LEASE = timedelta(seconds=4)
 syncing a game holds up that game's thread (after a restart, say) for at most this."""
 RENEW_EVERY = 1.0
 """A round that takes longer (Discord slow, a rate limit) renews its claim this often."""
+LEASE_MARGIN = 1.5
+"""A claim kept for the next round is claimed again unless it has this long to run."""
+LEASE_REUSE = PUBLISH_LEASE.total_seconds() - LEASE_MARGIN
 RETRY_SECONDS = 0.01
 POST_WINDOW = 5.5
 """Discord counts 5 per 5 s; the half second covers the time a post takes to arrive."""
@@ -100,6 +103,11 @@ class Sync:
         """Seconds after which the game needs another (deferred) round, if any."""
         self.again = False
         """The game needs another round at once (e.g. a recovered intent was posted)."""
+        self.timers: list[NewTimer] = []
+        self.cancel: set[str] = set()
+        """Timers to schedule (and kinds to cancel) with this round's marks, after its
+        posts: a timer is never needed before the messages that announce it."""
+        self._log: tuple[int, list[LoggedAction]] | None = None
 
     @property
     def shown(self) -> Mapping[str, int]:
@@ -119,6 +127,14 @@ class Sync:
         """Record a mark before going on (an intent: what the next posts will cover)."""
         await self.publisher.bot.store.set_marks(self.game.id, {key: (message_id, version)})
 
+    def schedule(self, *timers: NewTimer, cancel: Iterable[str] = ()) -> None:
+        """Schedule ``timers`` (each replacing its kind's pending one) and cancel the
+        pending timers of ``cancel`` with the round's marks. A round that dies before
+        writing them wrote no marks either, so the next one does it all again."""
+        self.timers = [t for t in self.timers if t.kind not in {n.kind for n in timers}]
+        self.timers.extend(timers)
+        self.cancel.update(cancel)
+
     def defer(self, seconds: float) -> None:
         self.later = seconds if self.later is None else min(self.later, seconds)
 
@@ -132,9 +148,12 @@ class Sync:
         return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
 
     async def actions(self, after: int) -> list[LoggedAction]:
+        """The logged actions after version ``after`` (read once per round)."""
         if after >= self.game.version:
             return []
-        return await self.publisher.bot.store.log(self.game.id, after=after)
+        if self._log is None or self._log[0] > after:
+            self._log = (after, await self.publisher.bot.store.log(self.game.id, after=after))
+        return [a for a in self._log[1] if after < a.seq <= self.game.version]
 
 
 def logged_events(game: GameInfo, actions: list[LoggedAction], upto: int) -> list[Any]:
@@ -158,6 +177,9 @@ class Publisher:
         """Games whose sync must run (once more); the value: whether to flush."""
         self._deferred: dict[int, asyncio.TimerHandle] = {}
         self._failures: dict[int, int] = {}
+        self._held: dict[int, float] = {}
+        """Games whose publishing claim this process holds between two rounds, and when
+        (loop time) it was last claimed or renewed."""
         self._posts: dict[int, deque[float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -246,33 +268,56 @@ class Publisher:
 
     async def _round(self, game_id: int, flush: bool) -> float | None:
         name = f"publish:{game_id}"
-        await self._hold(name)
-        renewing = asyncio.create_task(self._renew(name))
+        await self._hold(game_id, name)
+        renewing = asyncio.create_task(self._renew(game_id, name))
         sync: Sync | None = None
+        keep = False
         try:
             game = await self.bot.store.load(game_id)
             sync = Sync(self, game, flush)
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
+            # Another round is asked for already: it goes on with the claim held.
+            keep = game_id in self._again or sync.again
         finally:
             renewing.cancel()
             marks = sync.marks if sync is not None else {}
-            await self.bot.store.set_marks(game_id, marks, release=(name, self.owner))
+            timers = sync.timers if sync is not None else []
+            cancel = sorted(sync.cancel) if sync is not None else []
+            if not keep:
+                self._held.pop(game_id, None)
+            await self.bot.store.set_marks(
+                game_id,
+                marks,
+                release=None if keep else (name, self.owner),
+                timers=timers,
+                cancel=cancel,
+            )
         if sync.again:
             self._again.setdefault(game_id, True)
         return sync.later
 
-    async def _hold(self, name: str) -> None:
+    async def _hold(self, game_id: int, name: str) -> None:
         """Wait for a game's publishing claim; a holder that died loses it after
-        ``PUBLISH_LEASE``."""
+        ``PUBLISH_LEASE``. Kept from the round before, it is not asked for again while
+        its lease has more than :data:`LEASE_MARGIN` to run."""
+        loop = asyncio.get_running_loop()
+        held = self._held.pop(game_id, None)
+        if held is not None and loop.time() - held < LEASE_REUSE:
+            self._held[game_id] = held
+            return
         # Another process holds it: nothing here could signal us, so poll.
         while not await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):  # noqa: ASYNC110
             await asyncio.sleep(RETRY_SECONDS)
+        self._held[game_id] = loop.time()
 
-    async def _renew(self, name: str) -> None:
+    async def _renew(self, game_id: int, name: str) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(RENEW_EVERY)
-            await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE)
+            claimed = loop.time()
+            if await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):
+                self._held[game_id] = claimed
 
     async def post_slot(self, channel_id: int) -> None:
         """Wait until this process may post in the channel without passing Discord's

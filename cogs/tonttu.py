@@ -55,7 +55,7 @@ from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
-from storage import LoadedGame, Timer, human_player
+from storage import LoadedGame, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -574,23 +574,23 @@ class Tonttu(commands.Cog):
                 del self._panels[key]
 
     async def _start_phase(self, sync: Sync, reveal_from: int) -> None:
-        """The phase's timers, its message (the reveal since version ``reveal_from``, then
-        the status), then its private panels (once): the reveal does not wait for them."""
+        """The phase's message (the reveal since version ``reveal_from``, then the
+        status), then its private panels (once), then its timers (with the round's
+        marks): the reveal waits for nothing but the claim, the intent and one read."""
         game, version = sync.game, sync.game.version
         state = game.state
-        await self.table.schedule_timers(game)
-        if state.mode == "speed" and state.phase == "pick":
-            # a race everyone finished pointing in: its close timer has nothing to do
-            await self.bot.store.cancel_timers(game.id, "speed_close")
+        timers, limit = self.table.turn_timers(game)
+        deadlines = {"turn_limit": limit} if limit is not None else {}
+        cancel = ["speed_close"] if state.mode == "speed" and state.phase == "pick" else []
+        # (a race everyone finished pointing in: its close timer has nothing to do)
         if is_race(state):
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
-            due = self.bot.clock() + timedelta(seconds=seconds)
-            await self.bot.store.schedule(
-                game.id, "speed_close", due, {"round": state.round}, replace=True
-            )
+            deadlines["speed_close"] = self.bot.clock() + timedelta(seconds=seconds)
+            timers.append(NewTimer("speed_close", deadlines["speed_close"], {"round": state.round}))
             self._wake_after(seconds)
+        sync.schedule(*timers, cancel=cancel)
         key = status_key(state)
-        earlier, content, view = await self._phase_message(sync, reveal_from)
+        earlier, content, view = await self._phase_message(sync, reveal_from, deadlines)
         for i, text in enumerate(earlier):  # a reveal too long for one message
             await sync.post(("status", key, i), content=text, allowed_mentions=NO_MENTIONS)
         message = await sync.post(
@@ -616,17 +616,20 @@ class Tonttu(commands.Cog):
             sync.mark(name, at, message_id)
         if refused:  # the phase's message tells them, this once
             sync.game = sync.game_with_marks()
-            _, content, view = await self._phase_message(sync, reveal_from)
+            _, content, view = await self._phase_message(sync, reveal_from, deadlines)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
 
     async def _phase_message(
-        self, sync: Sync, reveal_from: int
+        self, sync: Sync, reveal_from: int, deadlines: dict[str, datetime] | None = None
     ) -> tuple[list[str], str, discord.ui.View]:
         """The phase's message: what was revealed since ``reveal_from`` (and, in a race,
-        claimed), then the status; earlier parts of a reveal too long for one message."""
+        claimed), then the status; earlier parts of a reveal too long for one message.
+        ``deadlines``: as :meth:`_deadlines` reads them (given when just planned)."""
         game = sync.game
         events = logged_events(game, await sync.actions(reveal_from), game.version)
-        status, view = self._status(game, await self._deadlines(game))
+        if deadlines is None:
+            deadlines = await self._deadlines(game)
+        status, view = self._status(game, deadlines)
         lines = event_lines(game, [e for e in events if e.kind != "chose"])
         chunks = chunk_lines(lines, MAX_CONTENT - len(status) - 2) if lines else [""]
         content = f"{chunks[-1]}\n\n{status}" if chunks[-1] else status
@@ -670,7 +673,7 @@ class Tonttu(commands.Cog):
             who = ", ".join(mention(game, p) for p in acting)
             view = discord.ui.View(timeout=None)
             view.add_item(PrivateButton(game.id))
-            limit = await self.table.schedule_timers(game, turn_limit=False)
+            limit = await self.table.schedule_timers(sync, game, turn_limit=False)
             text = (
                 f"Reminder: {who}, round {state.round}'s {phase_name(state)} is waiting "
                 "for your choice (in my DM, or press **Choose privately**)."
