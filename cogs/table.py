@@ -464,7 +464,8 @@ class Table(commands.Cog):
         given back (the board message is re-posted when it cannot be edited)."""
         try:
             await self.publish(played)
-            await self.run_computers(played.game.id)
+            if any(seat.is_ai for seat in played.game.seats):
+                await self.run_computers(played.game.id)
         except discord.Forbidden:
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)
@@ -497,13 +498,16 @@ class Table(commands.Cog):
         async def typing() -> None:
             await self._channel(await self.bot.store.info(game_id)).typing()
 
+        moved = False
         for _ in range(MAX_AI_STEPS):
             async with while_thinking(typing):
                 played = await self.bot.tables.computer_step(game_id)
             if played is None:
                 break
+            moved = True
             self.bot.publisher.request(game_id)  # the next decision need not wait for it
-        await self.bot.publisher.sync(game_id)
+        if moved:  # (with no computer move, the caller's own sync showed everything)
+            await self.bot.publisher.sync(game_id)
 
     async def _start_up(self) -> None:
         """At start-up, as if the bot had never stopped: every thread shows what is

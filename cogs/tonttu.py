@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -295,6 +296,20 @@ def still_open(round_: int, phase: str) -> Any:
     return check
 
 
+async def all_of(*work: Awaitable[None] | None) -> None:
+    """Await ``work`` together; every one ends before the first error is raised."""
+    results = await asyncio.gather(*(w for w in work if w is not None), return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """A task whose error its awaiter may never see (the round ended first)."""
+    if not task.cancelled():
+        task.exception()
+
+
 # --------------------------------------------------------------------------- the cog
 
 
@@ -544,6 +559,13 @@ class Tonttu(commands.Cog):
             await self.table.post_board(sync)  # the first board goes above everything else
             board_v = version
         current = not ended and state.phase != "over" and target == version
+        behind = version - board_v
+        drawing = None
+        if behind > 0 and (changed or ended or sync.flush):
+            # drawn (in the worker process) while the reveal is posted
+            drawing = asyncio.create_task(self.table.board_png(game))
+            drawing.add_done_callback(_retrieve)
+        panels: Awaitable[None] | None = None
         if not current:  # the end, or an older phase's reveal: the lines alone
             lines = event_lines(game, [e for e in events if e.kind != "chose"])
             await sync.mark_now("log_intent", target)
@@ -558,25 +580,31 @@ class Tonttu(commands.Cog):
                 return
         elif status_key(state) not in game.messages:
             await sync.mark_now("log_intent", version)
-            await self._start_phase(sync, log_v)
+            panels = await self._start_phase(sync, log_v)
         elif shown.get(status_key(state), -1) < version:
             await self._edit_status(sync, status_key(state))
+
+        async def board() -> None:
+            if drawing is not None:
+                await self.table.edit_board(sync, await drawing)
+            elif behind > 0:
+                sync.defer(BOARD_DELAY)
+
+        # The next phase's private panels and the board edit go out together: a round
+        # that starts a phase is over sooner, so the next phase's reveal waits less.
+        await all_of(board(), panels)
         if current:
             await self._remind(sync)
-        behind = version - board_v
-        if behind > 0 and (changed or ended or sync.flush):
-            await self.table.edit_board(sync, await self.table.board_png(game))
-        elif behind > 0:
-            sync.defer(BOARD_DELAY)
         if ended:
             await self.table.close_thread(sync)
             for key in [k for k in self._panels if k[0] == game.id]:
                 del self._panels[key]
 
-    async def _start_phase(self, sync: Sync, reveal_from: int) -> None:
+    async def _start_phase(self, sync: Sync, reveal_from: int) -> Awaitable[None] | None:
         """The phase's message (the reveal since version ``reveal_from``, then the
-        status), then its private panels (once), then its timers (with the round's
-        marks): the reveal waits for nothing but the claim, the intent and one read."""
+        status); its timers go with the round's marks. Returns what sends the phase's
+        private panels (once), for the caller to await: the reveal waits for nothing but
+        the claim, the intent and one read of the log."""
         game, version = sync.game, sync.game.version
         state = game.state
         timers, limit = self.table.turn_timers(game)
@@ -600,12 +628,23 @@ class Tonttu(commands.Cog):
         sync.mark(f"reveal:{state.round}:{state.phase}", reveal_from)
         sync.mark("phase", version, message.id)
         sync.mark("log", version, message.id)
-        dm_key = f"dm:{state.round}:{state.phase}"
-        if is_race(state) or dm_key in sync.shown:
-            return
+        if is_race(state) or f"dm:{state.round}:{state.phase}" in sync.shown:
+            return None
+        return self._send_panels(sync, message, reveal_from, deadlines)
+
+    async def _send_panels(
+        self,
+        sync: Sync,
+        message: discord.Message,
+        reveal_from: int,
+        deadlines: dict[str, datetime],
+    ) -> None:
+        """The phase's private panels; a refused DM is told on the phase's ``message``."""
+        game, version, state = sync.game, sync.game.version, sync.game.state
         acting = self._acting_humans(game)
         sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
         refused = [p for p, ok in zip(acting, sent, strict=True) if not ok]
+        dm_key = f"dm:{state.round}:{state.phase}"
         marks: dict[str, tuple[int | None, int]] = {dm_key: (None, version)}
         marks.update({f"dm_closed:{p}": (1, version) for p in refused})
         # Stored at once: a process killed before this round's marks are written must
