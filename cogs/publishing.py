@@ -77,6 +77,7 @@ POST_WINDOW = 5.5
 """Discord counts 5 per 5 s; the half second covers the time a post takes to arrive."""
 POSTS_PER_WINDOW = 5
 """Discord's per-channel message limit: 5 new messages per 5 seconds."""
+DISCORD_WINDOW = 5.0
 RETRY_DELAYS = (1.0, 2.0, 3.0, 5.0)
 """After a failed sync: when to try again (the last one repeats, so a thread catches up
 within seconds of an outage's end; a missing permission waits a minute instead)."""
@@ -144,8 +145,12 @@ class Sync:
 
     async def post(self, what: Any, **kwargs: Any) -> discord.Message:
         """Post in the game's thread, once: ``what`` names the message for its nonce."""
-        await self.publisher.post_slot(self.game.thread_id or self.game.channel_id)
-        return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
+        channel_id = self.game.thread_id or self.game.channel_id
+        slot = await self.publisher.post_slot(channel_id)
+        try:
+            return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
+        finally:
+            self.publisher.posted(channel_id, slot)
 
     async def actions(self, after: int) -> list[LoggedAction]:
         """The logged actions after version ``after`` (read once per round)."""
@@ -319,9 +324,10 @@ class Publisher:
             if await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):
                 self._held[game_id] = claimed
 
-    async def post_slot(self, channel_id: int) -> None:
+    async def post_slot(self, channel_id: int) -> float:
         """Wait until this process may post in the channel without passing Discord's
-        per-channel limit (the wait coalesces later moves into the next round)."""
+        per-channel limit (the wait coalesces later moves into the next round); returns
+        the time the post is counted at, for :meth:`posted`."""
         loop = asyncio.get_running_loop()
         recent = self._posts.setdefault(channel_id, deque())
         while True:
@@ -330,8 +336,20 @@ class Publisher:
                 recent.popleft()
             if len(recent) < POSTS_PER_WINDOW:
                 recent.append(now)
-                return
+                return now
             await asyncio.sleep(recent[0] + POST_WINDOW - now)
+
+    def posted(self, channel_id: int, slot: float) -> None:
+        """A post counted at ``slot`` was answered. One that took longer than the
+        window's margin was probably sent again (discord.py retries a 429 or a 5xx, and
+        Discord counts the attempt that arrives): it counts from now instead."""
+        now = asyncio.get_running_loop().time()
+        recent = self._posts.get(channel_id)
+        if now - slot <= POST_WINDOW - DISCORD_WINDOW or recent is None or slot not in recent:
+            return
+        recent.remove(slot)
+        recent.append(now)
+        self._posts[channel_id] = deque(sorted(recent))
 
     # ------------------------------------------------------------ catching up
 
