@@ -19,11 +19,20 @@ version (Discord's ``enforce_nonce``: a second post with the same nonce within a
 minutes returns the first message instead of a new one). Before posting log lines the
 publisher records its *intent* (the version the lines go up to), so a publisher that
 dies mid-post is followed by one that posts exactly the same messages with the same
-nonces; after posting, the marks record what was posted, in the same write that gives
-back the game's publishing claim. Between processes a claim per game
-(``try_claim(f"publish:{game}")``) lets one publisher at a time work on a game; a
-process killed while holding it blocks that game's thread for at most
-:data:`PUBLISH_LEASE`.
+nonces; after posting, one write records what was posted (the marks) with the timers
+the posts announced (``Sync.schedule``: a phase's or a turn's reminder and turn limit,
+a race's close), and then the game's publishing claim is given back. A round that dies
+before that write has recorded nothing, so the next one does everything again, the
+timers included. Between processes a claim per game (``try_claim(f"publish:{game}")``)
+lets one publisher at a time work on a game; a process killed while holding it blocks
+that game's thread for at most :data:`PUBLISH_LEASE`. When another round of the same
+game is asked for while one runs, the claim is kept for it rather than given back and
+taken again.
+
+Short. Every write waits in one queue (``storage/core.py``'s write lock) behind every
+other table's moves, so what stands between a move and its post is kept to a few
+single-statement writes: the claim (none when kept), the intent, and the reads of the
+game and its log (the log read once per round); timers and marks come after the posts.
 
 Frugal (Discord allows ~5 posts per channel per 5 s and 50 requests per second per
 bot). Requests for a game that is being synced only ask for one more round when the
