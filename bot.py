@@ -265,14 +265,16 @@ class WorkshopBot(commands.AutoShardedBot):
         new_seed: Callable[[], int] | None = None,
         computers: Computers | None = None,
     ) -> None:
-        # Default intents only: no privileged Message Content intent is needed.
+        # Only the guilds intent: interactions come without any, and the bot reads no
+        # messages (with the default intents every post and edit of its own would come
+        # back as a MESSAGE_CREATE/UPDATE event, parsed for nothing).
         shards: dict[str, Any] = {"shard_count": settings.shard_count}
         if settings.shard_ids is not None:
             shards["shard_ids"] = list(settings.shard_ids)
         self.budget = RestBudget(settings.rest_budget_per_second)
         super().__init__(
             command_prefix=commands.when_mentioned,
-            intents=discord.Intents.default(),
+            intents=discord.Intents(guilds=True),
             http_trace=self.budget.trace(self._budgeted),
             **shards,
         )

@@ -39,7 +39,9 @@ worded. Five measurements, printed as they finish:
 5. Workshop Tonttu's reveal: ``--tonttu-games`` tactical 6-player tables; every
    phase, all players choose by DM select, paced (each after their own think time)
    and in a burst (all at once); from the dispatch of a phase's last choice to the
-   reveal posted in the thread, p50/p99 (target p99 < 500 ms in the burst too).
+   reveal posted in the thread, p50/p99 (target p99 < 500 ms in the burst too); and
+   the CPU the bot and its drawing worker spent per choice (the latencies swing with
+   whatever else the machine runs; the CPU much less).
 
 How a request is classified (exempt or rate-limited) is :func:`is_rate_limited`: the
 fake's own ``is_rate_limited`` when it has one, else this file's reading of the path.
@@ -833,7 +835,7 @@ async def reveal_phases(
 
 
 async def tonttu_reveals(
-    fake: FakeDiscord, players: Players, games: int, phases: int, think: float
+    fake: FakeDiscord, players: Players, games: int, phases: int, think: float, bot_pid: int
 ) -> None:
     tables = await in_batches(
         games, 4, lambda i: players.open_table(i, "tonttu-6", prefix="reveal", host_waits=False)
@@ -845,6 +847,7 @@ async def tonttu_reveals(
         choices: list[float] = []
         marker = len(fake.requests)
         started = time.perf_counter()
+        cpu_before = cpu_seconds(bot_pid)
 
         pace = think if name == "paced" else 0.0
         await asyncio.gather(
@@ -855,6 +858,8 @@ async def tonttu_reveals(
         )
         await quiet(fake, 0.5)
         seconds = time.perf_counter() - started
+        bot_cpu, worker_cpu = (b - a for a, b in zip(cpu_before, cpu_seconds(bot_pid), strict=True))
+        per_choice = 1000 / max(1, len(choices))
         calls = Calls.of(fake, fake.requests[marker:], len(choices))
         print(
             f"tonttu {name}: {len(reveals)} reveals, {len(choices)} choices in {seconds:.1f} s\n"
@@ -862,7 +867,9 @@ async def tonttu_reveals(
             f"p99 {ms(reveals, 99)} ms; choice answered p99 {ms(choices, 99)} ms\n"
             f"  per choice: {calls.per_action(calls.rate_limited):.2f} rate-limited, "
             f"{calls.per_action(calls.exempt):.2f} exempt REST calls; "
-            f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx",
+            f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx\n"
+            f"  CPU per choice (less sensitive to a busy machine than the latencies): bot "
+            f"{bot_cpu * per_choice:.1f} ms, drawing worker {worker_cpu * per_choice:.1f} ms",
             flush=True,
         )
 
@@ -923,7 +930,7 @@ async def run(args: argparse.Namespace) -> None:
                 )
             if args.tonttu_games:
                 await tonttu_reveals(
-                    fake, players, args.tonttu_games, args.tonttu_phases, args.think
+                    fake, players, args.tonttu_games, args.tonttu_phases, args.think, process.pid
                 )
             print(
                 f"\n{players.late} interactions answered after 3 s, {players.stale} stale "

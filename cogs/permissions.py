@@ -15,8 +15,8 @@ command was used):
 Nothing else: the bot does not pin, delete others' messages, manage or archive threads
 (Discord archives an idle thread by itself, and a post un-archives it), add reactions,
 or mention @everyone (mentions of the players in a turn prompt need no permission).
-Its gateway intents are ``discord.Intents.default()``: none of them is privileged, so
-nothing has to be switched on in the Developer Portal.
+Its only gateway intent is ``guilds`` (``bot.py``): not privileged, so nothing has to be
+switched on in the Developer Portal.
 
 ``NEEDED`` is asked for in the invite link (:func:`invite_url`), checked per server by
 ``python bot.py --check``, and checked by ``/newgame`` in its channel before a lobby

@@ -19,11 +19,20 @@ version (Discord's ``enforce_nonce``: a second post with the same nonce within a
 minutes returns the first message instead of a new one). Before posting log lines the
 publisher records its *intent* (the version the lines go up to), so a publisher that
 dies mid-post is followed by one that posts exactly the same messages with the same
-nonces; after posting, the marks record what was posted, in the same write that gives
-back the game's publishing claim. Between processes a claim per game
-(``try_claim(f"publish:{game}")``) lets one publisher at a time work on a game; a
-process killed while holding it blocks that game's thread for at most
-:data:`PUBLISH_LEASE`.
+nonces; after posting, one write records what was posted (the marks) with the timers
+the posts announced (``Sync.schedule``: a phase's or a turn's reminder and turn limit,
+a race's close), and then the game's publishing claim is given back. A round that dies
+before that write has recorded nothing, so the next one does everything again, the
+timers included. Between processes a claim per game (``try_claim(f"publish:{game}")``)
+lets one publisher at a time work on a game; a process killed while holding it blocks
+that game's thread for at most :data:`PUBLISH_LEASE`. When another round of the same
+game is asked for while one runs, the claim is kept for it rather than given back and
+taken again.
+
+Short. Every write waits in one queue (``storage/core.py``'s write lock) behind every
+other table's moves, so what stands between a move and its post is kept to a few
+single-statement writes: the claim (none when kept), the intent, and the reads of the
+game and its log (the log read once per round); timers and marks come after the posts.
 
 Frugal (Discord allows ~5 posts per channel per 5 s and 50 requests per second per
 bot). Requests for a game that is being synced only ask for one more round when the
@@ -48,7 +57,7 @@ import contextlib
 import hashlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -57,7 +66,7 @@ import discord
 
 from cogs.common import DISCORD_DOWN
 from engine import get_game
-from storage import GameInfo, LoadedGame, LoggedAction
+from storage import GameInfo, LoadedGame, LoggedAction, NewTimer
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -69,11 +78,15 @@ PUBLISH_LEASE = timedelta(seconds=4)
 syncing a game holds up that game's thread (after a restart, say) for at most this."""
 RENEW_EVERY = 1.0
 """A round that takes longer (Discord slow, a rate limit) renews its claim this often."""
+LEASE_MARGIN = 1.5
+"""A claim kept for the next round is claimed again unless it has this long to run."""
+LEASE_REUSE = PUBLISH_LEASE.total_seconds() - LEASE_MARGIN
 RETRY_SECONDS = 0.01
 POST_WINDOW = 5.5
 """Discord counts 5 per 5 s; the half second covers the time a post takes to arrive."""
 POSTS_PER_WINDOW = 5
 """Discord's per-channel message limit: 5 new messages per 5 seconds."""
+DISCORD_WINDOW = 5.0
 RETRY_DELAYS = (1.0, 2.0, 3.0, 5.0)
 """After a failed sync: when to try again (the last one repeats, so a thread catches up
 within seconds of an outage's end; a missing permission waits a minute instead)."""
@@ -100,6 +113,11 @@ class Sync:
         """Seconds after which the game needs another (deferred) round, if any."""
         self.again = False
         """The game needs another round at once (e.g. a recovered intent was posted)."""
+        self.timers: list[NewTimer] = []
+        self.cancel: set[str] = set()
+        """Timers to schedule (and kinds to cancel) with this round's marks, after its
+        posts: a timer is never needed before the messages that announce it."""
+        self._log: tuple[int, list[LoggedAction]] | None = None
 
     @property
     def shown(self) -> Mapping[str, int]:
@@ -119,6 +137,14 @@ class Sync:
         """Record a mark before going on (an intent: what the next posts will cover)."""
         await self.publisher.bot.store.set_marks(self.game.id, {key: (message_id, version)})
 
+    def schedule(self, *timers: NewTimer, cancel: Iterable[str] = ()) -> None:
+        """Schedule ``timers`` (each replacing its kind's pending one) and cancel the
+        pending timers of ``cancel`` with the round's marks. A round that dies before
+        writing them wrote no marks either, so the next one does it all again."""
+        self.timers = [t for t in self.timers if t.kind not in {n.kind for n in timers}]
+        self.timers.extend(timers)
+        self.cancel.update(cancel)
+
     def defer(self, seconds: float) -> None:
         self.later = seconds if self.later is None else min(self.later, seconds)
 
@@ -128,13 +154,20 @@ class Sync:
 
     async def post(self, what: Any, **kwargs: Any) -> discord.Message:
         """Post in the game's thread, once: ``what`` names the message for its nonce."""
-        await self.publisher.post_slot(self.game.thread_id or self.game.channel_id)
-        return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
+        channel_id = self.game.thread_id or self.game.channel_id
+        slot = await self.publisher.post_slot(channel_id)
+        try:
+            return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
+        finally:
+            self.publisher.posted(channel_id, slot)
 
     async def actions(self, after: int) -> list[LoggedAction]:
+        """The logged actions after version ``after`` (read once per round)."""
         if after >= self.game.version:
             return []
-        return await self.publisher.bot.store.log(self.game.id, after=after)
+        if self._log is None or self._log[0] > after:
+            self._log = (after, await self.publisher.bot.store.log(self.game.id, after=after))
+        return [a for a in self._log[1] if after < a.seq <= self.game.version]
 
 
 def logged_events(game: GameInfo, actions: list[LoggedAction], upto: int) -> list[Any]:
@@ -158,6 +191,9 @@ class Publisher:
         """Games whose sync must run (once more); the value: whether to flush."""
         self._deferred: dict[int, asyncio.TimerHandle] = {}
         self._failures: dict[int, int] = {}
+        self._held: dict[int, float] = {}
+        """Games whose publishing claim this process holds between two rounds, and when
+        (loop time) it was last claimed or renewed."""
         self._posts: dict[int, deque[float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -246,37 +282,61 @@ class Publisher:
 
     async def _round(self, game_id: int, flush: bool) -> float | None:
         name = f"publish:{game_id}"
-        await self._hold(name)
-        renewing = asyncio.create_task(self._renew(name))
+        await self._hold(game_id, name)
+        renewing = asyncio.create_task(self._renew(game_id, name))
         sync: Sync | None = None
+        keep = False
         try:
             game = await self.bot.store.load(game_id)
             sync = Sync(self, game, flush)
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
+            # Another round is asked for already: it goes on with the claim held.
+            keep = game_id in self._again or sync.again
         finally:
             renewing.cancel()
             marks = sync.marks if sync is not None else {}
-            await self.bot.store.set_marks(game_id, marks, release=(name, self.owner))
+            timers = sync.timers if sync is not None else []
+            cancel = sorted(sync.cancel) if sync is not None else []
+            if not keep:
+                self._held.pop(game_id, None)
+            await self.bot.store.set_marks(
+                game_id,
+                marks,
+                release=None if keep else (name, self.owner),
+                timers=timers,
+                cancel=cancel,
+            )
         if sync.again:
             self._again.setdefault(game_id, True)
         return sync.later
 
-    async def _hold(self, name: str) -> None:
+    async def _hold(self, game_id: int, name: str) -> None:
         """Wait for a game's publishing claim; a holder that died loses it after
-        ``PUBLISH_LEASE``."""
+        ``PUBLISH_LEASE``. Kept from the round before, it is not asked for again while
+        its lease has more than :data:`LEASE_MARGIN` to run."""
+        loop = asyncio.get_running_loop()
+        held = self._held.pop(game_id, None)
+        if held is not None and loop.time() - held < LEASE_REUSE:
+            self._held[game_id] = held
+            return
         # Another process holds it: nothing here could signal us, so poll.
         while not await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):  # noqa: ASYNC110
             await asyncio.sleep(RETRY_SECONDS)
+        self._held[game_id] = loop.time()
 
-    async def _renew(self, name: str) -> None:
+    async def _renew(self, game_id: int, name: str) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(RENEW_EVERY)
-            await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE)
+            claimed = loop.time()
+            if await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):
+                self._held[game_id] = claimed
 
-    async def post_slot(self, channel_id: int) -> None:
+    async def post_slot(self, channel_id: int) -> float:
         """Wait until this process may post in the channel without passing Discord's
-        per-channel limit (the wait coalesces later moves into the next round)."""
+        per-channel limit (the wait coalesces later moves into the next round); returns
+        the time the post is counted at, for :meth:`posted`."""
         loop = asyncio.get_running_loop()
         recent = self._posts.setdefault(channel_id, deque())
         while True:
@@ -285,8 +345,20 @@ class Publisher:
                 recent.popleft()
             if len(recent) < POSTS_PER_WINDOW:
                 recent.append(now)
-                return
+                return now
             await asyncio.sleep(recent[0] + POST_WINDOW - now)
+
+    def posted(self, channel_id: int, slot: float) -> None:
+        """A post counted at ``slot`` was answered. One that took longer than the
+        window's margin was probably sent again (discord.py retries a 429 or a 5xx, and
+        Discord counts the attempt that arrives): it counts from now instead."""
+        now = asyncio.get_running_loop().time()
+        recent = self._posts.get(channel_id)
+        if now - slot <= POST_WINDOW - DISCORD_WINDOW or recent is None or slot not in recent:
+            return
+        recent.remove(slot)
+        recent.append(now)
+        self._posts[channel_id] = deque(sorted(recent))
 
     # ------------------------------------------------------------ catching up
 

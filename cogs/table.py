@@ -44,7 +44,7 @@ from cogs.service import (
     suggested_index,
 )
 from engine.core import PlayerId
-from storage import GameInfo, LoadedGame, Timer, human_player
+from storage import GameInfo, LoadedGame, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -389,7 +389,7 @@ class Table(commands.Cog):
                     ("log", target, i), content=text, allowed_mentions=NO_MENTIONS
                 )
             if prompting:
-                limit = await self.schedule_timers(game)
+                limit = await self.schedule_timers(sync, game)
                 text = self.prompt_text(game, acting, limit)
                 if chunks:
                     text = f"{chunks[-1]}\n{text}"
@@ -418,7 +418,7 @@ class Table(commands.Cog):
             return
         if acting and not prompting and due == game.version:
             # at most one reminder per interval: this one schedules the next one
-            limit = await self.schedule_timers(game, turn_limit=False)
+            limit = await self.schedule_timers(sync, game, turn_limit=False)
             text = self.prompt_text(game, acting, limit, reminder=True)
             await sync.post(("remind", due), **self.prompt_message(game, text))
         sync.mark("remind", due)
@@ -464,7 +464,8 @@ class Table(commands.Cog):
         given back (the board message is re-posted when it cannot be edited)."""
         try:
             await self.publish(played)
-            await self.run_computers(played.game.id)
+            if any(seat.is_ai for seat in played.game.seats):
+                await self.run_computers(played.game.id)
         except discord.Forbidden:
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)
@@ -497,13 +498,16 @@ class Table(commands.Cog):
         async def typing() -> None:
             await self._channel(await self.bot.store.info(game_id)).typing()
 
+        moved = False
         for _ in range(MAX_AI_STEPS):
             async with while_thinking(typing):
                 played = await self.bot.tables.computer_step(game_id)
             if played is None:
                 break
+            moved = True
             self.bot.publisher.request(game_id)  # the next decision need not wait for it
-        await self.bot.publisher.sync(game_id)
+        if moved:  # (with no computer move, the caller's own sync showed everything)
+            await self.bot.publisher.sync(game_id)
 
     async def _start_up(self) -> None:
         """At start-up, as if the bot had never stopped: every thread shows what is
@@ -568,25 +572,32 @@ class Table(commands.Cog):
             "allowed_mentions": discord.AllowedMentions(users=True, roles=False),
         }
 
-    async def schedule_timers(
+    def turn_timers(
         self, game: LoadedGame, *, turn_limit: bool = True
-    ) -> datetime | None:
-        """The next reminder and (``turn_limit``: a new turn) the turn limit; returns
-        when the pending turn limit ends, if the table has one."""
+    ) -> tuple[list[NewTimer], datetime | None]:
+        """The next reminder and (``turn_limit``: a new turn) the turn limit, to be
+        scheduled; and when that turn limit ends, if the table has one and it is new."""
         now = self.bot.clock()
         settings = game.settings
         payload = {"version": game.version}
         hours = settings.get("reminder_hours") or 12
-        await self.bot.store.schedule(
-            game.id, "remind", now + timedelta(hours=hours), payload, replace=True
-        )
-        if not settings.get("turn_limit_hours"):
-            return None
-        if turn_limit:
-            due = now + timedelta(hours=settings["turn_limit_hours"])
-            return (
-                await self.bot.store.schedule(game.id, "turn_limit", due, payload, replace=True)
-            ).due_at
+        timers = [NewTimer("remind", now + timedelta(hours=hours), payload)]
+        if not turn_limit or not settings.get("turn_limit_hours"):
+            return timers, None
+        due = now + timedelta(hours=settings["turn_limit_hours"])
+        timers.append(NewTimer("turn_limit", due, payload))
+        return timers, due
+
+    async def schedule_timers(
+        self, sync: Sync, game: LoadedGame, *, turn_limit: bool = True
+    ) -> datetime | None:
+        """The next reminder and (``turn_limit``: a new turn) the turn limit, scheduled
+        with the round's marks (``Sync.schedule``); returns when the pending turn limit
+        ends, if the table has one."""
+        timers, due = self.turn_timers(game, turn_limit=turn_limit)
+        sync.schedule(*timers)
+        if turn_limit or not game.settings.get("turn_limit_hours"):
+            return due
         pending = await self.bot.store.pending_timers(game.id)
         return next((t.due_at for t in pending if t.kind == "turn_limit"), None)
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +57,7 @@ from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
 from engine.tonttu.text import HINT
-from storage import LoadedGame, Timer, human_player
+from storage import LoadedGame, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -297,6 +298,20 @@ def still_open(round_: int, phase: str) -> Any:
             )
 
     return check
+
+
+async def all_of(*work: Awaitable[None] | None) -> None:
+    """Await ``work`` together; every one ends before the first error is raised."""
+    results = await asyncio.gather(*(w for w in work if w is not None), return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """A task whose error its awaiter may never see (the round ended first)."""
+    if not task.cancelled():
+        task.exception()
 
 
 # --------------------------------------------------------------------------- the cog
@@ -556,6 +571,13 @@ class Tonttu(commands.Cog):
             await self.table.post_board(sync)  # the first board goes above everything else
             board_v = version
         current = not ended and state.phase != "over" and target == version
+        behind = version - board_v
+        drawing = None
+        if behind > 0 and (changed or ended or sync.flush):
+            # drawn (in the worker process) while the reveal is posted
+            drawing = asyncio.create_task(self.table.board_png(game))
+            drawing.add_done_callback(_retrieve)
+        panels: Awaitable[None] | None = None
         if not current:  # the end, or an older phase's reveal: the lines alone
             lines = event_lines(game, [e for e in events if e.kind != "chose"])
             await sync.mark_now("log_intent", target)
@@ -570,39 +592,45 @@ class Tonttu(commands.Cog):
                 return
         elif status_key(state) not in game.messages:
             await sync.mark_now("log_intent", version)
-            await self._start_phase(sync, log_v)
+            panels = await self._start_phase(sync, log_v)
         elif shown.get(status_key(state), -1) < version:
             await self._edit_status(sync, status_key(state))
+
+        async def board() -> None:
+            if drawing is not None:
+                await self.table.edit_board(sync, await drawing)
+            elif behind > 0:
+                sync.defer(BOARD_DELAY)
+
+        # The next phase's private panels and the board edit go out together: a round
+        # that starts a phase is over sooner, so the next phase's reveal waits less.
+        await all_of(board(), panels)
         if current:
             await self._remind(sync)
-        behind = version - board_v
-        if behind > 0 and (changed or ended or sync.flush):
-            await self.table.edit_board(sync, await self.table.board_png(game))
-        elif behind > 0:
-            sync.defer(BOARD_DELAY)
         if ended:
             await self.table.close_thread(sync)
             for key in [k for k in self._panels if k[0] == game.id]:
                 del self._panels[key]
 
-    async def _start_phase(self, sync: Sync, reveal_from: int) -> None:
-        """The phase's timers, its message (the reveal since version ``reveal_from``, then
-        the status), then its private panels (once): the reveal does not wait for them."""
+    async def _start_phase(self, sync: Sync, reveal_from: int) -> Awaitable[None] | None:
+        """The phase's message (the reveal since version ``reveal_from``, then the
+        status); its timers go with the round's marks. Returns what sends the phase's
+        private panels (once), for the caller to await: the reveal waits for nothing but
+        the claim, the intent and one read of the log."""
         game, version = sync.game, sync.game.version
         state = game.state
-        await self.table.schedule_timers(game)
-        if state.mode == "speed" and state.phase == "pick":
-            # a race everyone finished pointing in: its close timer has nothing to do
-            await self.bot.store.cancel_timers(game.id, "speed_close")
+        timers, limit = self.table.turn_timers(game)
+        deadlines = {"turn_limit": limit} if limit is not None else {}
+        cancel = ["speed_close"] if state.mode == "speed" and state.phase == "pick" else []
+        # (a race everyone finished pointing in: its close timer has nothing to do)
         if is_race(state):
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
-            due = self.bot.clock() + timedelta(seconds=seconds)
-            await self.bot.store.schedule(
-                game.id, "speed_close", due, {"round": state.round}, replace=True
-            )
+            deadlines["speed_close"] = self.bot.clock() + timedelta(seconds=seconds)
+            timers.append(NewTimer("speed_close", deadlines["speed_close"], {"round": state.round}))
             self._wake_after(seconds)
+        sync.schedule(*timers, cancel=cancel)
         key = status_key(state)
-        earlier, content, view = await self._phase_message(sync, reveal_from)
+        earlier, content, view = await self._phase_message(sync, reveal_from, deadlines)
         for i, text in enumerate(earlier):  # a reveal too long for one message
             await sync.post(("status", key, i), content=text, allowed_mentions=NO_MENTIONS)
         message = await sync.post(
@@ -612,12 +640,23 @@ class Tonttu(commands.Cog):
         sync.mark(f"reveal:{state.round}:{state.phase}", reveal_from)
         sync.mark("phase", version, message.id)
         sync.mark("log", version, message.id)
-        dm_key = f"dm:{state.round}:{state.phase}"
-        if is_race(state) or dm_key in sync.shown:
-            return
+        if is_race(state) or f"dm:{state.round}:{state.phase}" in sync.shown:
+            return None
+        return self._send_panels(sync, message, reveal_from, deadlines)
+
+    async def _send_panels(
+        self,
+        sync: Sync,
+        message: discord.Message,
+        reveal_from: int,
+        deadlines: dict[str, datetime],
+    ) -> None:
+        """The phase's private panels; a refused DM is told on the phase's ``message``."""
+        game, version, state = sync.game, sync.game.version, sync.game.state
         acting = self._acting_humans(game)
         sent = await asyncio.gather(*(self._send_panel(game, p) for p in acting))
         refused = [p for p, ok in zip(acting, sent, strict=True) if not ok]
+        dm_key = f"dm:{state.round}:{state.phase}"
         marks: dict[str, tuple[int | None, int]] = {dm_key: (None, version)}
         marks.update({f"dm_closed:{p}": (1, version) for p in refused})
         # Stored at once: a process killed before this round's marks are written must
@@ -628,17 +667,20 @@ class Tonttu(commands.Cog):
             sync.mark(name, at, message_id)
         if refused:  # the phase's message tells them, this once
             sync.game = sync.game_with_marks()
-            _, content, view = await self._phase_message(sync, reveal_from)
+            _, content, view = await self._phase_message(sync, reveal_from, deadlines)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
 
     async def _phase_message(
-        self, sync: Sync, reveal_from: int
+        self, sync: Sync, reveal_from: int, deadlines: dict[str, datetime] | None = None
     ) -> tuple[list[str], str, discord.ui.View]:
         """The phase's message: what was revealed since ``reveal_from`` (and, in a race,
-        claimed), then the status; earlier parts of a reveal too long for one message."""
+        claimed), then the status; earlier parts of a reveal too long for one message.
+        ``deadlines``: as :meth:`_deadlines` reads them (given when just planned)."""
         game = sync.game
         events = logged_events(game, await sync.actions(reveal_from), game.version)
-        status, view = self._status(game, await self._deadlines(game))
+        if deadlines is None:
+            deadlines = await self._deadlines(game)
+        status, view = self._status(game, deadlines)
         lines = event_lines(game, [e for e in events if e.kind != "chose"])
         chunks = chunk_lines(lines, MAX_CONTENT - len(status) - 2) if lines else [""]
         content = f"{chunks[-1]}\n\n{status}" if chunks[-1] else status
@@ -682,7 +724,7 @@ class Tonttu(commands.Cog):
             who = ", ".join(mention(game, p) for p in acting)
             view = discord.ui.View(timeout=None)
             view.add_item(PrivateButton(game.id))
-            limit = await self.table.schedule_timers(game, turn_limit=False)
+            limit = await self.table.schedule_timers(sync, game, turn_limit=False)
             text = (
                 f"Reminder: {who}, round {state.round}'s {phase_name(state)} is waiting "
                 "for your choice (in my DM, or press **Choose privately**)."

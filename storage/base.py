@@ -16,7 +16,15 @@ from typing import Any, Protocol, Self
 
 from engine.core import PlayerId
 from storage.errors import UnreadableGame
-from storage.models import GameInfo, LoadedGame, LoggedAction, ReplayReport, Submitted, Timer
+from storage.models import (
+    GameInfo,
+    LoadedGame,
+    LoggedAction,
+    NewTimer,
+    ReplayReport,
+    Submitted,
+    Timer,
+)
 
 
 class Storage(Protocol):
@@ -91,9 +99,13 @@ class Storage(Protocol):
         marks: Mapping[str, tuple[int | None, int]],
         *,
         release: tuple[str, str] | None = None,
+        timers: Sequence[NewTimer] = (),
+        cancel: Sequence[str] = (),
     ) -> None:
         """Per key: a message id (``None`` keeps the stored one) and a version that only
-        grows, in one transaction; ``release=(name, owner)`` also gives back that claim."""
+        grows, atomically; then ``release=(name, owner)`` gives back that claim. With
+        ``timers`` (each replacing the pending ones of its kind) and ``cancel`` (kinds
+        whose pending timers end), one transaction holds the marks and the timers."""
         ...
 
     async def try_claim(self, name: str, owner: str, lease: timedelta) -> bool:

@@ -276,6 +276,12 @@ class SqlCore:
         """Rows of one read, outside any write transaction (committed data only)."""
         raise NotImplementedError
 
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        """One write statement on the writer connection, a transaction by itself
+        (autocommit: one round trip instead of ``BEGIN`` … ``COMMIT``'s three); its rows
+        (``RETURNING``). The caller holds the lock."""
+        raise NotImplementedError
+
     async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
         """Apply ``writes`` (at most one per game) with the version guard in SQL, in one
         transaction if it can. Returns, by game id, ``None`` for a write that applied or
@@ -325,6 +331,15 @@ class SqlCore:
         """One write transaction, under the process-wide lock."""
         async with self._lock, self._transaction() as tx:
             yield tx
+
+    async def _write_statement(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        """One write statement that is atomic by itself, under the process-wide lock.
+
+        The lock is held for one round trip to the database instead of a transaction's
+        three or more: under load every write queues for this lock, so the hot writes
+        (claims, marks) are single statements."""
+        async with self._lock:
+            return await self._write_one(sql, params)
 
     def _engine(self, game_id: int, kind: str) -> Game:
         try:

@@ -109,6 +109,16 @@ class Timer:
 
 
 @dataclass(frozen=True)
+class NewTimer:
+    """A timer to schedule with ``set_marks(..., timers=[...])``: it replaces the game's
+    pending timers of its kind (except one being fired right now)."""
+
+    kind: str
+    due_at: datetime
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class LoggedAction:
     """One entry of a game's append-only action log."""
 

@@ -291,6 +291,9 @@ class PostgresStorage(SqlStorage):
         finally:
             self._readers.put_nowait(reader)
 
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        return [tuple(row) for row in await self._writer.fetch(numbered(sql), *params)]
+
     async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
         ordered = sorted(writes, key=lambda write: write.game_id)  # lock rows in one order
         columns = (

@@ -70,6 +70,7 @@ from storage.models import (
     GameInfo,
     LoadedGame,
     LoggedAction,
+    NewTimer,
     ReplayReport,
     Timer,
     human_player,
@@ -255,31 +256,83 @@ class SqlStorage(SqlCore):
             )
             return bool(rows)
 
+    MARKS = (
+        "INSERT INTO game_messages (game_id, key, message_id, shown_version) VALUES {rows}"
+        " ON CONFLICT (game_id, key) DO UPDATE SET"
+        " message_id = COALESCE(excluded.message_id, game_messages.message_id),"
+        " shown_version = CASE WHEN game_messages.shown_version IS NULL"
+        " OR game_messages.shown_version < excluded.shown_version"
+        " THEN excluded.shown_version ELSE game_messages.shown_version END"
+    )
+
     async def set_marks(
         self,
         game_id: int,
         marks: Mapping[str, tuple[int | None, int]],
         *,
         release: tuple[str, str] | None = None,
+        timers: Sequence[NewTimer] = (),
+        cancel: Sequence[str] = (),
     ) -> None:
         """Record, per key, a message id (``None``: keep the stored one) and a version
-        that only grows (a lower one than stored is ignored), in one transaction; with
-        ``release=(name, owner)``, give back that claim too (if ``owner`` holds it)."""
+        that only grows (a lower one than stored is ignored); with ``release=(name,
+        owner)``, give back that claim afterwards (if ``owner`` holds it).
+
+        ``timers`` and ``cancel`` (timer kinds whose pending timers end) are written in
+        one transaction with the marks, while the game is open (a game that ended
+        meanwhile has no timers: they are left out). Without them the marks are one
+        statement and the release another: a process that dies between the two holds
+        the claim until its lease ends, having recorded what it posted."""
+        statement = self.MARKS.format(rows=", ".join(["(?, ?, ?, ?)"] * len(marks)))
+        params = [x for key, (mid, version) in marks.items() for x in (game_id, key, mid, version)]
+        try:
+            if timers or cancel:
+                await self._marks_and_timers(game_id, statement, params, timers, cancel)
+            elif marks:
+                await self._write_statement(statement, params)
+        except Exception:
+            if not await self._read("SELECT 1 FROM games WHERE id = ?", (game_id,)):
+                raise GameNotFound(game_id) from None
+            raise
+        if release is not None:
+            await self._write_statement("DELETE FROM claims WHERE name = ? AND owner = ?", release)
+
+    async def _marks_and_timers(
+        self,
+        game_id: int,
+        statement: str,
+        params: Sequence[Any],
+        timers: Sequence[NewTimer],
+        cancel: Sequence[str],
+    ) -> None:
+        now = self._now()
+        rows = [
+            (game_id, t.kind, ts(t.due_at), json.dumps(dict(t.payload), separators=(",", ":")), now)
+            for t in timers
+        ]
         async with self._write() as db:
-            await self._status(db, game_id)
-            if marks:
-                await db.executemany(
-                    "INSERT INTO game_messages (game_id, key, message_id, shown_version)"
-                    " VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (game_id, key) DO UPDATE SET"
-                    " message_id = COALESCE(excluded.message_id, game_messages.message_id),"
-                    " shown_version = CASE WHEN game_messages.shown_version IS NULL"
-                    " OR game_messages.shown_version < excluded.shown_version"
-                    " THEN excluded.shown_version ELSE game_messages.shown_version END",
-                    [(game_id, key, mid, version) for key, (mid, version) in marks.items()],
+            _kind, status = await self._status(db, game_id)
+            if params:
+                await db.execute(statement, params)
+            if status not in ("lobby", "active"):
+                return
+            for kind in cancel:
+                await self._cancel_pending(db, game_id, now, kind)
+            replaced = sorted({t.kind for t in timers} - set(cancel))
+            if replaced:
+                await db.execute(
+                    "UPDATE timers SET cancelled_at = ? WHERE game_id = ?"
+                    " AND fired_at IS NULL AND cancelled_at IS NULL"
+                    f" AND kind IN ({', '.join('?' * len(replaced))})"
+                    " AND (claimed_until IS NULL OR claimed_until <= ?)",
+                    [now, game_id, *replaced, now],
                 )
-            if release is not None:
-                await db.execute("DELETE FROM claims WHERE name = ? AND owner = ?", release)
+            if rows:
+                await db.executemany(
+                    "INSERT INTO timers (game_id, kind, due_at, payload, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
 
     async def shown_version(self, game_id: int, key: str) -> int | None:
         """The version message ``key`` was last claimed to show (``None``: never)."""
@@ -295,18 +348,18 @@ class SqlStorage(SqlCore):
 
         For work exactly one process should do (e.g. syncing slash commands for
         one command tree: ``try_claim(f"sync:{tree_hash}", owner, timedelta(days=1))``).
+        One statement, so one round trip under the write lock.
         """
         now = self._now()
-        async with self._write() as db:
-            rows = await db.fetch(
-                "INSERT INTO claims (name, owner, claimed_until) VALUES (?, ?, ?)"
-                " ON CONFLICT (name) DO UPDATE"
-                " SET owner = excluded.owner, claimed_until = excluded.claimed_until"
-                " WHERE claims.claimed_until <= ? OR claims.owner = excluded.owner"
-                " RETURNING name",
-                (name, owner, now + lease.total_seconds(), now),
-            )
-            return bool(rows)
+        rows = await self._write_statement(
+            "INSERT INTO claims (name, owner, claimed_until) VALUES (?, ?, ?)"
+            " ON CONFLICT (name) DO UPDATE"
+            " SET owner = excluded.owner, claimed_until = excluded.claimed_until"
+            " WHERE claims.claimed_until <= ? OR claims.owner = excluded.owner"
+            " RETURNING name",
+            (name, owner, now + lease.total_seconds(), now),
+        )
+        return bool(rows)
 
     # ------------------------------------------------------------------ reading
 

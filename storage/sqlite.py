@@ -295,6 +295,11 @@ class SqliteStorage(SqlStorage):
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return list(await self._reader.execute_fetchall(sql, params))
 
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        # Autocommit: a write statement takes SQLite's write lock before it reads
+        # anything, so another process makes it wait (busy_timeout) as BEGIN IMMEDIATE would.
+        return list(await self._writer.execute_fetchall(sql, params))
+
     async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
         if len(writes) > 1:
             try:

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 import storage
-from storage import GameNotFound, SqliteStorage
+from storage import GameNotFound, NewTimer, SqliteStorage
 from tests.storage import race_game
 from tests.storage.conftest import FakeClock, started, to_act
 
@@ -237,6 +237,50 @@ async def test_publication_marks_only_grow_and_release_the_publisher(
     assert not await store.try_claim(f"publish:{game.id}", "a", LEASE)
     with pytest.raises(GameNotFound):
         await store.set_marks(123456, {"log": (None, 1)})
+
+
+async def test_marks_and_timers_are_written_together(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    """The publisher's write after posting a phase (``cogs/publishing.py``): its marks,
+    the phase's timers (each replacing its kind, except one being fired) and the kinds
+    it cancels, in one transaction; a game that ended meanwhile gets no timers."""
+    game = await started(store, 10)
+    old_remind = await store.schedule(game.id, "remind", clock.now + timedelta(hours=1))
+    race = await store.schedule(game.id, "speed_close", clock.now + timedelta(seconds=5))
+    firing = await store.schedule(game.id, "turn_limit", clock.now)
+    (claimed,) = await store.claim_due_timers("a", LEASE)
+    assert claimed.id == firing.id
+    remind_at, limit_at = clock.now + timedelta(hours=12), clock.now + timedelta(hours=24)
+    await store.set_marks(
+        game.id,
+        {"phase:1:pick": (700, 3), "log": (700, 3)},
+        timers=[
+            NewTimer("remind", remind_at, {"version": 3}),
+            NewTimer("turn_limit", limit_at, {"version": 3}),
+        ],
+        cancel=["speed_close"],
+    )
+    info = await store.info(game.id)
+    assert info.shown_versions == {"phase:1:pick": 3, "log": 3}
+    assert info.messages == {"phase:1:pick": 700, "log": 700}
+    pending = await store.pending_timers(game.id)
+    assert [(t.kind, t.due_at, t.payload) for t in pending] == [
+        ("turn_limit", firing.due_at, {}),  # being fired: spared, finished as fired
+        ("remind", remind_at, {"version": 3}),
+        ("turn_limit", limit_at, {"version": 3}),
+    ]
+    assert old_remind.id not in {t.id for t in pending} and race.id not in {t.id for t in pending}
+    assert await store.finish_timer(firing.id, "a")
+
+    await store.abandon(game.id)
+    await store.set_marks(game.id, {"log": (None, 4)}, timers=[NewTimer("remind", remind_at, {})])
+    assert (await store.info(game.id)).shown_versions["log"] == 4
+    assert await store.pending_timers(game.id) == []
+    with pytest.raises(GameNotFound):
+        await store.set_marks(
+            123456, {"log": (None, 1)}, timers=[NewTimer("remind", remind_at, {})]
+        )
 
 
 async def test_the_log_after_a_version_holds_the_later_actions_only(

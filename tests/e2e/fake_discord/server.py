@@ -446,15 +446,7 @@ class FakeDiscord:
                 return self.gateway_log.count("READY") > readies and self._session is not None
             return all(self.readies.get(s, 0) > n for s, n in shard_readies.items())
 
-        full_env = {**os.environ, **(env or {})}
-        full_env.update(
-            FAKE_DISCORD_API=self.api_base,
-            FAKE_DISCORD_GATEWAY=self.gateway_url,
-            DISCORD_TOKEN=self.token,
-            PYTHONPATH=os.pathsep.join(
-                p for p in (str(PROJECT_ROOT), full_env.get("PYTHONPATH", "")) if p
-            ),
-        )
+        full_env = self._script_env(env)
         if self._log_dir is None:
             self._log_dir = Path(tempfile.mkdtemp(prefix="fake-discord-"))
         log = (self._log_dir / f"bot-{len(self.process_logs)}.log").open("wb")
@@ -484,6 +476,20 @@ class FakeDiscord:
         await self.settle(quiet=0.2)
         return process
 
+    def _script_env(self, env: dict[str, str] | None) -> dict[str, str]:
+        """A bot script's environment: ours, ``env``, and this fake's addresses (and
+        token, unless ``env`` brings its own)."""
+        full_env = {**os.environ, **(env or {})}
+        full_env.update(
+            FAKE_DISCORD_API=self.api_base,
+            FAKE_DISCORD_GATEWAY=self.gateway_url,
+            DISCORD_TOKEN=(env or {}).get("DISCORD_TOKEN", self.token),
+            PYTHONPATH=os.pathsep.join(
+                p for p in (str(PROJECT_ROOT), full_env.get("PYTHONPATH", "")) if p
+            ),
+        )
+        return full_env
+
     async def run_script(
         self,
         script: str | Path,
@@ -494,15 +500,7 @@ class FakeDiscord:
         """Run ``script`` to its end in a new Python process pointed at this fake (as
         :meth:`start_bot_process` does, ``DISCORD_TOKEN`` set), e.g. ``bot.py --check``;
         returns (exit status, stdout, stderr). The fake keeps serving meanwhile."""
-        full_env = {**os.environ, **(env or {})}
-        full_env.update(
-            FAKE_DISCORD_API=self.api_base,
-            FAKE_DISCORD_GATEWAY=self.gateway_url,
-            DISCORD_TOKEN=(env or {}).get("DISCORD_TOKEN", self.token),
-            PYTHONPATH=os.pathsep.join(
-                p for p in (str(PROJECT_ROOT), full_env.get("PYTHONPATH", "")) if p
-            ),
-        )
+        full_env = self._script_env(env)
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
