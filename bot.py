@@ -413,6 +413,7 @@ class WorkshopBot(commands.AutoShardedBot):
             return
         self.door.closed = True
         self.stopping.set()
+        self.publisher.flush_deferred()  # e.g. a board edit waiting to coalesce moves
         grace = self.settings.shutdown_grace_seconds
         # Before READY, background work is still waiting for it: only handlers count.
         left = await self.work.drain(grace, background=self.is_ready())

@@ -227,8 +227,17 @@ class Publisher:
             self.bot.background(self._run(game_id, future), f"publish-{game_id}")
         return future
 
-    def _defer(self, game_id: int, seconds: float) -> None:
-        """A flushing sync in ``seconds`` (an earlier one already planned stays)."""
+    def _defer(self, game_id: int, seconds: float, *, retry: bool = False) -> None:
+        """A flushing sync in ``seconds`` (an earlier one already planned stays).
+
+        During a graceful stop what could wait is done now instead, so the stop's drain
+        waits for it and the thread is current when the process ends; a retry after a
+        failure is left to the next start's catch-up (Discord is failing: no hammering).
+        """
+        if self.bot.stopping.is_set():
+            if not retry:
+                self.request(game_id, flush=True)
+            return
         loop = asyncio.get_running_loop()
         handle = self._deferred.get(game_id)
         if handle is not None:
@@ -278,7 +287,7 @@ class Publisher:
             exc_info=None if isinstance(error, (*DISCORD_DOWN, discord.HTTPException)) else error,
         )
         if not self.bot.is_closed():
-            self._defer(game_id, delay)
+            self._defer(game_id, delay, retry=True)
 
     async def _round(self, game_id: int, flush: bool) -> float | None:
         name = f"publish:{game_id}"
@@ -399,6 +408,15 @@ class Publisher:
             or shown.get("remind_due", -1) > shown.get("remind", -1)
         )
         return board < game.version or pending
+
+    def flush_deferred(self) -> None:
+        """A graceful stop begins: the deferred syncs run now, flushing (the ones waiting
+        to retry a failure excepted: the next start catches those games up)."""
+        for game_id, handle in list(self._deferred.items()):
+            handle.cancel()
+            if game_id not in self._failures:
+                self.request(game_id, flush=True)
+        self._deferred.clear()
 
     async def close(self) -> None:
         for handle in self._deferred.values():

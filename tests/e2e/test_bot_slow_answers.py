@@ -1,5 +1,6 @@
 """A click whose handler is slow (a busy database, a loaded machine) is deferred before
-Discord's 3-second deadline, and its answer follows; a fast click is answered at once."""
+Discord's 3-second deadline, and its answer follows; a fast click is answered at once.
+And what waits to coalesce (a board edit) is not left behind by a graceful stop."""
 
 from __future__ import annotations
 
@@ -85,3 +86,24 @@ async def test_a_slow_workshop_choice_edits_the_panel_after_the_deferral(
     assert "to place or donate tokens" in panel.text()  # the placed Elf's next decision
     stored = await bot.store.load(game.id)
     assert stored.version == game.version + 1
+
+
+async def test_a_board_edit_waiting_to_coalesce_is_made_before_a_graceful_stop_ends(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A board one decision behind waits a moment for more moves (BOARD_DELAY); a stop
+    in that moment does not leave it behind: the stop's drain makes the edit."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=5))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    _, board = await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    first = alice if str(alice.id) in turn_prompts(fake, thread)[-1].content else bob
+    panel = (await open_panel(fake, first, thread)).message
+    assert panel is not None
+    choice = next(b["custom_id"] for b in panel.buttons() if b["custom_id"].startswith("act:"))
+    await fake.click(first, panel, choice)  # W-2: an Elf placed; its decisions follow
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.version == 1
+    assert "Move 0" in board.text()  # the edit waits to take in the next decision too
+    await bot.shutdown()
+    assert "Move 1" in board.text()
