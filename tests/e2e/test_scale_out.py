@@ -42,7 +42,14 @@ from storage import open as open_storage
 
 from .bot_helpers import add_computer, turn_prompts
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, ViolationError
-from .tonttu_helpers import choose_by_dm, choose_privately, dm_panel, status_message
+from .tonttu_helpers import (
+    choice_select,
+    choose_by_dm,
+    choose_privately,
+    dm_panel,
+    select_in,
+    status_message,
+)
 
 pytestmark = pytest.mark.serial  # several processes, signals or timing: run alone (see dev)
 
@@ -222,14 +229,28 @@ async def human_move(
         await fake.click(table.human, race, buttons[rng.below(len(buttons))])
     elif legal:
         action = legal[rng.below(len(legal))]
-        if dm_only or rng.below(3):
+        if dm_only:  # the game's shard is down: only a DM reaches a bot (shard 0)
+            panel = real_dm_panel(fake, table.human, state)
+            if panel is None:
+                return False
+            await select_in(fake, table.human, panel, state, action)
+        elif rng.below(3):
             if dm_panel(fake, table.human, state.round, state.phase) is None:
                 return False
-            await choose_by_dm(fake, table.human, state, action)  # to shard 0
+            await choose_by_dm(fake, table.human, state, action)  # its last panel
         else:
             await choose_privately(fake, table.human, table.thread, state, action)
     table.human_moves += 1
     return True
+
+
+def real_dm_panel(fake: FakeDiscord, user: FakeUser, state: Any) -> FakeMessage | None:
+    """The user's DM carrying the select of ``state``'s phase, if any. (An ephemeral
+    panel in the game's thread is not one: a click on it goes to the game's shard.)"""
+    for message in sorted(fake.dm_messages(user), key=lambda m: m.id, reverse=True):
+        if choice_select(message, state.round, state.phase) is not None:
+            return message
+    return None
 
 
 def components(message: FakeMessage) -> list[dict[str, Any]]:
@@ -271,8 +292,11 @@ async def play(
         by_dm = table.kind == "tonttu" and (
             game.state.phase == "pick" or game.state.mode == "tactical"
         )
-        if down and not by_dm:
-            return  # nothing reaches a server whose shard is down, but DMs do
+        if down and (not by_dm or real_dm_panel(fake, table.human, game.state) is None):
+            # nothing reaches a server whose shard is down, but DMs do (if the bot sent
+            # this phase's choices by DM: a player who last chose on an ephemeral panel in
+            # the thread finds them there, which waits for the shard, as on Discord)
+            return
         if not waits_for_human(game) or not await human_move(
             fake, store, table, game, rng, dm_only=down
         ):

@@ -339,6 +339,7 @@ class FakeDiscord:
         self._bots: list[Any] = []
         self._processes: list[asyncio.subprocess.Process] = []
         self.process_logs: dict[int, Path] = {}  # pid -> output of a bot process
+        self._logs_opened = 0  # names them: processes started at once must not share one
         self._log_dir: Path | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -398,7 +399,7 @@ class FakeDiscord:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        if self._log_dir is not None:
+        if self._log_dir is not None and not os.environ.get("KEEP_FAKE_LOGS"):
             shutil.rmtree(self._log_dir, ignore_errors=True)
             self._log_dir = None
         self.unpatch_discord()
@@ -449,7 +450,8 @@ class FakeDiscord:
         full_env = self._script_env(env)
         if self._log_dir is None:
             self._log_dir = Path(tempfile.mkdtemp(prefix="fake-discord-"))
-        log = (self._log_dir / f"bot-{len(self.process_logs)}.log").open("wb")
+        self._logs_opened += 1
+        log = (self._log_dir / f"bot-{self._logs_opened}.log").open("wb")
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
