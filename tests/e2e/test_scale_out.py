@@ -43,7 +43,6 @@ from storage import open as open_storage
 from .bot_helpers import add_computer, turn_prompts
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, ViolationError
 from .tonttu_helpers import (
-    choice_select,
     choose_by_dm,
     choose_privately,
     dm_panel,
@@ -230,7 +229,7 @@ async def human_move(
     elif legal:
         action = legal[rng.below(len(legal))]
         if dm_only:  # the game's shard is down: only a DM reaches a bot (shard 0)
-            panel = real_dm_panel(fake, table.human, state)
+            panel = dm_panel(fake, table.human, state.round, state.phase, dms_only=True)
             if panel is None:
                 return False
             await select_in(fake, table.human, panel, state, action)
@@ -242,15 +241,6 @@ async def human_move(
             await choose_privately(fake, table.human, table.thread, state, action)
     table.human_moves += 1
     return True
-
-
-def real_dm_panel(fake: FakeDiscord, user: FakeUser, state: Any) -> FakeMessage | None:
-    """The user's DM carrying the select of ``state``'s phase, if any. (An ephemeral
-    panel in the game's thread is not one: a click on it goes to the game's shard.)"""
-    for message in sorted(fake.dm_messages(user), key=lambda m: m.id, reverse=True):
-        if choice_select(message, state.round, state.phase) is not None:
-            return message
-    return None
 
 
 def components(message: FakeMessage) -> list[dict[str, Any]]:
@@ -286,13 +276,15 @@ async def play(
         game = await store.load(table.game_id)
         if game.status != "active":
             return
-        if stop_at_race and game.state.phase == "point" and game.state.mode == "speed":
+        state = game.state
+        if stop_at_race and state.phase == "point" and state.mode == "speed":
             return
         down = table.guild_shard not in cluster.running_shards()
-        by_dm = table.kind == "tonttu" and (
-            game.state.phase == "pick" or game.state.mode == "tactical"
-        )
-        if down and (not by_dm or real_dm_panel(fake, table.human, game.state) is None):
+        by_dm = table.kind == "tonttu" and (state.phase == "pick" or state.mode == "tactical")
+        if down and (
+            not by_dm
+            or dm_panel(fake, table.human, state.round, state.phase, dms_only=True) is None
+        ):
             # nothing reaches a server whose shard is down, but DMs do (if the bot sent
             # this phase's choices by DM: a player who last chose on an ephemeral panel in
             # the thread finds them there, which waits for the shard, as on Discord)

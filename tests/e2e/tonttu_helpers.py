@@ -56,11 +56,14 @@ def choice_select(message: FakeMessage, round_: int, phase: str) -> dict[str, An
     return None
 
 
-def dm_panel(fake: FakeDiscord, user: FakeUser, round_: int, phase: str) -> FakeMessage | None:
+def dm_panel(
+    fake: FakeDiscord, user: FakeUser, round_: int, phase: str, *, dms_only: bool = False
+) -> FakeMessage | None:
     """The user's private panel carrying the select for ``round_``'s ``phase``: a DM, or
     the panel the user last chose on (the bot shows the next phase's choices there,
-    DM or ephemeral, by editing it through the user's last interaction)."""
-    panels = [*fake.dm_messages(user), *fake.ephemeral_messages(user)]
+    DM or ephemeral, by editing it through the user's last interaction). ``dms_only``:
+    DMs alone (a click on an ephemeral panel goes to the shard of the game's server)."""
+    panels = [*fake.dm_messages(user), *([] if dms_only else fake.ephemeral_messages(user))]
     for message in sorted(panels, key=lambda m: m.id, reverse=True):
         if choice_select(message, round_, phase) is not None:
             return message
