@@ -266,10 +266,25 @@ class SqliteStorage(SqlStorage):
 
     async def _close_connections(self) -> None:
         try:
-            await self._writer.execute("PRAGMA optimize")
+            await self._optimize()
         finally:
             await self._writer.close()
             await self._reader.close()
+
+    async def _optimize(self) -> None:
+        """Refresh the planner's statistics where they are stale; skipped if locked.
+
+        ``PRAGMA optimize`` may run ANALYZE, which reads and then writes: run on its
+        own, the write fails at once ("database is locked", without waiting for the
+        busy timeout) when another process wrote in between. Taking the write lock
+        first makes it wait as any write does; a database still locked after that is
+        left as it is, since the statistics are only a hint for the next start.
+        """
+        try:
+            async with self._transaction() as tx:
+                await tx.execute("PRAGMA optimize")
+        except sqlite3.OperationalError as error:
+            log.info("Skipped PRAGMA optimize when closing %s (%s).", self.path, error)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[_Tx]:

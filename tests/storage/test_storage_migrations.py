@@ -66,6 +66,30 @@ async def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_pa
             assert list(await db.execute_fetchall("PRAGMA busy_timeout")) == [(5000,)]
 
 
+async def test_closing_while_another_process_holds_the_write_lock_does_not_fail(
+    tmp_path: Path,
+) -> None:
+    """The closing ``PRAGMA optimize`` waits like a write and is skipped if still locked.
+
+    Seen in CI: a process closing its storage while another wrote failed with
+    "database is locked" from the optimize, which had not waited at all.
+    """
+    path = tmp_path / "bot.db"
+    store = await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=100)
+    for channel in range(1, 30):  # rows and queries, so that the optimize wants to ANALYZE
+        await started(store, channel, guild=channel % 3)
+    await store.list_games(guild_id=1)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        await store.close()
+        other.execute("COMMIT")
+    finally:
+        other.close()
+    async with await storage.open(f"sqlite:///{path}") as again:  # closed cleanly
+        assert len(await again.list_games()) == 29
+
+
 async def test_foreign_keys_are_enforced(store: SqliteStorage) -> None:
     with pytest.raises((sqlite3.IntegrityError, asyncpg.ForeignKeyViolationError)):
         async with store._write() as db:
