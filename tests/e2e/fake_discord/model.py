@@ -143,6 +143,7 @@ class FakeChannel:
     recipient: FakeUser | None = None  # DM channels
     position: int = 0
     bot_deny: int = 0  # permissions denied to the bot by an overwrite (guild text channels)
+    private_to: set[int] | None = None  # member ids who may view it (None: everyone)
     archived: bool = False
     locked: bool = False
     created_at: str = field(default_factory=iso_now)

@@ -74,6 +74,7 @@ JSON = "application/json"  # exactly: discord.py's json_or_text compares the who
 
 P = discord.Permissions
 ALL_PERMISSIONS = P.all().value
+VIEW_CHANNEL = P(view_channel=True).value
 EVERYONE_PERMISSIONS = P(
     view_channel=True,
     send_messages=True,
@@ -597,6 +598,8 @@ class FakeDiscord:
         guild = guild or self.guild
         role = FakeRole(self.snowflake(), name, P(**perms).value, position=len(guild.roles))
         guild.roles[role.id] = role
+        created = {"guild_id": str(guild.id), "role": role.payload()}
+        self._spawn_dispatch("GUILD_ROLE_CREATE", created)
         return role
 
     def add_user(
@@ -626,6 +629,13 @@ class FakeDiscord:
 
     def allow_bot(self, channel: FakeChannel, *permissions: str) -> None:
         channel.bot_deny &= ~P(**dict.fromkeys(permissions, True)).value
+        self._spawn_dispatch("CHANNEL_UPDATE", self._channel_payload(channel))
+
+    def make_private(self, channel: FakeChannel, *members: FakeUser) -> None:
+        """Hide a text channel (and its threads) from everyone but ``members`` and the
+        bot, as a private channel on Discord: an @everyone overwrite denying View
+        Channel and member overwrites allowing it."""
+        channel.private_to = {m.id for m in members} | {self.bot_user.id}
         self._spawn_dispatch("CHANNEL_UPDATE", self._channel_payload(channel))
 
     def withhold_from_bot(self, guild: FakeGuild, *permissions: str) -> None:
@@ -984,6 +994,8 @@ class FakeDiscord:
         )
         if user.id == self.bot_user.id:
             perms &= ~base.bot_deny
+        if base.private_to is not None and user.id not in base.private_to:
+            perms &= ~VIEW_CHANNEL
         return perms
 
     def bot_can(self, channel: FakeChannel, **perms: bool) -> bool:
@@ -1015,15 +1027,26 @@ class FakeDiscord:
         }
         if channel.type == GUILD_TEXT:
             data["topic"] = None
-            if channel.bot_deny:
-                data["permission_overwrites"] = [
+            overwrites: list[dict[str, Any]] = []
+            if channel.private_to is not None:
+                everyone = str(channel.guild_id)
+                overwrites.append(
+                    {"id": everyone, "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}
+                )
+                overwrites += [
+                    {"id": str(member), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"}
+                    for member in sorted(channel.private_to - {self.bot_user.id})
+                ]
+            if channel.bot_deny or channel.private_to is not None:
+                overwrites.append(
                     {
                         "id": str(self.bot_user.id),
                         "type": 1,
-                        "allow": "0",
+                        "allow": "0" if channel.private_to is None else str(VIEW_CHANNEL),
                         "deny": str(channel.bot_deny),
                     }
-                ]
+                )
+            data["permission_overwrites"] = overwrites
         if channel.is_thread:
             del data["permission_overwrites"], data["position"]
             data.update(
