@@ -1,5 +1,6 @@
 """The game in its thread: board, log, turn prompts, the private turn panel, and the
-commands players use during a game (/play, /me, /board, /history, /abandon, /rules)."""
+commands players use during a game (/play, /me, /board, /abandon, /rules).
+(/history, /replay and /export: ``cogs/replays.py``.)"""
 
 from __future__ import annotations
 
@@ -738,27 +739,6 @@ class Table(commands.Cog):
                 await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
                 embed, picture = board_picture(game, await self.board_png(game))
                 await reply(interaction, embed=embed, file=picture)
-
-        await guarded(interaction, work)
-
-    @app_commands.command(name="history", description="Finished games on this server.")
-    async def history(self, interaction: discord.Interaction) -> None:
-        async def work() -> None:
-            if interaction.guild is None:
-                await reply(interaction, "Use this on a server.")
-                return
-            games = await self.bot.store.history(interaction.guild.id, limit=10)
-            if not games:
-                await reply(interaction, "No finished games on this server yet.")
-                return
-            lines = []
-            for info in games:
-                result = info.result or {}
-                names = info.names
-                winners = ", ".join(names.get(w, w) for w in result.get("winners", []))
-                when = info.finished_at.strftime("%Y-%m-%d") if info.finished_at else "?"
-                lines.append(f"{when} · {title_of(info)} · winner: {winners or '—'}")
-            await reply(interaction, "\n".join(lines))
 
         await guarded(interaction, work)
 

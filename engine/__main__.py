@@ -39,7 +39,14 @@ from engine import get_game
 from engine.ai import LEVELS, choose
 from engine.ai.match import parse_seats, play_match
 from engine.core import Game, InvalidSetup, PlayerId, Rng, RuleError, derive_seed
-from engine.records import Record, dump_outcome, pick_random, random_playout, replay
+from engine.records import (
+    PartialRecord,
+    Record,
+    dump_outcome,
+    pick_random,
+    random_playout,
+    replay,
+)
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -128,8 +135,11 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         raise Mistake(f"Cannot read {args.file}: {error.strerror or error}.") from None
     except ValidationError:
         raise Mistake(
-            f"{args.file} is not a game record (a JSON file written by simulate)."
+            f"{args.file} is not a game record (a JSON file written by simulate or"
+            " exported with /export)."
         ) from None
+    if not record.replayable:
+        raise Mistake(f"{args.file}: {PartialRecord(record)}")
     try:
         game = get_game(record.game)
     except KeyError:
@@ -476,7 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Apply a record's actions again from its seed and compare the outcome with the\n"
         "recorded one; exit status 1 if they differ or an action is not legal.",
     )
-    rep.add_argument("file", help="a record written by simulate --records")
+    rep.add_argument("file", help="a record written by simulate --records or exported with /export")
 
     ben = command(
         "bench",

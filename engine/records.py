@@ -2,7 +2,11 @@
 
 A record is ``{"game", "seed", "players", "options", "actions": [{"player",
 "action"}], "outcome"}``; replaying its actions from the seed must give the same
-outcome. These helpers work for every game through the :class:`Game` protocol.
+outcome. ``docs/records.md`` documents the format, with the optional fields an
+export from the bot adds (``names``, ``title``, ``game_id``, ``moves``) and the
+*partial* record of a game still running (``finished: false``): no seed, no
+decisions, only what a spectator could see (``public_log``, ``board``). These
+helpers work for every game through the :class:`Game` protocol.
 """
 
 from __future__ import annotations
@@ -10,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from engine.core import Game, PlayerId, Rng
+
+RECORD_FORMAT = 1
+"""The version of the record format (``docs/records.md``); absent means 1."""
 
 
 class RecordedAction(BaseModel):
@@ -20,13 +27,55 @@ class RecordedAction(BaseModel):
     action: dict[str, Any]
 
 
+class PublicEntry(BaseModel):
+    """One entry of a running game's public log: what the thread showed for one move."""
+
+    move: int
+    """The game's version after this entry (the log's ``seq``)."""
+    events: list[dict[str, Any]]
+    """The engine's public events of that move (they carry no secret, by design)."""
+    text: list[str] = Field(default_factory=list)
+    """The same events as the sentences the thread showed."""
+
+
 class Record(BaseModel):
     game: str
-    seed: int
+    seed: int | None = None
+    """Absent only in the partial record of a running game (``finished`` false)."""
     players: list[PlayerId]
     options: dict[str, Any]
-    actions: list[RecordedAction]
+    actions: list[RecordedAction] = Field(default_factory=list)
     outcome: dict[str, Any] | None = None
+    # Optional fields, added by an export from the bot (docs/records.md).
+    format: int = RECORD_FORMAT
+    finished: bool = True
+    """False: the partial record of a game still running; it cannot be replayed."""
+    title: str | None = None
+    game_id: int | None = None
+    names: dict[PlayerId, str] = Field(default_factory=dict)
+    """Display names by player id (a Discord user id, or ``ai:N`` for a computer seat)."""
+    moves: int | None = None
+    """How many entries the game's log held when it was exported."""
+    public_log: list[PublicEntry] | None = None
+    """Only in a running game's record: each move's public events."""
+    board: dict[str, Any] | None = None
+    """Only in a running game's record: the spectator's view of the board now."""
+
+    @property
+    def replayable(self) -> bool:
+        return self.finished and self.seed is not None
+
+
+class PartialRecord(ValueError):
+    """A running game's record: it holds no seed and no decisions, so it cannot be replayed."""
+
+    def __init__(self, record: Record) -> None:
+        at = f" (exported at move {record.moves})" if record.moves is not None else ""
+        super().__init__(
+            f"This is the record of a game that was still running{at}: it holds only what "
+            "a spectator could see, without the seed or the decisions, so it cannot be "
+            "replayed. Export the game again once it has finished."
+        )
 
 
 def dump_outcome(game: Game, state: Any) -> dict[str, Any] | None:
@@ -80,12 +129,17 @@ def random_playout(
     return state, record
 
 
-def replay(game: Game, record: Record) -> Any:
-    """Re-apply a record's actions from its seed; returns the final state.
+def replay(game: Game, record: Record, upto: int | None = None) -> Any:
+    """Re-apply a record's actions from its seed (the first ``upto`` of them, or all);
+    returns the state reached.
 
-    Raises the game's ``RuleError`` if an action is not legal where it stands.
+    Raises :class:`PartialRecord` for a running game's record, and the game's
+    ``RuleError`` if an action is not legal where it stands.
     """
+    if not record.replayable or record.seed is None:
+        raise PartialRecord(record)
     state = game.new_game(record.players, record.seed, game.parse_options(record.options))
-    for step in record.actions:
+    steps = record.actions if upto is None else record.actions[: max(upto, 0)]
+    for step in steps:
         state, _events = game.apply(state, step.player, game.parse_action(step.action))
     return state

@@ -9,7 +9,7 @@ multi-process deployment: its ``submit`` would use the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -129,9 +129,16 @@ class Storage(Protocol):
     ) -> list[GameInfo]: ...
 
     async def history(
-        self, guild_id: int, *, kind: str | None = None, limit: int = 50
+        self,
+        guild_id: int,
+        *,
+        kind: str | None = None,
+        limit: int = 50,
+        channel_ids: Collection[int] | None = None,
     ) -> list[GameInfo]:
-        """Finished games of a guild, newest first, with their results (for stats)."""
+        """Finished games of a guild, newest first, with their results (for stats);
+        ``channel_ids``: only games opened in one of these channels (those the asking
+        member can see; ``None``: every channel)."""
         ...
 
     async def log(self, game_id: int, after: int = 0) -> list[LoggedAction]:

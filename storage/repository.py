@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -427,13 +427,25 @@ class SqlStorage(SqlCore):
         return games
 
     async def history(
-        self, guild_id: int, *, kind: str | None = None, limit: int = 50
+        self,
+        guild_id: int,
+        *,
+        kind: str | None = None,
+        limit: int = 50,
+        channel_ids: Collection[int] | None = None,
     ) -> list[GameInfo]:
+        if channel_ids is not None and not channel_ids:
+            return []  # a member who sees no channel sees no game
         sql = f"SELECT {self.INFO} FROM games AS g WHERE g.guild_id = ? AND g.status = 'finished'"
         params: list[Any] = [guild_id]
         if kind is not None:
             sql += " AND g.kind = ?"
             params.append(kind)
+        if channel_ids is not None:
+            # A server has at most 500 channels: one placeholder each stays far below
+            # both databases' limits on parameters (32766 / 32767).
+            sql += f" AND g.channel_id IN ({', '.join('?' for _ in channel_ids)})"
+            params.extend(sorted(channel_ids))
         sql += " ORDER BY g.finished_at DESC, g.id DESC LIMIT ?"
         params.append(limit)
         return self._readable(await self._read(sql, params))

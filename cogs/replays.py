@@ -1,0 +1,343 @@
+"""Looking back at games: ``/history``, ``/replay`` and ``/export``.
+
+Who may look at what:
+
+* A game belongs to the text channel its lobby was opened in, and a member may look
+  at it when they can view that channel (``cogs.visibility``). ``/history`` asks
+  storage for the finished games of those channels only (filtered in SQL);
+  ``/replay``, ``/export`` and every button and menu here check the same for the one
+  game they name. A game the member may not see and a game that does not exist get
+  the same sentence, so an id does not tell whether a private game exists.
+* ``/replay`` steps through finished games only: a running game's earlier boards
+  are public, but its replay would be an easy way to study it mid-game from outside
+  the thread, and the final board would be the current one anyway.
+* ``/export`` gives anyone the complete record of a finished game; of a running
+  (or abandoned) game it gives its players the partial record, built from what a
+  spectator sees (``storage.export`` says why that cannot leak a secret).
+
+Everything is answered ephemerally: each viewer steps through a replay on their own.
+The replay's buttons carry the game id and the move they lead to
+(``rp:<game>:<move>:<f|p|n|l>``), so they work after a restart; each click checks
+the game again and clamps the move to the game's length. A ``custom_id`` that is not
+on the message (forged, or of an older bot) is answered by ``cogs.table``'s listener.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+import render
+from cogs import drawing
+from cogs.common import bot_of, chosen_value, guarded, reply
+from cogs.render import COLOUR, OPTION_LABEL, cut, title_of
+from cogs.table import register_components
+from cogs.visibility import visible_channel_ids
+from engine import get_game
+from engine.records import Record
+from storage import GameInfo, GameNotFound, LoggedAction, human_player
+from storage.export import dump, finished_record, running_record, state_at
+
+if TYPE_CHECKING:
+    from bot import WorkshopBot
+
+HISTORY_LIMIT = 10
+STEP_LABELS = {"f": "⏮ First", "p": "◀ Back", "n": "Next ▶", "l": "Last ⏭"}
+REPLAY_FILE = "replay.png"
+NOT_VISIBLE = (
+    "There is no game #{id} on this server that you can see. /history lists the "
+    "finished games of the channels you can see."
+)
+
+
+# --------------------------------------------------------------------------- components
+
+
+class StepButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"rp:(?P<gid>[0-9]{1,18}):(?P<move>[0-9]{1,6}):(?P<tag>[fpnl])",
+):
+    """One of the replay's ⏮ ◀ ▶ ⏭ buttons: shows move ``move`` of game ``gid``."""
+
+    def __init__(self, game_id: int, move: int, tag: str, *, disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=STEP_LABELS[tag],
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"rp:{game_id}:{move}:{tag}",
+                disabled=disabled,
+            )
+        )
+        self.game_id, self.move = game_id, move
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> StepButton:
+        return cls(int(match["gid"]), int(match["move"]), match["tag"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        replays = replays_of(interaction)
+        await guarded(
+            interaction,
+            lambda: replays.step(interaction, self.game_id, self.move),
+            game_id=self.game_id,
+        )
+
+
+class OpenFinal(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"history:open"):
+    """/history's menu: opens the final board of the game picked (its replay, at the end)."""
+
+    def __init__(self, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id="history:open",
+                placeholder="Open a final board…",
+                options=options or [discord.SelectOption(label="?", value="0")],
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> OpenFinal:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        replays = replays_of(interaction)
+        raw = chosen_value(interaction)
+        game_id = int(raw) if raw.isdigit() and len(raw) <= 18 else 0
+        await guarded(
+            interaction, lambda: replays.open_replay(interaction, game_id, None), game_id=game_id
+        )
+
+
+def replays_of(interaction: discord.Interaction) -> Replays:
+    cog = bot_of(interaction).get_cog("Replays")
+    assert isinstance(cog, Replays)
+    return cog
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def step_buttons(game_id: int, move: int, moves: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    at_start, at_end = move <= 0, move >= moves
+    view.add_item(StepButton(game_id, 0, "f", disabled=at_start))
+    view.add_item(StepButton(game_id, max(move - 1, 0), "p", disabled=at_start))
+    view.add_item(StepButton(game_id, min(move + 1, moves), "n", disabled=at_end))
+    view.add_item(StepButton(game_id, moves, "l", disabled=at_end))
+    return view
+
+
+def move_lines(info: GameInfo, entry: LoggedAction | None) -> str:
+    """What happened at this move, as the thread's log said it."""
+    if entry is None:
+        return "The table before the first move."
+    rules = get_game(info.kind)
+    lines = [rules.describe_event(rules.parse_event(e), info.names) for e in entry.events]
+    return "\n".join(line for line in lines if line) or "—"
+
+
+async def replay_message(
+    info: GameInfo, record: Record, log: list[LoggedAction], move: int, note: str = ""
+) -> dict[str, Any]:
+    """The board after ``move`` decisions of a finished game, with the step buttons."""
+    moves = len(record.actions)
+    rules = get_game(info.kind)
+    # the replay from the seed is pure CPU (a few ms for a whole game): off the event loop
+    state = await asyncio.to_thread(state_at, record, move)
+    png = await drawing.draw(render.render_board, rules.view(state, None), info.names)
+    entry = log[move - 1] if 0 < move <= len(log) else None
+    embed = discord.Embed(
+        title=cut(f"{title_of(info)} · replay", 256),
+        description=cut(note + move_lines(info, entry), 4096),
+        colour=COLOUR.get(info.kind),
+    )
+    embed.set_image(url=f"attachment://{REPLAY_FILE}")
+    embed.set_footer(text=f"Move {move} of {moves}")
+    picture = discord.File(io.BytesIO(png), REPLAY_FILE, description=f"Move {move} of {moves}")
+    return {"embed": embed, "file": picture, "view": step_buttons(info.id, move, moves)}
+
+
+def export_file(info: GameInfo, record: Record) -> discord.File:
+    state = "final" if record.finished else f"move-{record.moves}"
+    return discord.File(io.BytesIO(dump(record)), f"{info.kind}-game-{info.id}-{state}.json")
+
+
+# --------------------------------------------------------------------------- cog
+
+
+class Replays(commands.Cog):
+    def __init__(self, bot: WorkshopBot) -> None:
+        self.bot = bot
+
+    async def visible_game(self, interaction: discord.Interaction, game_id: int) -> GameInfo | None:
+        """The game if it is on this server, in a channel the member can see; otherwise
+        the member is told (the same sentence whether it exists or not) and ``None``."""
+        if interaction.guild is None:
+            await reply(interaction, "Use this on a server.")
+            return None
+        info = None
+        if 0 < game_id < 2**63:
+            try:
+                info = await self.bot.store.info(game_id)
+            except GameNotFound:
+                info = None
+        if (
+            info is None
+            or info.guild_id != interaction.guild.id
+            or info.channel_id not in visible_channel_ids(interaction)
+        ):
+            await reply(interaction, NOT_VISIBLE.format(id=game_id))
+            return None
+        return info
+
+    async def open_replay(
+        self, interaction: discord.Interaction, game_id: int, move: int | None
+    ) -> None:
+        """/replay and /history's menu: a new ephemeral message at ``move`` (None: the end)."""
+        info = await self.visible_game(interaction, game_id)
+        if info is None:
+            return
+        if info.status != "finished":
+            await reply(interaction, not_finished(info))
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)  # replay and drawing
+        log = await self.bot.store.log(info.id)
+        record = finished_record(info, log)
+        moves = len(record.actions)
+        note = ""
+        if move is None:
+            move = moves
+        elif not 0 <= move <= moves:
+            note = f"Game #{info.id} has moves 0 to {moves}; here is move {clamp(move, moves)}.\n"
+            move = clamp(move, moves)
+        await reply(interaction, **await replay_message(info, record, log, move, note))
+
+    async def step(self, interaction: discord.Interaction, game_id: int, move: int) -> None:
+        """A step button: the replay's message now shows ``move``."""
+        info = await self.visible_game(interaction, game_id)
+        if info is None:
+            return
+        if info.status != "finished":
+            await reply(interaction, not_finished(info))
+            return
+        log = await self.bot.store.log(info.id)
+        record = finished_record(info, log)
+        message = await replay_message(info, record, log, clamp(move, len(record.actions)))
+        picture = message.pop("file")
+        await interaction.response.edit_message(attachments=[picture], **message)
+
+    @app_commands.command(
+        name="replay", description="Step through a finished game, move by move (only you see it)."
+    )
+    @app_commands.describe(
+        game="The game's number (/history lists them)",
+        move="The move to start at (0: before the first move; default: the end)",
+    )
+    async def replay(
+        self, interaction: discord.Interaction, game: int, move: int | None = None
+    ) -> None:
+        await guarded(interaction, lambda: self.open_replay(interaction, game, move), game_id=game)
+
+    @app_commands.command(
+        name="export", description="A game's record as a JSON file (python -m engine replay)."
+    )
+    @app_commands.describe(game="The game's number (/history lists finished ones)")
+    async def export(self, interaction: discord.Interaction, game: int) -> None:
+        async def work() -> None:
+            info = await self.visible_game(interaction, game)
+            if info is None:
+                return
+            if info.status == "lobby" or info.seed is None:
+                await reply(interaction, f"Game #{info.id} never started: it has no record.")
+                return
+            player = human_player(interaction.user.id)
+            if info.status != "finished" and info.seat_of(player) is None:
+                await reply(
+                    interaction,
+                    f"Game #{info.id} is still running: only its players can export it now "
+                    "(anyone can once it has finished).",
+                )
+                return
+            if info.status == "finished":
+                record = finished_record(info, await self.bot.store.log(info.id))
+                text = (
+                    f"The record of {title_of(info)}: `python -m engine replay` plays it "
+                    "again from its seed and checks the final scores."
+                )
+            else:
+                loaded = await self.bot.store.load(info.id)  # then its log up to that state
+                log = await self.bot.store.log(info.id)
+                record = running_record(loaded, [a for a in log if a.seq <= loaded.version])
+                text = (
+                    f"The record of {title_of(info)} so far (move {record.moves}): only "
+                    "what a spectator can see, without the seed or anyone's secret "
+                    "choices. Export it again once the game has finished to replay it."
+                )
+            await reply(interaction, text, file=export_file(info, record))
+
+        await guarded(interaction, work, game_id=game)
+
+    @app_commands.command(
+        name="history", description="Finished games of the channels you can see on this server."
+    )
+    async def history(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            if interaction.guild is None:
+                await reply(interaction, "Use this on a server.")
+                return
+            games = await self.bot.store.history(
+                interaction.guild.id,
+                limit=HISTORY_LIMIT,
+                channel_ids=visible_channel_ids(interaction),
+            )
+            if not games:
+                await reply(interaction, "No finished games on this server yet.")
+                return
+            lines, options = [], []
+            for info in games:
+                when = info.finished_at.strftime("%Y-%m-%d") if info.finished_at else "?"
+                line = f"{when} · {title_of(info)} · winner: {winners_of(info)}"
+                lines.append(line)
+                options.append(
+                    discord.SelectOption(label=cut(line, OPTION_LABEL), value=str(info.id))
+                )
+            view = discord.ui.View(timeout=None)
+            view.add_item(OpenFinal(options))
+            lines.append("Pick a game below to see its final board and step through it.")
+            await reply(interaction, "\n".join(lines), view=view)
+
+        await guarded(interaction, work)
+
+
+def winners_of(info: GameInfo) -> str:
+    result = info.result or {}
+    names = info.names
+    return ", ".join(names.get(w, w) for w in result.get("winners", [])) or "—"
+
+
+def clamp(move: int, moves: int) -> int:
+    return min(max(move, 0), moves)
+
+
+def not_finished(info: GameInfo) -> str:
+    if info.status == "active":
+        return (
+            f"Game #{info.id} is still running: its replay opens when it has finished. "
+            "/board in its thread shows the table now."
+        )
+    return f"Game #{info.id} did not finish, so it has no replay."
+
+
+async def setup(bot: WorkshopBot) -> None:
+    await bot.add_cog(Replays(bot))
+    bot.add_dynamic_items(StepButton, OpenFinal)
+    register_components(StepButton, OpenFinal)

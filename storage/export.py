@@ -1,0 +1,98 @@
+"""A stored game as a record (``engine.records.Record``, ``docs/records.md``): the
+export of ``/export`` and the steps of ``/replay``.
+
+Two kinds of record, decided by the game's status:
+
+* A **finished** game's record is complete: seed, seats, options, every decision
+  from the action log and the stored outcome, plus display names.
+  ``python -m engine replay FILE`` re-applies the decisions from the seed and
+  checks that it reaches the same outcome. Nothing is secret any more once a game
+  is over.
+* A **running** game's record is partial: it is built only from what the game's
+  thread shows a spectator, the public events of each move (``public_log``) and
+  ``view(state, None)`` (``board``). The seed and the decisions are left out
+  whole, not filtered: the seed fixes every future draw (deck orders, ornament
+  rewards), and the decisions hold secrets the events never name (a Workshop
+  Tonttu pick or point before its reveal, a choice replaced before the reveal, the
+  face-down wish of a contested point). So a partial record cannot leak what the
+  engine keeps out of events and spectator views, whatever game it is of.
+
+:func:`decisions` is the one place that turns the stored log into the record's
+list of decisions; the replay steps of ``/replay`` are those decisions too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine import get_game
+from engine.records import PublicEntry, Record, RecordedAction, replay
+from storage.models import GameInfo, LoadedGame, LoggedAction
+
+
+def decisions(log: Sequence[LoggedAction]) -> list[RecordedAction]:
+    """The decisions that make a game, in order, from its stored action log.
+
+    Every logged entry is one applied decision today; entries that do not count as
+    a decision of the final game (e.g. one taken back) are to be filtered here.
+    """
+    return [RecordedAction(player=entry.player, action=dict(entry.action)) for entry in log]
+
+
+def finished_record(game: GameInfo, log: Sequence[LoggedAction]) -> Record:
+    """The complete record of a finished game (replays to its stored outcome)."""
+    if game.status != "finished" or game.seed is None:
+        raise ValueError(f"game {game.id} is {game.status}, not finished")
+    return Record(
+        game=game.kind,
+        seed=game.seed,
+        players=list(game.players),
+        options=dict(game.options),
+        actions=decisions(log),
+        outcome=None if game.result is None else dict(game.result),
+        title=get_game(game.kind).title,
+        game_id=game.id,
+        names=game.names,
+        moves=game.version,
+    )
+
+
+def running_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
+    """The partial record of a running game: only what a spectator could see."""
+    rules = get_game(game.kind)
+    names = game.names
+    entries = []
+    for entry in log:
+        events = [rules.parse_event(event) for event in entry.events]
+        text = [line for line in (rules.describe_event(e, names) for e in events) if line]
+        entries.append(
+            PublicEntry(
+                move=entry.seq,
+                events=[event.model_dump(mode="json") for event in events],
+                text=text,
+            )
+        )
+    return Record(
+        game=game.kind,
+        players=list(game.players),
+        options=dict(game.options),
+        finished=False,
+        title=rules.title,
+        game_id=game.id,
+        names=names,
+        moves=game.version,
+        public_log=entries,
+        board=rules.view(game.state, None).model_dump(mode="json"),
+    )
+
+
+def dump(record: Record) -> bytes:
+    """The record as the JSON file ``/export`` attaches (fields that are unset left out,
+    so a running game's file has no ``seed`` key at all)."""
+    return record.model_dump_json(indent=1, exclude_none=True).encode()
+
+
+def state_at(record: Record, move: int) -> Any:
+    """The state after the first ``move`` decisions of a complete record."""
+    return replay(get_game(record.game), record, upto=move)
