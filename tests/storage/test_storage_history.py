@@ -42,3 +42,28 @@ async def test_history_lists_a_guilds_finished_games_newest_first(
     assert await store.history(1, kind="workshop") == []
     assert len(await store.history(2)) == 1
     assert await store.history(3) == []
+
+
+async def test_history_keeps_only_the_games_of_the_channels_given(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    """The channel filter is in SQL, with ``limit`` applied after it: a member who sees
+    one channel gets that channel's newest games, not a share of the server's newest."""
+    seen = [await finish(store, 10, guild=1, seed=s) for s in (1, 2)]
+    clock.advance(hours=1)
+    hidden = [await finish(store, 20, guild=1, seed=s) for s in (3, 4, 5)]
+    clock.advance(hours=1)
+    other_guild = await finish(store, 30, guild=2, seed=6)
+
+    assert [g.id for g in await store.history(1, channel_ids={10})] == seen[::-1]
+    assert [g.id for g in await store.history(1, channel_ids=[10], limit=1)] == [seen[1]]
+    assert [g.id for g in await store.history(1, channel_ids={20, 99})] == hidden[::-1]
+    both = {g.id for g in await store.history(1, channel_ids=frozenset({10, 20}))}
+    assert both == set(seen) | set(hidden)
+    assert await store.history(1, channel_ids=set()) == []  # sees no channel: no game
+    assert await store.history(1, channel_ids={30}) == []  # another server's channel
+    assert [g.id for g in await store.history(2, channel_ids={30})] == [other_guild]
+    assert len(await store.history(1)) == 5  # no filter: every channel
+    # a server's worth of channels (up to 500) as parameters
+    many = {10, *range(1_000_000, 1_000_499)}
+    assert {g.id for g in await store.history(1, channel_ids=many)} == set(seen)
