@@ -70,11 +70,11 @@ class PartialRecord(ValueError):
     """A running game's record: it holds no seed and no decisions, so it cannot be replayed."""
 
     def __init__(self, record: Record) -> None:
-        at = f" (exported at move {record.moves})" if record.moves is not None else ""
+        at = f" (at move {record.moves})" if record.moves is not None else ""
         super().__init__(
-            f"This is the record of a game that was still running{at}: it holds only what "
-            "a spectator could see, without the seed or the decisions, so it cannot be "
-            "replayed. Export the game again once it has finished."
+            f"This is the record of a game still running when it was exported{at}: it "
+            "holds only what a spectator could see, without the seed or the decisions, "
+            "so it cannot be replayed. Export the game again once it has finished."
         )
 
 
