@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from bot import WorkshopBot
 
 HISTORY_LIMIT = 10
+RECENT_GAMES = 16
 STEP_LABELS = {"f": "⏮ First", "p": "◀ Back", "n": "Next ▶", "l": "Last ⏭"}
 REPLAY_FILE = "replay.png"
 NOT_VISIBLE = (
@@ -145,15 +147,39 @@ def move_lines(info: GameInfo, entry: LoggedAction | None) -> str:
     return "\n".join(line for line in lines if line) or "—"
 
 
+class Replayed:
+    """A finished game's record and log (they never change), and the last position a
+    viewer was shown, so that a step forward applies one decision instead of replaying
+    the game from its seed (tens of ms for a whole Santa's Workshop game)."""
+
+    def __init__(self, record: Record, log: list[LoggedAction]) -> None:
+        self.record, self.log = record, log
+        self.position: tuple[int, Any] | None = None
+        """(move, state after it); replaced in one assignment (read from threads)."""
+
+    def state_at(self, move: int) -> Any:
+        """The state after ``move`` decisions (runs in a thread: pure CPU)."""
+        known = self.position
+        if known is None or known[0] > move:
+            state = state_at(self.record, move)
+        else:
+            rules = get_game(self.record.game)
+            state = known[1]
+            for step in self.record.actions[known[0] : move]:
+                state, _events = rules.apply(state, step.player, rules.parse_action(step.action))
+        self.position = (move, state)
+        return state
+
+
 async def replay_message(
-    info: GameInfo, record: Record, log: list[LoggedAction], move: int, note: str = ""
+    info: GameInfo, replayed: Replayed, move: int, note: str = ""
 ) -> dict[str, Any]:
     """The board after ``move`` decisions of a finished game, with the step buttons."""
-    moves = len(record.actions)
+    moves = len(replayed.record.actions)
     rules = get_game(info.kind)
-    # the replay from the seed is pure CPU (a few ms for a whole game): off the event loop
-    state = await asyncio.to_thread(state_at, record, move)
+    state = await asyncio.to_thread(replayed.state_at, move)  # off the event loop
     png = await drawing.draw(render.render_board, rules.view(state, None), info.names)
+    log = replayed.log
     entry = log[move - 1] if 0 < move <= len(log) else None
     embed = discord.Embed(
         title=cut(f"{title_of(info)} · replay", 256),
@@ -177,6 +203,19 @@ def export_file(info: GameInfo, record: Record) -> discord.File:
 class Replays(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
+        self._recent: OrderedDict[int, Replayed] = OrderedDict()
+        """Finished games replayed lately, by id (least recently used first)."""
+
+    async def replayed(self, info: GameInfo) -> Replayed:
+        """The finished game's record and log, read once and kept for the next clicks."""
+        found = self._recent.pop(info.id, None)
+        if found is None:
+            log = await self.bot.store.log(info.id)
+            found = Replayed(finished_record(info, log), log)
+        self._recent[info.id] = found
+        while len(self._recent) > RECENT_GAMES:
+            self._recent.popitem(last=False)
+        return found
 
     async def visible_game(self, interaction: discord.Interaction, game_id: int) -> GameInfo | None:
         """The game if it is on this server, in a channel the member can see; otherwise
@@ -210,16 +249,15 @@ class Replays(commands.Cog):
             await reply(interaction, not_finished(info))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)  # replay and drawing
-        log = await self.bot.store.log(info.id)
-        record = finished_record(info, log)
-        moves = len(record.actions)
+        replayed = await self.replayed(info)
+        moves = len(replayed.record.actions)
         note = ""
         if move is None:
             move = moves
         elif not 0 <= move <= moves:
             note = f"Game #{info.id} has moves 0 to {moves}; here is move {clamp(move, moves)}.\n"
             move = clamp(move, moves)
-        await reply(interaction, **await replay_message(info, record, log, move, note))
+        await reply(interaction, **await replay_message(info, replayed, move, note))
 
     async def step(self, interaction: discord.Interaction, game_id: int, move: int) -> None:
         """A step button: the replay's message now shows ``move``."""
@@ -229,9 +267,9 @@ class Replays(commands.Cog):
         if info.status != "finished":
             await reply(interaction, not_finished(info))
             return
-        log = await self.bot.store.log(info.id)
-        record = finished_record(info, log)
-        message = await replay_message(info, record, log, clamp(move, len(record.actions)))
+        replayed = await self.replayed(info)
+        moves = len(replayed.record.actions)
+        message = await replay_message(info, replayed, clamp(move, moves))
         picture = message.pop("file")
         await interaction.response.edit_message(attachments=[picture], **message)
 

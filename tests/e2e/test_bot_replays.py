@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
+import render
 from bot import WorkshopBot
 from engine import get_game
 from engine.core import Rng
 from engine.records import Record
 from engine.tonttu.data import MATERIAL_NAMES
 from storage import LoadedGame
+from storage.export import finished_record, state_at
 
 from .bot_helpers import make_bot
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
@@ -135,10 +137,21 @@ async def test_finished_games_are_listed_replayed_and_exported_for_those_who_see
     assert "before the first move" in replay.text()
     await fake.click(dave, replay, "Next ▶")
     assert footer(replay) == f"Move 1 of {moves}"
+    # the picture is the public board after that many decisions of the stored game
+    record = finished_record(public, await bot.store.log(public.id))
+    rules = get_game(kind)
+    for move in (1, moves - 1):
+        if move == moves - 1:
+            await fake.click(dave, replay, "Last ⏭")
+            await fake.click(dave, replay, "◀ Back")
+        view = rules.view(state_at(record, move), None)
+        assert attached(fake, replay) == render.render_board(view, public.names)
 
     # the buttons survive a restart
     await fake.stop_bot(bot)
     bot = await fake.start_bot(make_bot(fake, url))
+    await fake.click(dave, replay, "⏮ First")
+    await fake.click(dave, replay, "Next ▶")
     await fake.click(dave, replay, "Next ▶")
     assert footer(replay) == f"Move 2 of {moves}"
     await fake.click(dave, replay, "Last ⏭")
