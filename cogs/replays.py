@@ -42,7 +42,7 @@ from cogs.visibility import visible_channel_ids
 from engine import get_game
 from engine.records import Record
 from storage import GameInfo, GameNotFound, LoggedAction, human_player
-from storage.export import dump, finished_record, running_record, state_at
+from storage.export import decision_log, dump, finished_record, running_record, state_at
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -153,7 +153,10 @@ class Replayed:
     the game from its seed (tens of ms for a whole Santa's Workshop game)."""
 
     def __init__(self, record: Record, log: list[LoggedAction]) -> None:
-        self.record, self.log = record, log
+        self.record = record
+        self.log = log
+        """The log entries of the record's decisions (``storage.export.decision_log``):
+        move ``n`` shows the events of ``log[n - 1]``."""
         self.position: tuple[int, Any] | None = None
         """(move, state after it); replaced in one assignment (read from threads)."""
 
@@ -211,7 +214,7 @@ class Replays(commands.Cog):
         found = self._recent.pop(info.id, None)
         if found is None:
             log = await self.bot.store.log(info.id)
-            found = Replayed(finished_record(info, log), log)
+            found = Replayed(finished_record(info, log), decision_log(log))
         self._recent[info.id] = found
         while len(self._recent) > RECENT_GAMES:
             self._recent.popitem(last=False)
@@ -338,7 +341,7 @@ class Replays(commands.Cog):
                 channel_ids=visible_channel_ids(interaction),
             )
             if not games:
-                await reply(interaction, "No finished games on this server yet.")
+                await reply(interaction, "No finished games yet in the channels you can see here.")
                 return
             lines, options = [], []
             for info in games:
@@ -372,7 +375,9 @@ def not_finished(info: GameInfo) -> str:
             f"Game #{info.id} is still running: its replay opens when it has finished. "
             "/board in its thread shows the table now."
         )
-    return f"Game #{info.id} did not finish, so it has no replay."
+    if info.status == "lobby":
+        return f"Game #{info.id} has not started yet, so it has no replay."
+    return f"Game #{info.id} was ended before it finished, so it has no replay."
 
 
 async def setup(bot: WorkshopBot) -> None:

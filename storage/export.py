@@ -17,8 +17,8 @@ Two kinds of record, decided by the game's status:
   face-down wish of a contested point). So a partial record cannot leak what the
   engine keeps out of events and spectator views, whatever game it is of.
 
-:func:`decisions` is the one place that turns the stored log into the record's
-list of decisions; the replay steps of ``/replay`` are those decisions too.
+:func:`decision_log` is the one place that picks the decisions out of the stored
+log; the record's ``actions`` and the steps of ``/replay`` both come from it.
 """
 
 from __future__ import annotations
@@ -31,13 +31,24 @@ from engine.records import PublicEntry, Record, RecordedAction, replay
 from storage.models import GameInfo, LoadedGame, LoggedAction
 
 
-def decisions(log: Sequence[LoggedAction]) -> list[RecordedAction]:
-    """The decisions that make a game, in order, from its stored action log.
+def decision_log(log: Sequence[LoggedAction]) -> list[LoggedAction]:
+    """The entries of a game's stored action log that are its decisions, in order: what a
+    record's ``actions`` hold and what ``/replay`` steps through (move ``n`` is the state
+    after the first ``n`` of them, and shows the events of the ``n``-th).
 
-    Every logged entry is one applied decision today; entries that do not count as
-    a decision of the final game (e.g. one taken back) are to be filtered here.
+    This is the one place that decides it. Every logged entry is one applied decision
+    today; an entry that is not a decision of the game as played (e.g. one taken back
+    and the entry recording that) is to be left out here, and nowhere else.
     """
-    return [RecordedAction(player=entry.player, action=dict(entry.action)) for entry in log]
+    return list(log)
+
+
+def decisions(log: Sequence[LoggedAction]) -> list[RecordedAction]:
+    """A record's ``actions``: the decisions of :func:`decision_log`."""
+    return [
+        RecordedAction(player=entry.player, action=dict(entry.action))
+        for entry in decision_log(log)
+    ]
 
 
 def finished_record(game: GameInfo, log: Sequence[LoggedAction]) -> Record:

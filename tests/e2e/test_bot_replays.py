@@ -205,6 +205,8 @@ async def test_a_running_game_is_exported_to_its_players_only_and_never_replayed
     game = await stored_game(bot, fake, fake.channel, [alice, bob, carol], kind, seed, moves=40)
     assert game.status == "active"
 
+    listed = await fake.slash(dave, fake.channel, "history")  # a running game is not listed
+    assert listed.text == "No finished games yet in the channels you can see here."
     refused = await fake.slash(dave, fake.channel, "export", game=game.id)
     assert "only its players can export it" in refused.text
     assert refused.message is None or not refused.message.attachments
