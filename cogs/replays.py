@@ -302,11 +302,7 @@ class Replays(commands.Cog):
                 return
             player = human_player(interaction.user.id)
             if info.status != "finished" and info.seat_of(player) is None:
-                await reply(
-                    interaction,
-                    f"Game #{info.id} is still running: only its players can export it now "
-                    "(anyone can once it has finished).",
-                )
+                await reply(interaction, players_only(info))
                 return
             if info.status == "finished":
                 record = finished_record(info, await self.bot.store.log(info.id))
@@ -322,6 +318,10 @@ class Replays(commands.Cog):
                     f"The record of {title_of(info)} so far (move {record.moves}): only "
                     "what a spectator can see, without the seed or anyone's secret "
                     "choices. Export it again once the game has finished to replay it."
+                    if info.status == "active"
+                    else f"The record of {title_of(info)}, ended at move {record.moves} "
+                    "before it finished: only what a spectator could see, without the "
+                    "seed or anyone's secret choices, so it cannot be replayed."
                 )
             await reply(interaction, text, file=export_file(info, record))
 
@@ -367,6 +367,15 @@ def winners_of(info: GameInfo) -> str:
 
 def clamp(move: int, moves: int) -> int:
     return min(max(move, 0), moves)
+
+
+def players_only(info: GameInfo) -> str:
+    if info.status == "active":
+        return (
+            f"Game #{info.id} is still running: only its players can export it now "
+            "(anyone can once it has finished)."
+        )
+    return f"Game #{info.id} was ended before it finished: only its players can export it."
 
 
 def not_finished(info: GameInfo) -> str:

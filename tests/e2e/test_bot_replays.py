@@ -227,6 +227,16 @@ async def test_a_running_game_is_exported_to_its_players_only_and_never_replayed
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "still running" in done.stderr and "cannot be replayed" in done.stderr
 
+    # ended before it finished: still only what a spectator saw, still players only
+    await bot.store.abandon(game.id)
+    refused = await fake.slash(dave, fake.channel, "export", game=game.id)
+    assert "was ended before it finished: only its players" in refused.text
+    no_replay = await fake.slash(dave, fake.channel, "replay", game=game.id)
+    assert "was ended before it finished, so it has no replay" in no_replay.text
+    exported = await fake.slash(carol, fake.channel, "export", game=game.id)
+    assert "ended at move 40" in exported.text
+    assert_nothing_secret(attached(fake, exported.message), game, seed)
+
 
 def assert_nothing_secret(data: bytes, game: LoadedGame, seed: int) -> None:
     """The partial record holds no seed, no decision and no player's private view."""
