@@ -99,9 +99,10 @@ def running_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
 
 
 def dump(record: Record) -> bytes:
-    """The record as the JSON file ``/export`` attaches (fields that are unset left out,
-    so a running game's file has no ``seed`` key at all)."""
-    return record.model_dump_json(indent=1, exclude_none=True).encode()
+    """The record as the JSON file ``/export`` attaches: fields that are unset left out,
+    so a running game's file has no ``seed`` and no ``actions`` key at all."""
+    leave_out = None if record.finished else {"actions"}
+    return record.model_dump_json(indent=1, exclude_none=True, exclude=leave_out).encode()
 
 
 def state_at(record: Record, move: int) -> Any:

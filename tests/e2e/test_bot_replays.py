@@ -243,7 +243,7 @@ def assert_nothing_secret(data: bytes, game: LoadedGame, seed: int) -> None:
     text = data.decode()
     assert str(seed) not in text and '"seed"' not in text
     record = json.loads(text)
-    assert record["actions"] == [] and "rng" not in text
+    assert "actions" not in record and "rng" not in text
     rules = get_game(game.kind)
     assert record["board"] == rules.view(game.state, None).model_dump(mode="json")
     if game.kind == "tonttu":
