@@ -288,6 +288,30 @@ class Replays(commands.Cog):
     ) -> None:
         await guarded(interaction, lambda: self.open_replay(interaction, game, move), game_id=game)
 
+    @replay.autocomplete("game")
+    async def replay_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[int]]:
+        return await self.game_choices(interaction, current)
+
+    async def game_choices(
+        self, interaction: discord.Interaction, current: Any
+    ) -> list[app_commands.Choice[int]]:
+        """The finished games of the channels the member can see, newest first, whose
+        line contains what was typed (a number, a game's name or a winner's)."""
+        if interaction.guild is None:
+            return []
+        games = await self.bot.store.history(
+            interaction.guild.id, limit=25, channel_ids=visible_channel_ids(interaction)
+        )
+        typed = str(current or "").strip().lower()
+        choices = []
+        for info in games:
+            line = f"#{info.id} · {get_game(info.kind).title} · winner: {winners_of(info)}"
+            if typed in line.lower():
+                choices.append(app_commands.Choice(name=cut(line, 100), value=info.id))
+        return choices
+
     @app_commands.command(
         name="export", description="A game's record as a JSON file (python -m engine replay)."
     )
@@ -326,6 +350,12 @@ class Replays(commands.Cog):
             await reply(interaction, text, file=export_file(info, record))
 
         await guarded(interaction, work, game_id=game)
+
+    @export.autocomplete("game")
+    async def export_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[int]]:
+        return await self.game_choices(interaction, current)
 
     @app_commands.command(
         name="history", description="Finished games of the channels you can see on this server."

@@ -116,6 +116,13 @@ async def test_finished_games_are_listed_replayed_and_exported_for_those_who_see
         str(hidden.id),
     }
 
+    # typing a game's number offers the games dave may see
+    offered = await fake.autocomplete(dave, fake.channel, "replay", focused="game", game="")
+    assert [c["value"] for c in offered] == [public.id]
+    assert offered[0]["name"].startswith(f"#{public.id} · ") and winners in offered[0]["name"]
+    offered = await fake.autocomplete(alice, hideout, "export", focused="game", game=hidden.id)
+    assert [c["value"] for c in offered] == [hidden.id]
+
     # the menu opens the final board, with the step buttons
     opened = await fake.select(dave, listed.message, "history:open", [str(public.id)])
     replay = opened.message
