@@ -115,7 +115,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json.dumps(line) + "\n")
         if args.records:
             path = Path(args.records) / f"{args.game}-{seed}.json"
-            path.write_text(record.model_dump_json(indent=1))
+            path.write_text(record.model_dump_json(indent=1, exclude_none=True))
     elapsed = time.perf_counter() - started
     totals = {
         "games": args.games,
