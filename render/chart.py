@@ -24,7 +24,7 @@ are drawn as plain text: a ``$`` in a name is escaped, not read as mathtext.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -34,8 +34,9 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import MaxNLocator
 
+from engine import get_game
 from engine.core import PlayerId
-from engine.timeline import Timeline
+from engine.timeline import Decision, Timeline, score_timeline
 from render.canvas import (
     FONT_DIR,
     GOLD,
@@ -151,6 +152,20 @@ def render_chart(timeline: Timeline, names: Mapping[PlayerId, str]) -> bytes:
     # no "Software" text in the file: the bytes depend on the picture only
     figure.savefig(out, format="png", dpi=DPI, facecolor=_rgb(PAPER), metadata={"Software": None})
     return out.getvalue()
+
+
+def render_game_chart(
+    game: str,
+    players: Sequence[PlayerId],
+    seed: int,
+    options: Mapping[str, Any],
+    decisions: Sequence[Decision],
+    names: Mapping[PlayerId, str],
+) -> bytes:
+    """The chart of a finished game from its seed and decisions (PNG): the replay
+    (``engine.timeline``) and the drawing in one call, for the drawing process."""
+    timeline = score_timeline(get_game(game), players, seed, options, decisions)
+    return render_chart(timeline, names)
 
 
 def draw_chart(timeline: Timeline, names: Mapping[PlayerId, str]) -> Figure:
