@@ -247,19 +247,20 @@ def _draw_breakdown(
     for player in ranked:
         reasons.extend(r for r in timeline.breakdown[player] if r not in reasons)
     widest = max([1, *final.values()])
-    used: set[str] = set()
-    for row, player in enumerate(reversed(ranked)):
-        left = 0
-        for reason in reasons:
-            points = timeline.breakdown[player].get(reason, 0)
-            if points <= 0:
-                continue
-            used.add(reason)
-            label, colour = REASONS.get(reason, (reason, MUTED))
-            axes.barh(row, points, left=left, height=0.7, color=_rgb(colour), label=label)
-            if points / widest >= 0.07:
+    order = list(reversed(ranked))  # bottom row first
+    rows = range(len(order))
+    lefts = [0] * len(order)
+    handles: dict[str, Any] = {}
+    for reason in reasons:
+        widths = [max(0, timeline.breakdown[p].get(reason, 0)) for p in order]
+        if not any(widths):
+            continue
+        label, colour = REASONS.get(reason, (reason, MUTED))
+        handles[label] = axes.barh(rows, widths, left=lefts, height=0.7, color=_rgb(colour))
+        for row, points in enumerate(widths):
+            if points / widest >= 0.07:  # the number inside, where it fits
                 axes.text(
-                    left + points / 2,
+                    lefts[row] + points / 2,
                     row,
                     str(points),
                     ha="center",
@@ -267,9 +268,10 @@ def _draw_breakdown(
                     color=_rgb(ink_on(colour)),
                     fontproperties=_font(TEXT_PT),
                 )
-            left += points
+        lefts = [left + width for left, width in zip(lefts, widths, strict=True)]
+    for row, player in enumerate(order):
         axes.text(
-            left + widest * 0.02,
+            lefts[row] + widest * 0.02,
             row,
             str(final[player]),
             ha="left",
@@ -277,17 +279,14 @@ def _draw_breakdown(
             color=_rgb(INK),
             fontproperties=_font(TEXT_PT, True),
         )
-    rows = range(len(ranked))
-    axes.set_yticks(list(rows), [labels[p] for p in reversed(ranked)])
-    for tick, player in zip(axes.get_yticklabels(), reversed(ranked), strict=True):
+    axes.set_yticks(list(rows), [labels[p] for p in order])
+    for tick, player in zip(axes.get_yticklabels(), order, strict=True):
         tick.set_color(_rgb(mix(seat_colour(seats[player]), INK, 0.45)))
     axes.set_xlim(0, widest * 1.15)
     axes.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-    handles, texts = axes.get_legend_handles_labels()
-    firsts = {text: handle for handle, text in zip(handles, texts, strict=True)}
-    shown = [REASONS.get(r, (r, MUTED))[0] for r in reasons if r in used]
+    shown = list(handles)
     figure.legend(
-        [firsts[text] for text in shown],
+        list(handles.values()),
         shown,
         loc="lower left",
         bbox_to_anchor=(0.635, 0.0),

@@ -18,6 +18,7 @@ RUNS = {  # the command line after python, and a figure its output must show
     "ai_load": ("-m benchmarks.ai_load --clicks 2 --beside 1 --no-old", "p99 last / alone"),
     "engine_speed": ("benchmarks/engine_speed.py --games 2", "games/s"),
     "render_speed": ("benchmarks/render_speed.py --repeat 1", "through the drawing"),
+    "chart_speed": ("benchmarks/chart_speed.py --repeat 1", "through the drawing process"),
     "storage_speed": (
         "benchmarks/storage_speed.py --seconds 0.2 --finished 50",
         "100 games closed loop p50 / p99",
