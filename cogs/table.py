@@ -454,7 +454,12 @@ class Table(commands.Cog):
         game = sync.game
         if game.status == "finished" and "final" not in sync.shown:
             chart = asyncio.create_task(self.chart_png(sync))  # drawn beside the board
-            _, picture = board_picture(game, await self.board_png(game))
+            try:
+                board = await self.board_png(game)
+            except BaseException:
+                chart.cancel()
+                raise
+            _, picture = board_picture(game, board)
             final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
             embeds, files = [final], [picture]
             png = await chart

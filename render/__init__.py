@@ -2,7 +2,10 @@
 a finished game went (``render/chart.py``).
 
 Only views are drawn (never a raw state), so a picture can show no more than its
-viewer may see. No Discord here: the bot wraps the bytes in an attachment.
+viewer may see. The chart is the one exception, and only for a finished game: it shows
+the scores after each day or round (public all game long, W-7.1, T-6) and the final
+breakdown that the final scores list anyway. No Discord here: the bot wraps the bytes
+in an attachment.
 """
 
 from __future__ import annotations

@@ -214,7 +214,8 @@ def _draw_scores(axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str]) 
             clip_on=False,
         )
     axes.set_xlim(0, max(xs[-1], 1))
-    axes.set_ylim(bottom=0)
+    highest = max(max(series) for series in timeline.scores.values())
+    axes.set_ylim(0, max(highest, 4) * 1.05)  # a few whole points even if nobody scored
     axes.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
     axes.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
     axes.grid(axis="y", color=_rgb(mix(LINE, WHITE, 0.5)), linewidth=1)
@@ -246,7 +247,7 @@ def _draw_breakdown(
     reasons: list[str] = []
     for player in ranked:
         reasons.extend(r for r in timeline.breakdown[player] if r not in reasons)
-    widest = max([1, *final.values()])
+    widest = max([4, *final.values()])
     order = list(reversed(ranked))  # bottom row first
     rows = range(len(order))
     lefts = [0] * len(order)
@@ -283,6 +284,7 @@ def _draw_breakdown(
     for tick, player in zip(axes.get_yticklabels(), order, strict=True):
         tick.set_color(_rgb(mix(seat_colour(seats[player]), INK, 0.45)))
     axes.set_xlim(0, widest * 1.15)
+    axes.set_ylim(-0.6, len(order) - 0.4)  # the same rows whether or not bars are drawn
     axes.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     shown = list(handles)
     figure.legend(
