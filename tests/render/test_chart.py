@@ -53,3 +53,25 @@ def test_importing_the_bot_does_not_import_matplotlib() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+def test_a_game_nobody_scored_in_still_has_whole_point_axes() -> None:
+    """T-2.5: a Tonttu game may end after 10 rounds without a gift, every score 0."""
+    from engine.timeline import Timeline
+
+    seats = ("p1", "p2", "p3")
+    timeline = Timeline(
+        game="tonttu",
+        unit="Round",
+        players=seats,
+        stages=tuple(range(11)),
+        scores={p: (0,) * 11 for p in seats},
+        breakdown={p: {"gifts": 0, "sets": 0} for p in seats},
+        winners=seats,
+    )
+    figure = draw_chart(timeline, names(3))
+    scores, bars = figure.axes
+    low, high = scores.get_ylim()
+    assert [t for t in scores.get_yticks() if low <= t <= high] == [0, 1, 2, 3, 4]
+    assert bars.get_ylim() == (-0.6, 2.6)  # three rows, though no bar is drawn
+    assert [t.get_text() for t in bars.get_yticklabels()] == ["3. Chiara", "2. Bertil", "1. Aino"]
