@@ -227,3 +227,31 @@ def test_stages_is_a_small_frozen_record() -> None:
     assert isinstance(hook, Stages) and hook.unit == "Round"
     with pytest.raises(AttributeError):
         hook.unit = "Turn"  # type: ignore[misc]
+
+
+def test_a_speed_game_with_timer_closes_has_its_timeline() -> None:
+    """T-4: the table's timer closes a speed point phase; its ``close_point_phase`` is a
+    decision of the log like any other (actor ``TIMER``), and the round it ends counts."""
+    from engine.core import TIMER
+    from engine.records import pick_random
+
+    game = get_game("tonttu")
+    seats = players(4)
+    state = game.new_game(seats, 41, game.parse_options(SPEED))
+    rng = Rng(41)
+    decisions: list[tuple[str, Any]] = []
+    closes = 0
+    while game.outcome(state) is None:
+        timer = game.legal_actions(state, TIMER)
+        pointed = any(choice is not None for choice in state.choices)
+        if timer and pointed and rng.below(3) == 0:
+            player, action = TIMER, timer[0]
+            closes += 1
+        else:
+            player, action = pick_random(game, state, rng)
+        state, _ = game.apply(state, player, action)
+        decisions.append((player, action.model_dump(mode="json")))
+    timeline = score_timeline(game, seats, 41, SPEED, decisions)
+    assert closes > 0
+    assert timeline.final == game.outcome(state).scores
+    assert timeline.stages == tuple(range(state.round + 1))
