@@ -255,3 +255,19 @@ def test_a_speed_game_with_timer_closes_has_its_timeline() -> None:
     assert closes > 0
     assert timeline.final == game.outcome(state).scores
     assert timeline.stages == tuple(range(state.round + 1))
+
+
+def test_the_timeline_is_pure_engine() -> None:
+    """engine/timeline.py loads neither Discord, storage nor the drawing library."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, engine.timeline\n"
+        "bad = {'discord', 'aiosqlite', 'asyncpg', 'matplotlib', 'storage', 'render', 'cogs'}\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in bad)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ""
