@@ -1,4 +1,5 @@
-"""Board pictures are drawn in a separate process, not in a thread of the bot's.
+"""Board pictures (and the chart posted with the final scores) are drawn in a separate
+process, not in a thread of the bot's.
 
 Drawing a Santa's Workshop board costs about 10-20 ms of CPU
 (``benchmarks/render_speed.py``; regions and PNG row bands that did not change are
@@ -18,7 +19,7 @@ answer a player waits for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cogs.workers import WorkerPool
@@ -45,3 +46,26 @@ def start() -> None:
 async def draw(renderer: Renderer, view: Any, names: Mapping[str, str]) -> bytes:
     """``renderer(view, names)`` in the worker process (in a thread if there is none)."""
     return await POOL.run(renderer, view, dict(names))
+
+
+async def draw_chart(
+    game: str,
+    players: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any],
+    decisions: Sequence[tuple[str, Any]],
+    names: Mapping[str, str],
+) -> bytes:
+    """The chart of how a finished game went (``render.render_game_chart``), replayed and
+    drawn in the worker process: the replay of a whole game is CPU work too."""
+    import render
+
+    return await POOL.run(
+        render.render_game_chart,
+        game,
+        tuple(players),
+        seed,
+        dict(options),
+        list(decisions),
+        dict(names),
+    )

@@ -17,7 +17,7 @@ from cogs import drawing
 from cogs.service import computer_level, engine_of
 from engine import get_game
 from engine.core import PlayerId
-from storage import GameInfo, LoadedGame
+from storage import GameInfo, LoadedGame, LoggedAction
 
 # Discord's limits on what the bot sends
 MAX_DESCRIPTION = 4096
@@ -27,6 +27,8 @@ OPTION_LABEL = 100
 LEVEL_NAMES = {"random": "easy", "greedy": "normal", "strong": "hard"}
 """How players call the levels of ``engine.ai``."""
 COLOUR = {"workshop": discord.Colour.dark_red(), "tonttu": discord.Colour.dark_green()}
+GOLD = discord.Colour.gold()
+"""The final scores' colour."""
 REASON_LABELS = {
     "toy": "toys",
     "cooperation": "cooperation",
@@ -115,6 +117,38 @@ async def private_picture(game: LoadedGame, player: PlayerId) -> tuple[discord.E
     return embed, discord.File(io.BytesIO(png), PRIVATE_FILE, description="Your own area")
 
 
+CHART_FILE = "chart.png"
+UNITS = {"workshop": "day", "tonttu": "round"}
+
+
+def decisions_of(actions: Iterable[LoggedAction]) -> list[tuple[PlayerId, Any]]:
+    """The decisions that made the game, in order, from its action log (today every
+    entry of the log is one applied decision)."""
+    return [(action.player, action.action) for action in actions]
+
+
+async def render_chart_png(game: GameInfo, actions: Iterable[LoggedAction]) -> bytes:
+    """The chart of how a finished game went, replayed and drawn in the drawing process
+    (``render/chart.py``); ``actions``: the game's whole log."""
+    if game.seed is None:
+        raise ValueError(f"game {game.id} has no seed: it never started")
+    return await drawing.draw_chart(
+        game.kind, game.players, game.seed, game.options, decisions_of(actions), game.names
+    )
+
+
+def chart_picture(game: GameInfo, png: bytes) -> tuple[discord.Embed, discord.File]:
+    """An embed showing the chart, for the final-scores message, and its file (with the
+    final scores as its alt text)."""
+    unit = UNITS.get(game.kind, "turn")
+    scores: dict[str, int] = (game.result or {}).get("scores", {})
+    final = ", ".join(f"{game.names.get(p, p)} {points}" for p, points in scores.items())
+    embed = discord.Embed(title=f"How the game went: score after each {unit}", colour=GOLD)
+    embed.set_image(url=f"attachment://{CHART_FILE}")
+    alt = f"Score after each {unit}, and the final score by reason: {final}"
+    return embed, discord.File(io.BytesIO(png), CHART_FILE, description=cut(alt, 1024))
+
+
 def lobby_embed(info: GameInfo) -> discord.Embed:
     rules = get_game(info.kind)
     seats = "\n".join(
@@ -179,7 +213,7 @@ def final_embed(info: GameInfo) -> discord.Embed:
         description="Winner"
         + ("s: " if len(winners) > 1 else ": ")
         + ", ".join(f"**{names.get(w, w)}**" for w in winners),
-        colour=discord.Colour.gold(),
+        colour=GOLD,
     )
     ranked = sorted(scores, key=lambda p: -scores[p])
     for player in ranked[:25]:

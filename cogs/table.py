@@ -25,6 +25,7 @@ from cogs.render import (
     OPTION_LABEL,
     board_embed,
     board_picture,
+    chart_picture,
     chunk_lines,
     cut,
     event_lines,
@@ -33,6 +34,7 @@ from cogs.render import (
     mention,
     private_picture,
     render_board_png,
+    render_chart_png,
     title_of,
 )
 from cogs.rules_text import RULE_TOPICS, rules_embed
@@ -61,6 +63,9 @@ BOARD_DELAY = 1.0
 meanwhile share the edit)."""
 MAX_BUTTON_CHOICES = 20
 RECENT_PICTURES = 64
+CHART_TIMEOUT = 30.0
+"""Seconds the final scores wait for their chart (the first chart of a drawing process
+imports matplotlib, about a second on an idle machine) before going without it."""
 
 
 # --------------------------------------------------------------------------- components
@@ -445,14 +450,37 @@ class Table(commands.Cog):
         sync.mark("board", game.version)
 
     async def close_thread(self, sync: Sync) -> None:
-        """A game that ended: final scores with the final board (issue 8); no more timers."""
+        """A game that ended: final scores with the final board (issue 8) and the chart of
+        how the game went (issue 14), in one message; no more timers."""
         game = sync.game
         if game.status == "finished" and "final" not in sync.shown:
-            _, picture = board_picture(game, await self.board_png(game))
+            chart = asyncio.create_task(self.chart_png(sync))  # drawn beside the board
+            try:
+                board = await self.board_png(game)
+            except BaseException:
+                chart.cancel()
+                raise
+            _, picture = board_picture(game, board)
             final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
-            message = await sync.post(("final",), embed=final, file=picture)
+            embeds, files = [final], [picture]
+            png = await chart
+            if png is not None:
+                embed, file = chart_picture(game, png)
+                embeds.append(embed)
+                files.append(file)
+            message = await sync.post(("final",), embeds=embeds, files=files)
             sync.mark("final", game.version, message.id)
         await self.bot.store.cancel_timers(game.id)
+
+    async def chart_png(self, sync: Sync) -> bytes | None:
+        """The chart of the finished game, or ``None`` if it cannot be had (logged): the
+        final scores are posted without it rather than not at all."""
+        try:
+            actions = await sync.actions(0)
+            return await asyncio.wait_for(render_chart_png(sync.game, actions), CHART_TIMEOUT)
+        except Exception:
+            log.exception("game %s: the chart of the game could not be drawn", sync.game.id)
+            return None
 
     async def publish_or_warn(
         self,

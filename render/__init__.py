@@ -1,12 +1,16 @@
-"""Board pictures for both games: a view model in, PNG bytes out.
+"""Board pictures for both games: a view model in, PNG bytes out; and the chart of how
+a finished game went (``render/chart.py``).
 
 Only views are drawn (never a raw state), so a picture can show no more than its
-viewer may see. No Discord here: the bot wraps the bytes in an attachment.
+viewer may see. The chart is the one exception, and only for a finished game: it shows
+the scores after each day or round (public all game long, W-7.1, T-6) and the final
+breakdown that the final scores list anyway. No Discord here: the bot wraps the bytes
+in an attachment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.core import PlayerId
@@ -38,6 +42,22 @@ def render_private(view: Any, names: Mapping[PlayerId, str]) -> bytes:
     raise ValueError(f"No picture for the game {view.game!r}.")
 
 
+def render_game_chart(
+    game: str,
+    players: Sequence[PlayerId],
+    seed: int,
+    options: Mapping[str, Any],
+    decisions: Sequence[tuple[PlayerId, Any]],
+    names: Mapping[PlayerId, str],
+) -> bytes:
+    """The chart of how a finished game went (PNG, ``render/chart.py``), from its seed and
+    its decisions in the order they were applied. matplotlib is imported on first use
+    (about a second), in whichever process draws: never the bot's event loop's."""
+    from render import chart
+
+    return chart.render_game_chart(game, players, seed, options, decisions, names)
+
+
 def warm() -> None:
     """Import both games' renderers, open the fonts and the palette, ahead of the first
     picture."""
@@ -48,4 +68,4 @@ def warm() -> None:
     png.palette()
 
 
-__all__ = ["render_board", "render_private", "warm"]
+__all__ = ["render_board", "render_game_chart", "render_private", "warm"]

@@ -19,6 +19,7 @@ RUNS = {  # the command line after python, and a figure its output must show
     "engine_speed": ("benchmarks/engine_speed.py --games 2", "games/s"),
     "render_speed": ("benchmarks/render_speed.py --repeat 1", "through the drawing"),
     "replay_speed": ("benchmarks/replay_speed.py --games 1 --repeat 1", "running record"),
+    "chart_speed": ("benchmarks/chart_speed.py --repeat 1", "through the drawing process"),
     "storage_speed": (
         "benchmarks/storage_speed.py --seconds 0.2 --finished 50",
         "100 games closed loop p50 / p99",

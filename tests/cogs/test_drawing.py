@@ -48,3 +48,17 @@ async def test_without_processes_pictures_are_drawn_in_threads(
     assert await drawing.draw(render.render_board, view, names) == render.render_board(view, names)
     assert drawing.POOL.executor() is None  # no new attempt at every picture
     assert drawing.POOL.in_threads
+
+
+async def test_the_chart_of_a_finished_game_is_replayed_and_drawn_in_the_worker() -> None:
+    """``drawing.draw_chart`` sends the decisions (the log's JSON) to the worker, which
+    replays them and draws: the same picture as drawing here from the same timeline."""
+    from engine.records import random_playout
+    from engine.timeline import record_timeline
+    from render.chart import render_chart
+
+    _, record = random_playout(WORKSHOP, states.players(3), 77)
+    decisions = [(step.player, step.action) for step in record.actions]
+    names = states.names(3)
+    png = await drawing.draw_chart("workshop", record.players, record.seed, {}, decisions, names)
+    assert png == render_chart(record_timeline(WORKSHOP, record), names)

@@ -8,7 +8,8 @@ from pathlib import Path
 from PIL import Image, ImageChops
 
 from render import render_board, render_private
-from tests.render.states import POSITIONS, PRIVATE, names
+from render.chart import render_chart
+from tests.render.states import CHARTS, POSITIONS, PRIVATE, names
 
 GOLDEN = Path(__file__).with_name("golden")
 CHANNEL_TOLERANCE = 48
@@ -20,7 +21,11 @@ an "Elves left" count about 50, so any change of what the board says is caught."
 
 
 def draw(key: str) -> bytes:
-    """The picture of one position: ``<position>`` public, ``<position>-private`` private."""
+    """The picture of one position: ``<position>`` public, ``<position>-private`` private;
+    or a chart of how a game went (``chart-…``)."""
+    if key in CHARTS:
+        timeline = CHARTS[key]()
+        return render_chart(timeline, names(len(timeline.players)))
     position = key.removesuffix("-private")
     game, state = POSITIONS[position]()
     table = names(len(state.players))
@@ -30,7 +35,7 @@ def draw(key: str) -> bytes:
 
 
 def keys() -> list[str]:
-    return [*POSITIONS, *(f"{p}-private" for p in PRIVATE)]
+    return [*POSITIONS, *(f"{p}-private" for p in PRIVATE), *CHARTS]
 
 
 def difference(a: bytes, b: bytes) -> tuple[tuple[int, int], tuple[int, int], int]:

@@ -100,3 +100,21 @@ players; Workshop Tonttu with 3 and 6 players during a pick and after a reveal."
 
 PRIVATE = {"workshop-5p-mid": "p2", "tonttu-6p-pick": "p3"}
 """Positions also drawn as one player's private picture (their secrets shown)."""
+
+
+def finished_timeline(kind: str, n: int, seed: int, options: dict[str, Any] | None = None) -> Any:
+    """The score timeline (``engine.timeline``) of a seeded random game played to its end."""
+    from engine.records import random_playout
+    from engine.timeline import record_timeline
+
+    game = WORKSHOP if kind == "workshop" else TONTTU
+    _, record = random_playout(game, players(n), seed, options)
+    return record_timeline(game, record)
+
+
+CHARTS: dict[str, Callable[[], Any]] = {
+    "chart-workshop-5p": lambda: finished_timeline("workshop", 5, 2024),
+    "chart-workshop-2p": lambda: finished_timeline("workshop", 2, 7),
+    "chart-tonttu-6p": lambda: finished_timeline("tonttu", 6, 1224, {"mode": "tactical"}),
+}
+"""Charts of how a game went (``render/chart.py``), drawn with :func:`names`."""

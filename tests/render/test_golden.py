@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from render import render_board
+from render.chart import render_chart
 from tests.render.golden_images import GOLDEN, MAX_DIFFERING_PIXELS, difference, draw, keys
-from tests.render.states import POSITIONS, names
+from tests.render.states import CHARTS, POSITIONS, names
 
 MAX_PNG_BYTES = 400 * 1024
 
@@ -35,3 +36,41 @@ def test_the_tolerance_still_catches_a_score_one_point_higher() -> None:
     png = render_board(view, names(5))
     assert difference(png, png)[2] == 0
     assert difference(png, render_board(higher, names(5)))[2] > MAX_DIFFERING_PIXELS
+
+
+def test_the_tolerance_still_catches_a_chart_one_point_higher() -> None:
+    """A chart whose winner has one point more (their last point and the total beside
+    their bar) is not within the golden tolerance."""
+    timeline = CHARTS["chart-workshop-5p"]()
+    winner = timeline.winners[0]
+    series = timeline.scores[winner]
+    parts = dict(timeline.breakdown[winner])
+    parts["toy"] += 1
+    higher = timeline.model_copy(
+        update={
+            "scores": {**timeline.scores, winner: (*series[:-1], series[-1] + 1)},
+            "breakdown": {**timeline.breakdown, winner: parts},
+        }
+    )
+    png = render_chart(timeline, names(5))
+    assert difference(png, render_chart(timeline, names(5)))[2] == 0  # drawn the same twice
+    assert difference(png, render_chart(higher, names(5)))[2] > MAX_DIFFERING_PIXELS
+
+
+def test_a_chart_is_drawn_with_the_shipped_fonts_only() -> None:
+    """Every text of the chart uses render/fonts (never a system font), at the boards'
+    smallest size or larger (issue 8: 20 px at the posted size)."""
+    from matplotlib.font_manager import findfont
+    from matplotlib.text import Text
+
+    from render.canvas import FONT_DIR, MIN_TEXT_PX
+    from render.chart import DPI, draw_chart
+
+    figure = draw_chart(CHARTS["chart-tonttu-6p"](), names(6))
+    figure.canvas.draw()
+    texts = [t for t in figure.findobj(Text) if t.get_visible() and t.get_text()]
+    assert len(texts) > 20
+    for text in texts:
+        path = findfont(text.get_fontproperties(), fallback_to_default=False)
+        assert path.startswith(str(FONT_DIR)), (text.get_text(), path)
+        assert text.get_fontsize() * DPI / 72 >= MIN_TEXT_PX, text.get_text()
