@@ -18,6 +18,7 @@ from cogs.service import computer_level, engine_of
 from engine import get_game
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame, LoggedAction
+from storage.export import decision_log
 
 # Discord's limits on what the bot sends
 MAX_DESCRIPTION = 4096
@@ -121,19 +122,18 @@ CHART_FILE = "chart.png"
 UNITS = {"workshop": "day", "tonttu": "round"}
 
 
-def decisions_of(actions: Iterable[LoggedAction]) -> list[tuple[PlayerId, Any]]:
-    """The decisions that made the game, in order, from its action log (today every
-    entry of the log is one applied decision)."""
-    return [(action.player, action.action) for action in actions]
-
-
-async def render_chart_png(game: GameInfo, actions: Iterable[LoggedAction]) -> bytes:
+async def render_chart_png(game: GameInfo, actions: Sequence[LoggedAction]) -> bytes:
     """The chart of how a finished game went, replayed and drawn in the drawing process
     (``render/chart.py``); ``actions``: the game's whole log."""
     if game.seed is None:
         raise ValueError(f"game {game.id} has no seed: it never started")
     return await drawing.draw_chart(
-        game.kind, game.players, game.seed, game.options, decisions_of(actions), game.names
+        game.kind,
+        game.players,
+        game.seed,
+        game.options,
+        [(entry.player, entry.action) for entry in decision_log(actions)],
+        game.names,
     )
 
 

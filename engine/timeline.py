@@ -176,7 +176,12 @@ def score_timeline(
 
 
 def record_timeline(game: Game, record: Record) -> Timeline:
-    """The timeline of a game record (``engine.records``), e.g. an exported game."""
+    """The timeline of a game record (``engine.records``), e.g. an exported game.
+
+    A running game's partial record (no seed) raises ``ValueError`` as an unfinished
+    game does."""
+    if record.seed is None:
+        raise ValueError("a running game's record has no seed to replay")
     return score_timeline(
         game,
         record.players,

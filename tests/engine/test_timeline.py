@@ -112,6 +112,13 @@ def test_each_point_is_the_score_after_that_day_or_round(kind: str, n: int, seed
     assert timeline.players == tuple(players(n))
 
 
+def test_a_running_games_partial_record_has_no_timeline() -> None:
+    game = get_game("workshop")
+    _, record = random_playout(game, players(3), 5)
+    with pytest.raises(ValueError, match="no seed"):
+        record_timeline(game, record.model_copy(update={"seed": None}))
+
+
 def test_a_workshop_game_has_a_point_for_the_start_and_each_of_its_six_days() -> None:
     """W-2.1: 6 days."""
     game = get_game("workshop")
