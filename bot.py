@@ -297,6 +297,11 @@ class WorkshopBot(commands.AutoShardedBot):
         drawing.start()  # the picture worker process starts while we connect
         self.computers.start()  # and the computer players' workers
         await self.open_storage()
+        # Games that finished while no process could rate them (or before ratings
+        # existed) are rated now; each game is rated once whichever process does it.
+        rated = await self.store.rate_finished_games()
+        if rated:
+            log.info("ratings: rated %d finished games not rated before", rated)
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed

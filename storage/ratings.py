@@ -1,0 +1,375 @@
+"""Ratings and player statistics in SQL: rating finished games once, rebuilding every
+rating, and the queries of ``/stats`` and ``/leaderboard``. The rating math is
+:mod:`engine.ratings` (pure); this module reads its inputs and stores its outputs.
+
+Tables (migration 8): ``game_results`` holds one row per seat of a rated game (who,
+score, place, won, favourite choice, and the game's server, channel and kind, copied
+so statistics are one indexed scan); ``ratings`` holds ``mu``, ``sigma`` and the
+count of rated games per ``(server, game kind, identity)``, server 0 being the global
+rating; ``games.rating_seq`` is the order games were rated in (``NULL``: not yet).
+
+When a game is rated
+--------------------
+Options weighed:
+
+* **In the transaction that finishes the game.** The finishing move is written by
+  the group-commit path (:mod:`storage.core`): one statement, or one ``executemany``
+  for many games, holding the write lock for one round trip. Rating there means
+  reading ratings and the game's seats (and log) inside that statement's
+  transaction and running Python between statements: every other game's moves wait
+  behind it, and a rating failure would refuse the move that finished the game.
+* **Right after, in a transaction of its own, guarded so it happens once** (chosen).
+  :meth:`RatingStore.rate_finished_games` rates every finished game whose
+  ``rating_seq`` is ``NULL``, oldest finish first, in one transaction that sets it.
+  ``submit`` calls it after committing a move that finished a game; the bot calls it
+  at start, which also rates games finished before this table existed or while a
+  process died between the two commits. Exactly once: the pass holds the database's
+  write lock (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: a transaction-scoped advisory
+  lock, so passes of several processes run one after another), reads which games are
+  still unrated under it, and commits their results, new ratings and ``rating_seq``
+  together; a second pass finds nothing left. An abandoned game never has
+  ``status = 'finished'``, so it is never rated.
+
+``python -m storage ratings --rebuild`` deletes the results and ratings and rates every
+finished game again with the same function, in ``rating_seq`` order (then, for games
+never rated, by finishing time): the order the incremental passes used, so the result
+is equal, float for float. (Two processes finishing games at the same moment may rate
+them in the other order than their ``finished_at``; keeping the order rated is what
+makes a rebuild reproduce the incremental result.)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine.ratings import (
+    Rating,
+    SeatResult,
+    is_computer,
+    rate_game,
+    seat_results,
+    strategy_kind,
+)
+from storage.core import SqlCore, Tx
+
+log = logging.getLogger(__name__)
+
+GLOBAL = 0
+"""The ``guild_id`` of global ratings (Discord ids are never 0)."""
+RATE_BATCH = 200
+"""Games rated per transaction, so a long backlog does not hold the write lock long."""
+LEADERBOARD_MIN_GAMES = 3
+"""A player appears on ``/leaderboard`` with at least this many counted games."""
+
+
+@dataclass(frozen=True)
+class KindStats:
+    """One player's record in one game kind, over the games the asker can see."""
+
+    kind: str
+    games: int
+    wins: int
+    average_score: float
+    best_score: int
+    favourite: str | None
+    """The stored key of the choice they favoured in most of those games, if any."""
+    rating: Rating | None
+    """Their rating on this server (from all its games), if rated."""
+    global_rating: Rating | None
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    identity: str
+    rating: Rating
+    games: int
+    """Counted (visible) games."""
+    wins: int
+
+    @property
+    def is_computer(self) -> bool:
+        return is_computer(self.identity)
+
+
+@dataclass(frozen=True)
+class _Finished:
+    game_id: int
+    guild_id: int
+    channel_id: int
+    kind: str
+    result: str | None
+    settings: str
+
+
+FINISHED_COLUMNS = "g.id, g.guild_id, g.channel_id, g.kind, g.result, g.settings"
+
+
+def _marks(values: Collection[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+class RatingStore(SqlCore):
+    """The rating and statistics queries; :class:`storage.repository.SqlStorage` has them."""
+
+    RATINGS_LOCK: ClassVar[str] = ""
+    """A statement that makes rating passes of several processes take turns (PostgreSQL:
+    an advisory lock); SQLite's ``BEGIN IMMEDIATE`` already does."""
+
+    # ------------------------------------------------------------------ rating
+
+    async def _after_finish(self) -> None:
+        try:
+            await self.rate_finished_games()
+        except Exception:  # the move is saved; the next pass (or start) rates the game
+            log.exception("rating finished games failed; they stay queued for the next pass")
+
+    async def rate_finished_games(self) -> int:
+        """Rate every finished game not rated yet, oldest finish first; how many."""
+        rated = 0
+        while True:
+            async with self._write() as db:
+                if self.RATINGS_LOCK:
+                    await db.fetch(self.RATINGS_LOCK)
+                rows = await db.fetch(
+                    f"SELECT {FINISHED_COLUMNS} FROM games AS g"
+                    " WHERE g.status = 'finished' AND g.rating_seq IS NULL"
+                    " ORDER BY g.finished_at, g.id LIMIT ?",
+                    (RATE_BATCH,),
+                )
+                if not rows:
+                    return rated
+                ((last,),) = await db.fetch("SELECT max(rating_seq) FROM games")
+                seq = last or 0
+                for row in rows:
+                    seq += 1
+                    game = _Finished(*row)
+                    results = await self._seat_results(db, game)
+                    ratings = await self._ratings_of(db, game, results)
+                    await self._store_rated(db, game, seq, results, ratings)
+                rated += len(rows)
+
+    async def _seat_results(self, db: Tx, game: _Finished) -> list[SeatResult]:
+        """The seats of a finished game with score, place and favourite; none if its
+        stored result cannot be read (logged: such a game is not rated)."""
+        try:
+            outcome = json.loads(game.result or "null")
+            settings = json.loads(game.settings or "{}")
+        except ValueError:
+            outcome = None
+        if not isinstance(outcome, dict):
+            log.warning("game #%d: its result cannot be read; not rated", game.game_id)
+            return []
+        table_level = settings.get("ai_level") if isinstance(settings, dict) else None
+        seats = await db.fetch(
+            "SELECT position, player, user_id, ai_level FROM seats WHERE game_id = ?"
+            " ORDER BY position",
+            (game.game_id,),
+        )
+        actions: list[tuple[str, Mapping[str, Any]]] = []
+        strategy = strategy_kind(game.kind)
+        if strategy is not None and strategy.needs_log:
+            for player, action in await db.fetch(
+                "SELECT player, action FROM actions WHERE game_id = ? ORDER BY seq",
+                (game.game_id,),
+            ):
+                actions.append((player, json.loads(action)))
+        from engine.ai import LEVELS
+
+        def level(seat_level: str | None) -> str | None:
+            chosen = seat_level or table_level
+            return chosen if chosen in LEVELS else None
+
+        return seat_results(
+            game.kind,
+            [(pos, player, uid, level(lvl)) for pos, player, uid, lvl in seats],
+            outcome,
+            actions,
+        )
+
+    async def _ratings_of(
+        self, db: Tx, game: _Finished, results: Sequence[SeatResult]
+    ) -> dict[int, dict[str, Rating]]:
+        """The new ratings after ``game``, by scope (its server, and global)."""
+        identities = sorted({r.identity for r in results})
+        if not identities:
+            return {}
+        rows = await db.fetch(
+            "SELECT guild_id, identity, mu, sigma, games FROM ratings"
+            f" WHERE kind = ? AND guild_id IN (?, ?) AND identity IN ({_marks(identities)})",
+            (game.kind, game.guild_id, GLOBAL, *identities),
+        )
+        before: dict[int, dict[str, Rating]] = {game.guild_id: {}, GLOBAL: {}}
+        for guild_id, identity, mu, sigma, games in rows:
+            before[int(guild_id)][identity] = Rating(float(mu), float(sigma), int(games))
+        return {scope: rate_game(results, before[scope]) for scope in (game.guild_id, GLOBAL)}
+
+    @staticmethod
+    async def _store_rated(
+        db: Tx,
+        game: _Finished,
+        seq: int,
+        results: Sequence[SeatResult],
+        ratings: Mapping[int, Mapping[str, Rating]],
+    ) -> None:
+        await db.executemany(
+            "INSERT INTO game_results (game_id, position, guild_id, channel_id, kind, identity,"
+            " score, placement, won, strategy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    game.game_id,
+                    r.position,
+                    game.guild_id,
+                    game.channel_id,
+                    game.kind,
+                    r.identity,
+                    r.score,
+                    r.placement,
+                    int(r.won),
+                    r.strategy,
+                )
+                for r in results
+            ],
+        )
+        rows = [
+            (scope, game.kind, identity, rating.mu, rating.sigma, rating.ordinal, rating.games)
+            for scope, by_identity in ratings.items()
+            for identity, rating in sorted(by_identity.items())
+        ]
+        if rows:
+            await db.executemany(
+                "INSERT INTO ratings (guild_id, kind, identity, mu, sigma, ordinal, games)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, kind, identity) DO UPDATE"
+                " SET mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
+                " games = excluded.games",
+                rows,
+            )
+        changed = await db.execute(
+            "UPDATE games SET rating_seq = ? WHERE id = ? AND rating_seq IS NULL",
+            (seq, game.game_id),
+        )
+        if changed != 1:  # the pass holds the lock, so this cannot happen: say so loudly
+            raise AssertionError(f"game #{game.game_id} was rated twice")
+
+    async def rebuild_ratings(self) -> int:
+        """Delete every result and rating and rate every finished game again, in the
+        order they were rated (then unrated ones by finishing time); how many games."""
+        async with self._write() as db:
+            if self.RATINGS_LOCK:
+                await db.fetch(self.RATINGS_LOCK)
+            rows = await db.fetch(
+                f"SELECT {FINISHED_COLUMNS} FROM games AS g WHERE g.status = 'finished'"
+                " ORDER BY CASE WHEN g.rating_seq IS NULL THEN 1 ELSE 0 END, g.rating_seq,"
+                " g.finished_at, g.id"
+            )
+            await db.execute("DELETE FROM game_results")
+            await db.execute("DELETE FROM ratings")
+            await db.execute("UPDATE games SET rating_seq = NULL WHERE rating_seq IS NOT NULL")
+            current: dict[tuple[int, str], dict[str, Rating]] = {}
+            for seq, row in enumerate(rows, start=1):
+                game = _Finished(*row)
+                results = await self._seat_results(db, game)
+                ratings: dict[int, dict[str, Rating]] = {}
+                for scope in (game.guild_id, GLOBAL):
+                    table = current.setdefault((scope, game.kind), {})
+                    ratings[scope] = rate_game(results, table)
+                    table.update(ratings[scope])
+                await self._store_rated(db, game, seq, results, ratings)
+        return len(rows)
+
+    async def all_ratings(self) -> dict[tuple[int, str, str], tuple[float, float, int]]:
+        """Every stored rating, ``(guild_id, kind, identity) → (mu, sigma, games)``."""
+        rows = await self._read("SELECT guild_id, kind, identity, mu, sigma, games FROM ratings")
+        return {(int(g), k, i): (float(m), float(s), int(n)) for g, k, i, m, s, n in rows}
+
+    # ------------------------------------------------------------------ reading
+
+    async def player_stats(
+        self,
+        guild_id: int,
+        identity: str,
+        channel_ids: Collection[int],
+        kind: str | None = None,
+    ) -> list[KindStats]:
+        """``identity``'s record per game kind on this server, counting only the games of
+        ``channel_ids`` (the channels the asker can see); its ratings come from all games.
+        Kinds with no visible game are left out."""
+        if not channel_ids:
+            return []
+        channels = sorted(channel_ids)
+        where = f"guild_id = ? AND identity = ? AND channel_id IN ({_marks(channels)})"
+        params: list[Any] = [guild_id, identity, *channels]
+        if kind is not None:
+            where += " AND kind = ?"
+            params.append(kind)
+        counts = await self._read(
+            "SELECT kind, count(*), sum(won), avg(score), max(score) FROM game_results"
+            f" WHERE {where} GROUP BY kind ORDER BY kind",
+            params,
+        )
+        if not counts:
+            return []
+        favourites: dict[str, str] = {}
+        for row_kind, strategy, _uses in await self._read(
+            "SELECT kind, strategy, count(*) FROM game_results"
+            f" WHERE {where} AND strategy IS NOT NULL GROUP BY kind, strategy"
+            " ORDER BY kind, count(*) DESC, strategy",
+            params,
+        ):
+            favourites.setdefault(row_kind, strategy)
+        ratings: dict[tuple[int, str], Rating] = {}
+        for scope, row_kind, mu, sigma, games in await self._read(
+            "SELECT guild_id, kind, mu, sigma, games FROM ratings"
+            " WHERE guild_id IN (?, ?) AND identity = ?",
+            (guild_id, GLOBAL, identity),
+        ):
+            ratings[(int(scope), row_kind)] = Rating(float(mu), float(sigma), int(games))
+        return [
+            KindStats(
+                kind=row_kind,
+                games=int(games),
+                wins=int(wins or 0),
+                average_score=float(average or 0),
+                best_score=int(best or 0),
+                favourite=favourites.get(row_kind),
+                rating=ratings.get((guild_id, row_kind)),
+                global_rating=ratings.get((GLOBAL, row_kind)),
+            )
+            for row_kind, games, wins, average, best in counts
+        ]
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        kind: str,
+        channel_ids: Collection[int],
+        *,
+        limit: int = 10,
+        min_games: int = LEADERBOARD_MIN_GAMES,
+    ) -> list[BoardEntry]:
+        """The server's best ``kind`` players by conservative rating (``mu − 3σ``), among
+        those with at least ``min_games`` games in ``channel_ids`` (the channels the
+        asker can see); games and wins count only those games."""
+        if not channel_ids:
+            return []
+        channels = sorted(channel_ids)
+        rows = await self._read(
+            "SELECT r.identity, r.mu, r.sigma, r.games, v.games, v.wins FROM ratings AS r"
+            " JOIN (SELECT identity, count(*) AS games, sum(won) AS wins FROM game_results"
+            f" WHERE guild_id = ? AND kind = ? AND channel_id IN ({_marks(channels)})"
+            " GROUP BY identity HAVING count(*) >= ?) AS v ON v.identity = r.identity"
+            " WHERE r.guild_id = ? AND r.kind = ?"
+            " ORDER BY r.ordinal DESC, r.identity LIMIT ?",
+            (guild_id, kind, *channels, min_games, guild_id, kind, limit),
+        )
+        return [
+            BoardEntry(identity, Rating(float(mu), float(sigma), int(rated)), int(games), int(wins))
+            for identity, mu, sigma, rated, games, wins in rows
+        ]
