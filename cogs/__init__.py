@@ -1,3 +1,3 @@
 """Discord adapters: slash commands, buttons, selects and timers. No game rules here."""
 
-EXTENSIONS = ("cogs.lobby", "cogs.table", "cogs.timers", "cogs.tonttu")
+EXTENSIONS = ("cogs.lobby", "cogs.table", "cogs.timers", "cogs.tonttu", "cogs.stats")

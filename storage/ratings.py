@@ -49,12 +49,12 @@ from typing import Any, ClassVar
 from engine.ratings import (
     Rating,
     SeatResult,
-    is_computer,
     rate_game,
     seat_results,
     strategy_kind,
 )
 from storage.core import SqlCore, Tx
+from storage.models import BoardEntry, KindStats
 
 log = logging.getLogger(__name__)
 
@@ -64,39 +64,6 @@ RATE_BATCH = 200
 """Games rated per transaction, so a long backlog does not hold the write lock long."""
 LEADERBOARD_MIN_GAMES = 3
 """A player appears on ``/leaderboard`` with at least this many counted games."""
-
-
-@dataclass(frozen=True)
-class KindStats:
-    """One player's record in one game kind, over the games the asker can see."""
-
-    kind: str
-    games: int
-    wins: int
-    average_score: float
-    best_score: int
-    favourite: str | None
-    """The stored key of the choice they favoured in most of those games, if any."""
-    rating: Rating | None
-    """Their rating on this server (from all its games), if rated."""
-    global_rating: Rating | None
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True)
-class BoardEntry:
-    identity: str
-    rating: Rating
-    games: int
-    """Counted (visible) games."""
-    wins: int
-
-    @property
-    def is_computer(self) -> bool:
-        return is_computer(self.identity)
 
 
 @dataclass(frozen=True)
