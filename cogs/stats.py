@@ -40,6 +40,10 @@ def title_of_kind(kind: str) -> str:
         return kind
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def shown_rating(rating: Rating | None) -> str:
     """``27.3 ± 4.1`` (the estimate and its uncertainty), or "not rated yet"."""
     if rating is None:
@@ -70,7 +74,7 @@ def stats_field(stats: KindStats) -> str:
 def board_lines(entries: list[BoardEntry], guild: discord.Guild | None) -> str:
     return "\n".join(
         f"{place}. {identity_name(entry.identity, guild)} · {shown_rating(entry.rating)}"
-        f" · {entry.games} games, {entry.wins} wins"
+        f" · {plural(entry.games, 'game')}, {plural(entry.wins, 'win')}"
         for place, entry in enumerate(entries, start=1)
     )
 
