@@ -56,6 +56,8 @@ TABLES = {
     "game_results": (
         "game_id, position, guild_id, channel_id, kind, identity, score, placement, won, strategy"
     ),
+    "player_totals": ("guild_id, kind, identity, channel_id, games, wins, score_sum, best_score"),
+    "strategy_totals": "guild_id, kind, identity, channel_id, strategy, games",
     "ratings": "guild_id, kind, identity, mu, sigma, ordinal, games",
 }
 """What ``copy`` moves, parents first (named claims are not moved: they are leases)."""

@@ -387,7 +387,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         8,
-        "ratings: each finished game's seats (score, place, favourite) and each player's rating",
+        "ratings: each rated game's seats, players' totals per channel, and their ratings",
         (
             # The order games were rated in (NULL: not yet); a rebuild replays this order.
             "ALTER TABLE games ADD COLUMN rating_seq INTEGER",
@@ -415,13 +415,35 @@ MIGRATIONS: tuple[Migration, ...] = (
                 PRIMARY KEY (game_id, position)
             ) WITHOUT ROWID
             """,
+            # What /stats and /leaderboard read: each player's totals per channel (and their
+            # favourites' counts), so a query sums a few rows per player, not every game.
             """
-            CREATE INDEX game_results_by_player
-                ON game_results (guild_id, identity, kind, channel_id, won, score, strategy)
+            CREATE TABLE player_totals (
+                guild_id   INTEGER NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id INTEGER NOT NULL,
+                games      INTEGER NOT NULL,
+                wins       INTEGER NOT NULL,
+                score_sum  INTEGER NOT NULL,
+                best_score INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id)
+            ) WITHOUT ROWID
             """,
             """
-            CREATE INDEX game_results_by_kind
-                ON game_results (guild_id, kind, identity, channel_id, won)
+            CREATE INDEX player_totals_by_kind
+                ON player_totals (guild_id, kind, identity, channel_id, games, wins)
+            """,
+            """
+            CREATE TABLE strategy_totals (
+                guild_id   INTEGER NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id INTEGER NOT NULL,
+                strategy   TEXT    NOT NULL,
+                games      INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id, strategy)
+            ) WITHOUT ROWID
             """,
             # guild_id 0 holds the global ratings (every server's games).
             """
@@ -464,12 +486,32 @@ MIGRATIONS: tuple[Migration, ...] = (
             )
             """,
             """
-            CREATE INDEX game_results_by_player
-                ON game_results (guild_id, identity, kind, channel_id, won, score, strategy)
+            CREATE TABLE player_totals (
+                guild_id   BIGINT  NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id BIGINT  NOT NULL,
+                games      INTEGER NOT NULL,
+                wins       INTEGER NOT NULL,
+                score_sum  BIGINT  NOT NULL,
+                best_score INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id)
+            )
             """,
             """
-            CREATE INDEX game_results_by_kind
-                ON game_results (guild_id, kind, identity, channel_id, won)
+            CREATE INDEX player_totals_by_kind
+                ON player_totals (guild_id, kind, identity, channel_id, games, wins)
+            """,
+            """
+            CREATE TABLE strategy_totals (
+                guild_id   BIGINT  NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id BIGINT  NOT NULL,
+                strategy   TEXT    NOT NULL,
+                games      INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id, strategy)
+            )
             """,
             """
             CREATE TABLE ratings (

@@ -3,10 +3,14 @@ rating, and the queries of ``/stats`` and ``/leaderboard``. The rating math is
 :mod:`engine.ratings` (pure); this module reads its inputs and stores its outputs.
 
 Tables (migration 8): ``game_results`` holds one row per seat of a rated game (who,
-score, place, won, favourite choice, and the game's server, channel and kind, copied
-so statistics are one indexed scan); ``ratings`` holds ``mu``, ``sigma`` and the
-count of rated games per ``(server, game kind, identity)``, server 0 being the global
-rating; ``games.rating_seq`` is the order games were rated in (``NULL``: not yet).
+score, place, won, favourite choice, and the game's server, channel and kind);
+``player_totals`` and ``strategy_totals`` add those up per ``(server, identity, game
+kind, channel)`` (and favourite), so ``/stats`` sums a few rows per channel and
+``/leaderboard`` a few per player, however many games were played (the queries must
+count only the channels the asker can see, so the totals are kept per channel);
+``ratings`` holds ``mu``, ``sigma`` and the count of rated games per ``(server, game
+kind, identity)``, server 0 being the global rating; ``games.rating_seq`` is the order
+games were rated in (``NULL``: not yet). All of them change only in a rating pass.
 
 When a game is rated
 --------------------
@@ -76,6 +80,8 @@ class _Finished:
     settings: str
 
 
+RATING_TABLES = ("game_results", "player_totals", "strategy_totals", "ratings")
+"""Everything derived from the finished games, which a rebuild computes again."""
 FINISHED_COLUMNS = "g.id, g.guild_id, g.channel_id, g.kind, g.result, g.settings"
 
 
@@ -218,6 +224,39 @@ class RatingStore(SqlCore):
                 " games = excluded.games",
                 rows,
             )
+        await db.executemany(
+            "INSERT INTO player_totals (guild_id, kind, identity, channel_id, games, wins,"
+            " score_sum, best_score) VALUES (?, ?, ?, ?, 1, ?, ?, ?)"
+            " ON CONFLICT (guild_id, identity, kind, channel_id) DO UPDATE"
+            " SET games = player_totals.games + 1, wins = player_totals.wins + excluded.wins,"
+            " score_sum = player_totals.score_sum + excluded.score_sum,"
+            " best_score = CASE WHEN excluded.best_score > player_totals.best_score"
+            " THEN excluded.best_score ELSE player_totals.best_score END",
+            [
+                (
+                    game.guild_id,
+                    game.kind,
+                    r.identity,
+                    game.channel_id,
+                    int(r.won),
+                    r.score,
+                    r.score,
+                )
+                for r in results
+            ],
+        )
+        favourites = [r for r in results if r.strategy is not None]
+        if favourites:
+            await db.executemany(
+                "INSERT INTO strategy_totals (guild_id, kind, identity, channel_id, strategy,"
+                " games) VALUES (?, ?, ?, ?, ?, 1)"
+                " ON CONFLICT (guild_id, identity, kind, channel_id, strategy) DO UPDATE"
+                " SET games = strategy_totals.games + 1",
+                [
+                    (game.guild_id, game.kind, r.identity, game.channel_id, r.strategy)
+                    for r in favourites
+                ],
+            )
         changed = await db.execute(
             "UPDATE games SET rating_seq = ? WHERE id = ? AND rating_seq IS NULL",
             (seq, game.game_id),
@@ -236,8 +275,8 @@ class RatingStore(SqlCore):
                 " ORDER BY CASE WHEN g.rating_seq IS NULL THEN 1 ELSE 0 END, g.rating_seq,"
                 " g.finished_at, g.id"
             )
-            await db.execute("DELETE FROM game_results")
-            await db.execute("DELETE FROM ratings")
+            for derived in RATING_TABLES:
+                await db.execute(f"DELETE FROM {derived}")
             await db.execute("UPDATE games SET rating_seq = NULL WHERE rating_seq IS NOT NULL")
             current: dict[tuple[int, str], dict[str, Rating]] = {}
             for seq, row in enumerate(rows, start=1):
@@ -277,17 +316,16 @@ class RatingStore(SqlCore):
             where += " AND kind = ?"
             params.append(kind)
         counts = await self._read(
-            "SELECT kind, count(*), sum(won), avg(score), max(score) FROM game_results"
-            f" WHERE {where} GROUP BY kind ORDER BY kind",
+            "SELECT kind, sum(games), sum(wins), sum(score_sum), max(best_score)"
+            f" FROM player_totals WHERE {where} GROUP BY kind ORDER BY kind",
             params,
         )
         if not counts:
             return []
         favourites: dict[str, str] = {}
         for row_kind, strategy, _uses in await self._read(
-            "SELECT kind, strategy, count(*) FROM game_results"
-            f" WHERE {where} AND strategy IS NOT NULL GROUP BY kind, strategy"
-            " ORDER BY kind, count(*) DESC, strategy",
+            "SELECT kind, strategy, sum(games) FROM strategy_totals"
+            f" WHERE {where} GROUP BY kind, strategy ORDER BY kind, sum(games) DESC, strategy",
             params,
         ):
             favourites.setdefault(row_kind, strategy)
@@ -303,13 +341,13 @@ class RatingStore(SqlCore):
                 kind=row_kind,
                 games=int(games),
                 wins=int(wins or 0),
-                average_score=float(average or 0),
+                average_score=int(score_sum or 0) / int(games),
                 best_score=int(best or 0),
                 favourite=favourites.get(row_kind),
                 rating=ratings.get((guild_id, row_kind)),
                 global_rating=ratings.get((GLOBAL, row_kind)),
             )
-            for row_kind, games, wins, average, best in counts
+            for row_kind, games, wins, score_sum, best in counts
         ]
 
     async def leaderboard(
@@ -333,9 +371,9 @@ class RatingStore(SqlCore):
         counted = {
             identity: (int(games), int(wins))
             for identity, games, wins in await self._read(
-                "SELECT identity, count(*), sum(won) FROM game_results"
+                "SELECT identity, sum(games), sum(wins) FROM player_totals"
                 f" WHERE guild_id = ? AND kind = ? AND channel_id IN ({_marks(channels)})"
-                " GROUP BY identity HAVING count(*) >= ?",
+                " GROUP BY identity HAVING sum(games) >= ?",
                 (guild_id, kind, *channels, min_games),
             )
         }
