@@ -51,7 +51,7 @@ def shown_rating(rating: Rating | None) -> str:
     return f"{rating.mu:.1f} ± {rating.sigma:.1f}"
 
 
-def identity_name(identity: str, guild: discord.Guild | None) -> str:
+def identity_name(identity: str) -> str:
     """How a rated identity is shown: a mention (rendered as the member's name, and an
     embed never pings) or "Computer (level)"."""
     if identity.startswith("ai:"):
@@ -71,9 +71,9 @@ def stats_field(stats: KindStats) -> str:
     return "\n".join(lines)
 
 
-def board_lines(entries: list[BoardEntry], guild: discord.Guild | None) -> str:
+def board_lines(entries: list[BoardEntry]) -> str:
     return "\n".join(
-        f"{place}. {identity_name(entry.identity, guild)} · {shown_rating(entry.rating)}"
+        f"{place}. {identity_name(entry.identity)} · {shown_rating(entry.rating)}"
         f" · {plural(entry.games, 'game')}, {plural(entry.wins, 'win')}"
         for place, entry in enumerate(entries, start=1)
     )
@@ -201,7 +201,7 @@ class Stats(commands.Cog):
             if entries:
                 embed.add_field(
                     name=title_of_kind(each),
-                    value=board_lines(entries, interaction.guild),
+                    value=board_lines(entries),
                     inline=False,
                 )
         if not embed.fields:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from bot import WorkshopBot
 from engine import get_game
 from storage import LoadedGame
+from storage.ratings import RATING_TABLES
 
 from .bot_helpers import make_bot
 from .fake_discord import FakeChannel, FakeDiscord, FakeUser
@@ -155,3 +157,21 @@ async def test_stats_in_a_direct_message_asks_for_a_server(
     assert "Use this on a server" in answer.text
     board = await fake.slash(gina, fake.open_dm(gina), "leaderboard")
     assert "Use this on a server" in board.text
+
+
+async def test_games_not_rated_yet_are_rated_when_the_bot_starts(
+    fake: FakeDiscord, bot: WorkshopBot, tmp_path: Path
+) -> None:
+    """As after the upgrade that brought ratings (or a process that died between a game's
+    last move and its rating): finished games without ratings are rated at start."""
+    hana, ivan = fake.add_user("hana"), fake.add_user("ivan")
+    for seed in (1, 2, 3):
+        await finish(bot, fake, fake.channel, "tonttu", [hana, ivan], seed=seed)
+    await fake.stop_bot(bot)
+    with sqlite3.connect(tmp_path / "bot.db") as db:
+        for table in RATING_TABLES:
+            db.execute(f"DELETE FROM {table}")
+        db.execute("UPDATE games SET rating_seq = NULL")
+    await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    board = rows_of((await fake.slash(hana, fake.channel, "leaderboard", game="tonttu")).text)
+    assert len(board) == 2 and all("3 games" in row for row in board)
