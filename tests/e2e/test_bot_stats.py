@@ -166,12 +166,12 @@ async def test_games_not_rated_yet_are_rated_when_the_bot_starts(
     last move and its rating): finished games without ratings are rated at start."""
     hana, ivan = fake.add_user("hana"), fake.add_user("ivan")
     for seed in (1, 2, 3):
-        await finish(bot, fake, fake.channel, "tonttu", [hana, ivan], seed=seed)
+        await finish(bot, fake, fake.channel, "workshop", [hana, ivan], seed=seed)
     await fake.stop_bot(bot)
     with sqlite3.connect(tmp_path / "bot.db") as db:
         for table in RATING_TABLES:
             db.execute(f"DELETE FROM {table}")
         db.execute("UPDATE games SET rating_seq = NULL")
     await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
-    board = rows_of((await fake.slash(hana, fake.channel, "leaderboard", game="tonttu")).text)
+    board = rows_of((await fake.slash(hana, fake.channel, "leaderboard", game="workshop")).text)
     assert len(board) == 2 and all("3 games" in row for row in board)
