@@ -44,6 +44,7 @@ makes a rebuild reproduce the incremental result.)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
@@ -153,19 +154,24 @@ class RatingStore(SqlCore):
                 "SELECT player, action FROM actions WHERE game_id = ? ORDER BY seq",
                 (game.game_id,),
             ):
-                actions.append((player, json.loads(action)))
+                with contextlib.suppress(ValueError):  # `storage check` reports a bad log
+                    actions.append((player, json.loads(action)))
         from engine.ai import LEVELS
 
         def level(seat_level: str | None) -> str | None:
             chosen = seat_level or table_level
             return chosen if chosen in LEVELS else None
 
-        return seat_results(
-            game.kind,
-            [(pos, player, uid, level(lvl)) for pos, player, uid, lvl in seats],
-            outcome,
-            actions,
-        )
+        try:
+            return seat_results(
+                game.kind,
+                [(pos, player, uid, level(lvl)) for pos, player, uid, lvl in seats],
+                outcome,
+                actions,
+            )
+        except (ValueError, TypeError, AttributeError) as error:  # a result of another shape
+            log.warning("game #%d: its result cannot be rated (%r); not rated", game.game_id, error)
+            return []
 
     async def _ratings_of(
         self, db: Tx, game: _Finished, results: Sequence[SeatResult]

@@ -227,3 +227,16 @@ async def test_leaderboard_needs_enough_visible_games(store: SqliteStorage) -> N
     assert next(e for e in public if e.identity == "101").games == 3
     assert await store.leaderboard(1, "race", {10}, min_games=4) == []
     assert await store.leaderboard(2, "race", {10}) == []
+
+
+async def test_a_game_whose_result_cannot_be_read_does_not_stop_the_others(
+    store: SqliteStorage, db_url: str
+) -> None:
+    broken = await table(store, 10, [100, 101], seed=1)
+    await raw(
+        db_url, "UPDATE games SET status = 'finished', result = 'not json' WHERE id = ?", broken.id
+    )
+    game = await finished(store, 11, [102, 103], seed=2)
+    assert {key[2] for key in await store.all_ratings()} == {"102", "103"}
+    rated = await raw(db_url, "SELECT id FROM games WHERE rating_seq IS NOT NULL ORDER BY id")
+    assert rated == [(broken.id,), (game.id,)]  # looked at once, and skipped
