@@ -298,10 +298,9 @@ class WorkshopBot(commands.AutoShardedBot):
         self.computers.start()  # and the computer players' workers
         await self.open_storage()
         # Games that finished while no process could rate them (or before ratings
-        # existed) are rated now; each game is rated once whichever process does it.
-        rated = await self.store.rate_finished_games()
-        if rated:
-            log.info("ratings: rated %d finished games not rated before", rated)
+        # existed: 10,000 take seconds) are rated in the background, a batch per
+        # transaction; each game is rated once whichever process does it.
+        self.work.spawn(self.rate_unrated_games(), "rate-finished-games")
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
@@ -313,6 +312,15 @@ class WorkshopBot(commands.AutoShardedBot):
                 "add the bot to a server (with the permissions it needs) by opening %s",
                 invite_url(self.application_id),
             )
+
+    async def rate_unrated_games(self) -> None:
+        try:
+            rated = await self.store.rate_finished_games()
+        except Exception:  # logged; the next finished game's pass takes them again
+            log.exception("ratings: rating the finished games not rated yet failed")
+            return
+        if rated:
+            log.info("ratings: rated %d finished games not rated before", rated)
 
     async def open_storage(self) -> None:
         """Open (and migrate) the database, unless :func:`serve` opened it already: it

@@ -173,5 +173,12 @@ async def test_games_not_rated_yet_are_rated_when_the_bot_starts(
             db.execute(f"DELETE FROM {table}")
         db.execute("UPDATE games SET rating_seq = NULL")
     await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+
+    def unrated() -> int:
+        with sqlite3.connect(tmp_path / "bot.db") as db:
+            (count,) = db.execute("SELECT count(*) FROM games WHERE rating_seq IS NULL").fetchone()
+            return int(count)
+
+    await fake.wait_for(lambda: unrated() == 0, timeout=10, what="the games rated")
     board = rows_of((await fake.slash(hana, fake.channel, "leaderboard", game="workshop")).text)
     assert len(board) == 2 and all("3 games" in row for row in board)
