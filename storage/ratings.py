@@ -121,16 +121,72 @@ class RatingStore(SqlCore):
                 if not rows:
                     return rated
                 ((last,),) = await db.fetch("SELECT max(rating_seq) FROM games")
-                seq = last or 0
-                for row in rows:
-                    seq += 1
-                    game = _Finished(*row)
-                    results = await self._seat_results(db, game)
-                    ratings = await self._ratings_of(db, game, results)
-                    await self._store_rated(db, game, seq, results, ratings)
+                await self._rate_games(db, [_Finished(*row) for row in rows], (last or 0) + 1)
                 rated += len(rows)
 
-    async def _seat_results(self, db: Tx, game: _Finished) -> list[SeatResult]:
+    async def rebuild_ratings(self) -> int:
+        """Delete every result and rating and rate every finished game again, in the
+        order they were rated (then unrated ones by finishing time); how many games."""
+        async with self._write() as db:
+            if self.RATINGS_LOCK:
+                await db.fetch(self.RATINGS_LOCK)
+            rows = await db.fetch(
+                f"SELECT {FINISHED_COLUMNS} FROM games AS g WHERE g.status = 'finished'"
+                " ORDER BY CASE WHEN g.rating_seq IS NULL THEN 1 ELSE 0 END, g.rating_seq,"
+                " g.finished_at, g.id"
+            )
+            for derived in RATING_TABLES:
+                await db.execute(f"DELETE FROM {derived}")
+            await db.execute("UPDATE games SET rating_seq = NULL WHERE rating_seq IS NOT NULL")
+            for start in range(0, len(rows), RATE_BATCH):
+                batch = [_Finished(*row) for row in rows[start : start + RATE_BATCH]]
+                await self._rate_games(db, batch, start + 1)
+        return len(rows)
+
+    async def _rate_games(self, db: Tx, games: Sequence[_Finished], first_seq: int) -> None:
+        """Rate ``games`` in this order, numbering them from ``first_seq``: a few statements
+        for the whole batch (its seats, logs and ratings read at once, every row written
+        with one ``executemany`` per table), the ratings carried from game to game here."""
+        ids = [game.game_id for game in games]
+        seats: dict[int, list[tuple[int, str, int | None, str | None]]] = {}
+        for game_id, position, player, user_id, level in await db.fetch(
+            "SELECT game_id, position, player, user_id, ai_level FROM seats"
+            f" WHERE game_id IN ({_marks(ids)}) ORDER BY game_id, position",
+            ids,
+        ):
+            seats.setdefault(int(game_id), []).append((position, player, user_id, level))
+        logged = [g.game_id for g in games if (k := strategy_kind(g.kind)) and k.needs_log]
+        actions: dict[int, list[tuple[str, Mapping[str, Any]]]] = {}
+        if logged:
+            for game_id, player, action in await db.fetch(
+                "SELECT game_id, player, action FROM actions"
+                f" WHERE game_id IN ({_marks(logged)}) ORDER BY game_id, seq",
+                logged,
+            ):
+                with contextlib.suppress(ValueError):  # `storage check` reports a bad log
+                    actions.setdefault(int(game_id), []).append((player, json.loads(action)))
+        results = {
+            game.game_id: self._seat_results(
+                game, seats.get(game.game_id, []), actions.get(game.game_id, [])
+            )
+            for game in games
+        }
+        current = await self._current_ratings(db, games, results)
+        changed: set[tuple[int, str, str]] = set()
+        for game in games:
+            for scope in (game.guild_id, GLOBAL):
+                table = current.setdefault((scope, game.kind), {})
+                after = rate_game(results[game.game_id], table)
+                table.update(after)
+                changed.update((scope, game.kind, identity) for identity in after)
+        await self._store_rated(db, games, first_seq, results, current, changed)
+
+    @staticmethod
+    def _seat_results(
+        game: _Finished,
+        seats: Sequence[tuple[int, str, int | None, str | None]],
+        actions: Sequence[tuple[str, Mapping[str, Any]]],
+    ) -> list[SeatResult]:
         """The seats of a finished game with score, place and favourite; none if its
         stored result cannot be read (logged: such a game is not rated)."""
         try:
@@ -142,20 +198,6 @@ class RatingStore(SqlCore):
             log.warning("game #%d: its result cannot be read; not rated", game.game_id)
             return []
         table_level = settings.get("ai_level") if isinstance(settings, dict) else None
-        seats = await db.fetch(
-            "SELECT position, player, user_id, ai_level FROM seats WHERE game_id = ?"
-            " ORDER BY position",
-            (game.game_id,),
-        )
-        actions: list[tuple[str, Mapping[str, Any]]] = []
-        strategy = strategy_kind(game.kind)
-        if strategy is not None and strategy.needs_log:
-            for player, action in await db.fetch(
-                "SELECT player, action FROM actions WHERE game_id = ? ORDER BY seq",
-                (game.game_id,),
-            ):
-                with contextlib.suppress(ValueError):  # `storage check` reports a bad log
-                    actions.append((player, json.loads(action)))
         from engine.ai import LEVELS
 
         def level(seat_level: str | None) -> str | None:
@@ -173,56 +215,87 @@ class RatingStore(SqlCore):
             log.warning("game #%d: its result cannot be rated (%r); not rated", game.game_id, error)
             return []
 
-    async def _ratings_of(
-        self, db: Tx, game: _Finished, results: Sequence[SeatResult]
-    ) -> dict[int, dict[str, Rating]]:
-        """The new ratings after ``game``, by scope (its server, and global)."""
-        identities = sorted({r.identity for r in results})
+    @staticmethod
+    async def _current_ratings(
+        db: Tx, games: Sequence[_Finished], results: Mapping[int, Sequence[SeatResult]]
+    ) -> dict[tuple[int, str], dict[str, Rating]]:
+        """The stored ratings of everyone in ``games``, by ``(scope, kind)``."""
+        identities = sorted({r.identity for seats in results.values() for r in seats})
+        scopes = {(scope, game.kind) for game in games for scope in (game.guild_id, GLOBAL)}
+        current: dict[tuple[int, str], dict[str, Rating]] = {scope: {} for scope in scopes}
         if not identities:
-            return {}
-        rows = await db.fetch(
-            "SELECT guild_id, identity, mu, sigma, games FROM ratings"
-            f" WHERE kind = ? AND guild_id IN (?, ?) AND identity IN ({_marks(identities)})",
-            (game.kind, game.guild_id, GLOBAL, *identities),
-        )
-        before: dict[int, dict[str, Rating]] = {game.guild_id: {}, GLOBAL: {}}
-        for guild_id, identity, mu, sigma, games in rows:
-            before[int(guild_id)][identity] = Rating(float(mu), float(sigma), int(games))
-        return {scope: rate_game(results, before[scope]) for scope in (game.guild_id, GLOBAL)}
+            return current
+        for guild_id, kind, identity, mu, sigma, count in await db.fetch(
+            "SELECT guild_id, kind, identity, mu, sigma, games FROM ratings"
+            f" WHERE identity IN ({_marks(identities)})",
+            identities,
+        ):
+            if (int(guild_id), kind) in current:
+                current[(int(guild_id), kind)][identity] = Rating(
+                    float(mu), float(sigma), int(count)
+                )
+        return current
 
     @staticmethod
     async def _store_rated(
         db: Tx,
-        game: _Finished,
-        seq: int,
-        results: Sequence[SeatResult],
-        ratings: Mapping[int, Mapping[str, Rating]],
+        games: Sequence[_Finished],
+        first_seq: int,
+        results: Mapping[int, Sequence[SeatResult]],
+        current: Mapping[tuple[int, str], Mapping[str, Rating]],
+        changed: set[tuple[int, str, str]],
     ) -> None:
-        await db.executemany(
-            "INSERT INTO game_results (game_id, position, guild_id, channel_id, kind, identity,"
-            " score, placement, won, strategy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    game.game_id,
-                    r.position,
-                    game.guild_id,
-                    game.channel_id,
-                    game.kind,
-                    r.identity,
-                    r.score,
-                    r.placement,
-                    int(r.won),
-                    r.strategy,
+        seated = [(game, r) for game in games for r in results[game.game_id]]
+        if seated:
+            await db.executemany(
+                "INSERT INTO game_results (game_id, position, guild_id, channel_id, kind,"
+                " identity, score, placement, won, strategy)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        g.game_id,
+                        r.position,
+                        g.guild_id,
+                        g.channel_id,
+                        g.kind,
+                        r.identity,
+                        r.score,
+                        r.placement,
+                        int(r.won),
+                        r.strategy,
+                    )
+                    for g, r in seated
+                ],
+            )
+            await db.executemany(
+                "INSERT INTO player_totals (guild_id, kind, identity, channel_id, games, wins,"
+                " score_sum, best_score) VALUES (?, ?, ?, ?, 1, ?, ?, ?)"
+                " ON CONFLICT (guild_id, identity, kind, channel_id) DO UPDATE"
+                " SET games = player_totals.games + 1, wins = player_totals.wins + excluded.wins,"
+                " score_sum = player_totals.score_sum + excluded.score_sum,"
+                " best_score = CASE WHEN excluded.best_score > player_totals.best_score"
+                " THEN excluded.best_score ELSE player_totals.best_score END",
+                [
+                    (g.guild_id, g.kind, r.identity, g.channel_id, int(r.won), r.score, r.score)
+                    for g, r in seated
+                ],
+            )
+        favourites = [(g, r) for g, r in seated if r.strategy is not None]
+        if favourites:
+            await db.executemany(
+                "INSERT INTO strategy_totals (guild_id, kind, identity, channel_id, strategy,"
+                " games) VALUES (?, ?, ?, ?, ?, 1)"
+                " ON CONFLICT (guild_id, identity, kind, channel_id, strategy) DO UPDATE"
+                " SET games = strategy_totals.games + 1",
+                [(g.guild_id, g.kind, r.identity, g.channel_id, r.strategy) for g, r in favourites],
+            )
+        if changed:
+            rows = []
+            for scope, kind, identity in sorted(changed):
+                rating = current[(scope, kind)][identity]
+                rows.append(
+                    (scope, kind, identity, rating.mu, rating.sigma, rating.ordinal, rating.games)
                 )
-                for r in results
-            ],
-        )
-        rows = [
-            (scope, game.kind, identity, rating.mu, rating.sigma, rating.ordinal, rating.games)
-            for scope, by_identity in ratings.items()
-            for identity, rating in sorted(by_identity.items())
-        ]
-        if rows:
             await db.executemany(
                 "INSERT INTO ratings (guild_id, kind, identity, mu, sigma, ordinal, games)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, kind, identity) DO UPDATE"
@@ -230,71 +303,12 @@ class RatingStore(SqlCore):
                 " games = excluded.games",
                 rows,
             )
+        # The pass holds the ratings lock, so no game here is rated by anyone else; the
+        # unique index on rating_seq would refuse a second numbering anyway.
         await db.executemany(
-            "INSERT INTO player_totals (guild_id, kind, identity, channel_id, games, wins,"
-            " score_sum, best_score) VALUES (?, ?, ?, ?, 1, ?, ?, ?)"
-            " ON CONFLICT (guild_id, identity, kind, channel_id) DO UPDATE"
-            " SET games = player_totals.games + 1, wins = player_totals.wins + excluded.wins,"
-            " score_sum = player_totals.score_sum + excluded.score_sum,"
-            " best_score = CASE WHEN excluded.best_score > player_totals.best_score"
-            " THEN excluded.best_score ELSE player_totals.best_score END",
-            [
-                (
-                    game.guild_id,
-                    game.kind,
-                    r.identity,
-                    game.channel_id,
-                    int(r.won),
-                    r.score,
-                    r.score,
-                )
-                for r in results
-            ],
-        )
-        favourites = [r for r in results if r.strategy is not None]
-        if favourites:
-            await db.executemany(
-                "INSERT INTO strategy_totals (guild_id, kind, identity, channel_id, strategy,"
-                " games) VALUES (?, ?, ?, ?, ?, 1)"
-                " ON CONFLICT (guild_id, identity, kind, channel_id, strategy) DO UPDATE"
-                " SET games = strategy_totals.games + 1",
-                [
-                    (game.guild_id, game.kind, r.identity, game.channel_id, r.strategy)
-                    for r in favourites
-                ],
-            )
-        changed = await db.execute(
             "UPDATE games SET rating_seq = ? WHERE id = ? AND rating_seq IS NULL",
-            (seq, game.game_id),
+            [(first_seq + n, game.game_id) for n, game in enumerate(games)],
         )
-        if changed != 1:  # the pass holds the lock, so this cannot happen: say so loudly
-            raise AssertionError(f"game #{game.game_id} was rated twice")
-
-    async def rebuild_ratings(self) -> int:
-        """Delete every result and rating and rate every finished game again, in the
-        order they were rated (then unrated ones by finishing time); how many games."""
-        async with self._write() as db:
-            if self.RATINGS_LOCK:
-                await db.fetch(self.RATINGS_LOCK)
-            rows = await db.fetch(
-                f"SELECT {FINISHED_COLUMNS} FROM games AS g WHERE g.status = 'finished'"
-                " ORDER BY CASE WHEN g.rating_seq IS NULL THEN 1 ELSE 0 END, g.rating_seq,"
-                " g.finished_at, g.id"
-            )
-            for derived in RATING_TABLES:
-                await db.execute(f"DELETE FROM {derived}")
-            await db.execute("UPDATE games SET rating_seq = NULL WHERE rating_seq IS NOT NULL")
-            current: dict[tuple[int, str], dict[str, Rating]] = {}
-            for seq, row in enumerate(rows, start=1):
-                game = _Finished(*row)
-                results = await self._seat_results(db, game)
-                ratings: dict[int, dict[str, Rating]] = {}
-                for scope in (game.guild_id, GLOBAL):
-                    table = current.setdefault((scope, game.kind), {})
-                    ratings[scope] = rate_game(results, table)
-                    table.update(ratings[scope])
-                await self._store_rated(db, game, seq, results, ratings)
-        return len(rows)
 
     async def all_ratings(self) -> dict[tuple[int, str, str], tuple[float, float, int]]:
         """Every stored rating, ``(guild_id, kind, identity) → (mu, sigma, games)``."""
