@@ -17,6 +17,8 @@ Each query runs as the cog runs it, with the channels the asking member can see 
 the 20): ``/stats`` for a random member, for the most-played identity (the "greedy"
 computer, in about half of all games: the worst case), with and without a game;
 ``/leaderboard`` for one game and for both. Printed: p50, p99 and max per query, in ms.
+The queries run after ``VACUUM ANALYZE`` (PostgreSQL) or ``ANALYZE`` (SQLite), as on a
+database autovacuum or ``PRAGMA optimize`` has seen; ``--fresh`` skips that.
 PostgreSQL runs on a throwaway server (``tests/postgres_server.py``, ``fsync`` on).
 """
 
@@ -143,7 +145,7 @@ async def timed(runs: int, make: Callable[[], Awaitable[Any]]) -> list[float]:
     return times
 
 
-async def measure(url: str, games: int, queries: int) -> dict[str, str]:
+async def measure(url: str, games: int, queries: int, analyze: bool) -> dict[str, str]:
     rng = random.Random(14)
     out: dict[str, str] = {}
     async with await storage.open(url) as store:
@@ -157,6 +159,9 @@ async def measure(url: str, games: int, queries: int) -> dict[str, str]:
         t0 = time.perf_counter()
         await store.rebuild_ratings()
         out["ratings --rebuild"] = f"{time.perf_counter() - t0:.1f} s"
+        if analyze:  # what autovacuum (PostgreSQL) or PRAGMA optimize (SQLite) do in time
+            postgres = storage.is_postgres_url(url)
+            await store._write_statement("VACUUM ANALYZE" if postgres else "ANALYZE")
         cases: dict[str, Callable[[], Awaitable[Any]]] = {
             "/stats member": lambda: store.player_stats(
                 GUILD, str(rng.randint(1, MEMBERS)), VISIBLE
@@ -189,13 +194,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000, help="finished games stored")
     parser.add_argument("--queries", type=int, default=300, help="runs of each query")
     parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="query at once, without the statistics and visibility map a database has once"
+        " autovacuum (PostgreSQL) or PRAGMA optimize (SQLite) ran",
+    )
     args = parser.parse_args()
     columns: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for backend in args.backends.split(","):
             if backend == "sqlite":
                 url = f"sqlite:///{folder}/stats.db"
-                columns["sqlite"] = asyncio.run(measure(url, args.games, args.queries))
+                columns["sqlite"] = asyncio.run(
+                    measure(url, args.games, args.queries, not args.fresh)
+                )
                 continue
             from tests import postgres_server
 
@@ -206,10 +219,13 @@ def main() -> None:
                 continue
             try:
                 url = server.new_database()
-                columns["postgres"] = asyncio.run(measure(url, args.games, args.queries))
+                columns["postgres"] = asyncio.run(
+                    measure(url, args.games, args.queries, not args.fresh)
+                )
             finally:
                 server.stop()
-    print(f"{args.games:,} finished games on one server; {args.queries} runs per query")
+    state = "just filled" if args.fresh else "after VACUUM ANALYZE / ANALYZE"
+    print(f"{args.games:,} finished games on one server ({state}); {args.queries} runs per query")
     keys = list(next(iter(columns.values())))
     width = max(len(key) for key in keys)
     print(f"{'':<{width}}  " + "  ".join(f"{name:<30}" for name in columns))
