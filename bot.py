@@ -297,6 +297,10 @@ class WorkshopBot(commands.AutoShardedBot):
         drawing.start()  # the picture worker process starts while we connect
         self.computers.start()  # and the computer players' workers
         await self.open_storage()
+        # Games that finished while no process could rate them (or before ratings
+        # existed: 10,000 take seconds) are rated in the background, a batch per
+        # transaction; each game is rated once whichever process does it.
+        self.work.spawn(self.rate_unrated_games(), "rate-finished-games")
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
@@ -308,6 +312,15 @@ class WorkshopBot(commands.AutoShardedBot):
                 "add the bot to a server (with the permissions it needs) by opening %s",
                 invite_url(self.application_id),
             )
+
+    async def rate_unrated_games(self) -> None:
+        try:
+            rated = await self.store.rate_finished_games()
+        except Exception:  # logged; the next finished game's pass takes them again
+            log.exception("ratings: rating the finished games not rated yet failed")
+            return
+        if rated:
+            log.info("ratings: rated %d finished games not rated before", rated)
 
     async def open_storage(self) -> None:
         """Open (and migrate) the database, unless :func:`serve` opened it already: it

@@ -1,5 +1,6 @@
-"""Command line: ``python -m storage check [DATABASE_URL]`` and
-``python -m storage copy SOURCE_URL TARGET_URL``.
+"""Command line: ``python -m storage check [DATABASE_URL]``,
+``python -m storage copy SOURCE_URL TARGET_URL`` and
+``python -m storage ratings --rebuild [DATABASE_URL]``.
 
 ``check`` opens the database (applying pending migrations, like the bot does),
 runs its integrity check (SQLite: ``PRAGMA quick_check``; PostgreSQL: the
@@ -16,6 +17,13 @@ from the SQLite file of one bot process to the PostgreSQL database of several;
 ids stay the same. Stop the bot first. It refuses a target that already holds
 games (exit 2), copies in one transaction (all or nothing), then checks the copy
 as ``check`` does (exit 1 if a copied game does not replay).
+
+``ratings --rebuild`` deletes every rating and per-seat result and computes them again
+from the stored finished games, in the order they were first rated (then by finishing
+time), in one transaction; the result equals what the bot computed game by game (see
+:mod:`storage.ratings`). ``ratings`` alone rates the finished games not rated yet (the
+bot does this itself at start and after each game). Exit 0, or 2 when the database
+cannot be opened.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from storage.sqlite import DEFAULT_DATABASE_URL, sqlite_path
 TABLES = {
     "games": (
         "id, guild_id, channel_id, thread_id, host_id, kind, options, seed, status, snapshot,"
-        " version, result, created_at, updated_at, started_at, finished_at, settings"
+        " version, result, created_at, updated_at, started_at, finished_at, settings, rating_seq"
     ),
     "seats": "game_id, position, player, user_id, display_name, ai_level",
     "actions": "game_id, seq, player, action, events, created_at",
@@ -45,6 +53,12 @@ TABLES = {
         " claimed_by, claimed_until"
     ),
     "game_messages": "game_id, key, message_id, shown_version",
+    "game_results": (
+        "game_id, position, guild_id, channel_id, kind, identity, score, placement, won, strategy"
+    ),
+    "player_totals": ("guild_id, kind, identity, channel_id, games, wins, score_sum, best_score"),
+    "strategy_totals": "guild_id, kind, identity, channel_id, strategy, games",
+    "ratings": "guild_id, kind, identity, mu, sigma, ordinal, games",
 }
 """What ``copy`` moves, parents first (named claims are not moved: they are leases)."""
 BATCH = 1000
@@ -128,23 +142,44 @@ async def copy(source_url: str, target_url: str, out: TextIO) -> int:
             return await _report(target, out)
 
 
+async def ratings(database_url: str, rebuild: bool, out: TextIO) -> int:
+    store = await _open(database_url, out)
+    if store is None:
+        return 2
+    async with store:
+        if rebuild:
+            count = await store.rebuild_ratings()
+            out.write(f"Rebuilt the ratings of {count} finished games in {store.where}.\n")
+        else:
+            count = await store.rate_finished_games()
+            out.write(f"Rated {count} finished games not rated before in {store.where}.\n")
+        return 0
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(prog="python -m storage", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     check_parser = sub.add_parser("check", help="replay every game and compare with its snapshot")
-    check_parser.add_argument(
-        "database_url",
-        nargs="?",
-        default=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
-        help="sqlite:///path/to/file.db or postgresql://user:password@host:5432/database"
-        " (default: $DATABASE_URL, then sqlite:///data/bot.db)",
+    ratings_parser = sub.add_parser("ratings", help="rate finished games (--rebuild: all again)")
+    ratings_parser.add_argument(
+        "--rebuild", action="store_true", help="delete every rating and compute all again"
     )
+    for database_parser in (check_parser, ratings_parser):
+        database_parser.add_argument(
+            "database_url",
+            nargs="?",
+            default=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            help="sqlite:///path/to/file.db or postgresql://user:password@host:5432/database"
+            " (default: $DATABASE_URL, then sqlite:///data/bot.db)",
+        )
     copy_parser = sub.add_parser("copy", help="copy every game into an empty database")
     copy_parser.add_argument("source_url", help="e.g. sqlite:///data/bot.db")
     copy_parser.add_argument("target_url", help="e.g. postgresql://bot:password@db:5432/bot")
     args = parser.parse_args(argv)
     if args.command == "copy":
         return asyncio.run(copy(args.source_url, args.target_url, out))
+    if args.command == "ratings":
+        return asyncio.run(ratings(args.database_url, args.rebuild, out))
     return asyncio.run(check(args.database_url, out))
 
 

@@ -17,7 +17,9 @@ from typing import Any, Protocol, Self
 from engine.core import PlayerId
 from storage.errors import UnreadableGame
 from storage.models import (
+    BoardEntry,
     GameInfo,
+    KindStats,
     LoadedGame,
     LoggedAction,
     NewTimer,
@@ -207,4 +209,35 @@ class Storage(Protocol):
 
     async def unreadable_games(self) -> list[UnreadableGame]:
         """Open games whose stored data cannot be read (cheap; no replay)."""
+        ...
+
+    # ------------------------------------------------------------------ ratings
+    async def rate_finished_games(self) -> int:
+        """Rate every finished game not rated yet, once (storage.ratings); how many."""
+        ...
+
+    async def rebuild_ratings(self) -> int:
+        """Compute every rating again from the finished games; how many games."""
+        ...
+
+    async def player_stats(
+        self,
+        guild_id: int,
+        identity: str,
+        channel_ids: Collection[int],
+        kind: str | None = None,
+    ) -> list[KindStats]:
+        """A player's record per game kind, counting the games of ``channel_ids`` only."""
+        ...
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        kind: str,
+        channel_ids: Collection[int],
+        *,
+        limit: int = 10,
+        min_games: int = ...,
+    ) -> list[BoardEntry]:
+        """The best players by rating with enough games in ``channel_ids``."""
         ...

@@ -265,6 +265,8 @@ class SqlCore:
         self._closed = False
         self._queued: list[Write] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._finished: set[int] = set()
+        """Games a submit of this process finished, until that submit has rated them."""
 
     # ------------------------------------------------------------------ dialect
 
@@ -414,6 +416,23 @@ class SqlCore:
         engine reports an outcome the game becomes finished, which frees its
         channel, and its pending timers are cancelled.
         """
+        submitted = await self._submit(game_id, player, action, expected_version, precondition)
+        if game_id in self._finished:  # outside the lock: rating takes it again
+            self._finished.discard(game_id)
+            await self._after_finish()
+        return submitted
+
+    async def _after_finish(self) -> None:
+        """Called once a submit has committed the move that finished a game (ratings)."""
+
+    async def _submit(
+        self,
+        game_id: int,
+        player: PlayerId,
+        action: Any,
+        expected_version: int | None,
+        precondition: Callable[[Any], None] | None,
+    ) -> Submitted:
         if expected_version is not None:
             return await self._submit_once(
                 game_id, player, action, expected_version, precondition=precondition
@@ -487,6 +506,7 @@ class SqlCore:
             self._remember(game_id, version + 1, kind, new_state)
         else:
             self._cache.pop(game_id, None)
+            self._finished.add(game_id)
         return Submitted(new_state, tuple(events), version + 1)
 
     async def _group_commit(self, write: Write) -> None:

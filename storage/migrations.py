@@ -385,6 +385,149 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        8,
+        "ratings: each rated game's seats, players' totals per channel, and their ratings",
+        (
+            # The order games were rated in (NULL: not yet); a rebuild replays this order.
+            "ALTER TABLE games ADD COLUMN rating_seq INTEGER",
+            """
+            CREATE UNIQUE INDEX games_rating_order
+                ON games (rating_seq) WHERE rating_seq IS NOT NULL
+            """,
+            """
+            CREATE INDEX games_unrated
+                ON games (finished_at, id) WHERE status = 'finished' AND rating_seq IS NULL
+            """,
+            # One row per seat of a rated game: what /stats and /leaderboard count.
+            """
+            CREATE TABLE game_results (
+                game_id    INTEGER NOT NULL REFERENCES games (id),
+                position   INTEGER NOT NULL,
+                guild_id   INTEGER NOT NULL,
+                channel_id INTEGER NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                score      INTEGER NOT NULL,
+                placement  INTEGER NOT NULL,
+                won        INTEGER NOT NULL CHECK (won IN (0, 1)),
+                strategy   TEXT,
+                PRIMARY KEY (game_id, position)
+            ) WITHOUT ROWID
+            """,
+            # What /stats and /leaderboard read: each player's totals per channel (and their
+            # favourites' counts), so a query sums a few rows per player, not every game.
+            """
+            CREATE TABLE player_totals (
+                guild_id   INTEGER NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id INTEGER NOT NULL,
+                games      INTEGER NOT NULL,
+                wins       INTEGER NOT NULL,
+                score_sum  INTEGER NOT NULL,
+                best_score INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE INDEX player_totals_by_kind
+                ON player_totals (guild_id, kind, identity, channel_id, games, wins)
+            """,
+            """
+            CREATE TABLE strategy_totals (
+                guild_id   INTEGER NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id INTEGER NOT NULL,
+                strategy   TEXT    NOT NULL,
+                games      INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id, strategy)
+            ) WITHOUT ROWID
+            """,
+            # guild_id 0 holds the global ratings (every server's games).
+            """
+            CREATE TABLE ratings (
+                guild_id INTEGER NOT NULL,
+                kind     TEXT    NOT NULL,
+                identity TEXT    NOT NULL,
+                mu       REAL    NOT NULL,
+                sigma    REAL    NOT NULL,
+                ordinal  REAL    NOT NULL,
+                games    INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, kind, identity)
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX ratings_board ON ratings (guild_id, kind, ordinal)",
+        ),
+        postgres=(
+            "ALTER TABLE games ADD COLUMN rating_seq INTEGER",
+            """
+            CREATE UNIQUE INDEX games_rating_order
+                ON games (rating_seq) WHERE rating_seq IS NOT NULL
+            """,
+            """
+            CREATE INDEX games_unrated
+                ON games (finished_at, id) WHERE status = 'finished' AND rating_seq IS NULL
+            """,
+            """
+            CREATE TABLE game_results (
+                game_id    BIGINT  NOT NULL REFERENCES games (id),
+                position   INTEGER NOT NULL,
+                guild_id   BIGINT  NOT NULL,
+                channel_id BIGINT  NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                score      INTEGER NOT NULL,
+                placement  INTEGER NOT NULL,
+                won        INTEGER NOT NULL CHECK (won IN (0, 1)),
+                strategy   TEXT,
+                PRIMARY KEY (game_id, position)
+            )
+            """,
+            """
+            CREATE TABLE player_totals (
+                guild_id   BIGINT  NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id BIGINT  NOT NULL,
+                games      INTEGER NOT NULL,
+                wins       INTEGER NOT NULL,
+                score_sum  BIGINT  NOT NULL,
+                best_score INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id)
+            )
+            """,
+            """
+            CREATE INDEX player_totals_by_kind
+                ON player_totals (guild_id, kind, identity, channel_id, games, wins)
+            """,
+            """
+            CREATE TABLE strategy_totals (
+                guild_id   BIGINT  NOT NULL,
+                kind       TEXT    NOT NULL,
+                identity   TEXT    NOT NULL,
+                channel_id BIGINT  NOT NULL,
+                strategy   TEXT    NOT NULL,
+                games      INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, identity, kind, channel_id, strategy)
+            )
+            """,
+            """
+            CREATE TABLE ratings (
+                guild_id BIGINT  NOT NULL,
+                kind     TEXT    NOT NULL,
+                identity TEXT    NOT NULL,
+                mu       DOUBLE PRECISION NOT NULL,
+                sigma    DOUBLE PRECISION NOT NULL,
+                ordinal  DOUBLE PRECISION NOT NULL,
+                games    INTEGER NOT NULL,
+                PRIMARY KEY (guild_id, kind, identity)
+            )
+            """,
+            "CREATE INDEX ratings_board ON ratings (guild_id, kind, ordinal)",
+        ),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 from engine.core import PlayerId
+from engine.ratings import Rating, is_computer
 
 Status = Literal["lobby", "active", "finished", "abandoned"]
 OPEN_STATUSES: tuple[Status, ...] = ("lobby", "active")
@@ -138,3 +139,36 @@ class ReplayReport:
     actions: int
     problem: str = ""
     """Empty when ``ok``; otherwise a sentence saying what differs or what cannot be read."""
+
+
+@dataclass(frozen=True)
+class KindStats:
+    """One player's record in one game kind, over the games the asker can see."""
+
+    kind: str
+    games: int
+    wins: int
+    average_score: float
+    best_score: int
+    favourite: str | None
+    """The stored key of the choice they favoured in most of those games, if any."""
+    rating: Rating | None
+    """Their rating on this server (from all its games), if rated."""
+    global_rating: Rating | None
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    identity: str
+    rating: Rating
+    games: int
+    """Counted (visible) games."""
+    wins: int
+
+    @property
+    def is_computer(self) -> bool:
+        return is_computer(self.identity)

@@ -243,6 +243,7 @@ class PostgresStorage(SqlStorage):
 
     UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]] = (asyncpg.UniqueViolationError,)
     FOR_UPDATE: ClassVar[str] = " FOR UPDATE"
+    RATINGS_LOCK: ClassVar[str] = "SELECT pg_advisory_xact_lock(7461746)"  # "rat" ings
     INFO: ClassVar[str] = INFO_COLUMNS.format(
         seats="""(SELECT coalesce(json_agg(json_build_array(
             s.position, s.player, s.user_id, s.display_name, s.ai_level)), '[]')::text

@@ -45,7 +45,6 @@ from engine import GAME_MODULES, get_game
 from engine.core import PlayerId, RuleError
 from storage.core import (
     SNAPSHOT,
-    SqlCore,
     Tx,
     dt,
     dump_events,
@@ -75,11 +74,12 @@ from storage.models import (
     Timer,
     human_player,
 )
+from storage.ratings import RatingStore
 
 log = logging.getLogger(__name__)
 
 
-class SqlStorage(SqlCore):
+class SqlStorage(RatingStore):
     """Games, seats, the action log, timers and claims in SQL. See the module doc."""
 
     # ------------------------------------------------------------------ lobby

@@ -24,6 +24,10 @@ RUNS = {  # the command line after python, and a figure its output must show
         "benchmarks/storage_speed.py --seconds 0.2 --finished 50",
         "100 games closed loop p50 / p99",
     ),
+    "stats_speed": (
+        "benchmarks/stats_speed.py --games 60 --queries 3",
+        "/leaderboard (both games)",
+    ),
     "ai_strength": ("benchmarks/ai_strength.py --games 1 --lines greedy-random", '"win_rate"'),
     "bot_latency": (
         "-m benchmarks.bot_latency --games 2 --think 0.05 --paced-seconds 1 --burst-rounds 1"
