@@ -17,7 +17,9 @@ unchanged, the same single player acted before and after it, the game is not ove
 and the game's hook ``undo_block(before, player, action, after, events)`` finds
 nothing against it (no hidden card drawn or revealed, the turn not over). The hook
 returns ``None`` or the sentence explaining why the step cannot be taken back. A game
-without the hook allows no undo at all (the safe default for a game added later).
+without the hook allows no undo at all (the safe default for a game added later);
+a game that never allows one says why in ``undo_never`` (a sentence), which every
+refusal then gives.
 
 The *undo window* of a player is the number of latest effective steps, newest
 first, that are theirs and keep the window open (:func:`undo_window`). Every step
@@ -219,6 +221,9 @@ class History:
         """Why ``player`` cannot take anything back now (a sentence), or ``None``."""
         if self.game.outcome(self.state) is not None:
             return GAME_OVER
+        never: str | None = getattr(self.game, "undo_never", None)
+        if never is not None:
+            return never
         if not self.steps:
             if self.version == 0:
                 return "Nothing has been played yet, so there is nothing to take back."

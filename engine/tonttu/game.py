@@ -344,6 +344,8 @@ class TonttuGame:
     def render_text(self, view: TonttuView, names: Mapping[PlayerId, str]) -> str:
         return text.render_text(view, names)
 
+    undo_never: ClassVar[str]  # set below: why nothing is ever taken back
+
     def undo_block(
         self,
         before: TonttuState,
@@ -366,6 +368,7 @@ UNDO_REFUSAL = (
     "In Workshop Tonttu you change a pick or a point by choosing again until everyone "
     "has chosen; once they are revealed nothing can be taken back."
 )
+TonttuGame.undo_never = UNDO_REFUSAL
 
 
 GAME = TonttuGame()
