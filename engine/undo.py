@@ -130,6 +130,7 @@ def effective_actions(entries: Iterable[E]) -> list[E]:
 CHANCE = "That decision used chance (a shuffle or a random draw), so it can't be taken back."
 TURN_OVER = "Your turn has passed, so it can't be taken back."
 GAME_OVER = "The game is over; nothing can be taken back."
+OTHER_MOVED = "Another player has moved since, so you have nothing to take back now."
 
 
 def step_block(
@@ -230,7 +231,7 @@ class History:
             return "Nothing can be taken back now: the last move can't be undone."
         last = self.steps[-1]
         if last.player != player:
-            return "Another player has acted since your last decision, so it can't be taken back."
+            return OTHER_MOVED
         if last.block is not None:
             return last.block
         return None
