@@ -11,6 +11,7 @@ from engine import get_game
 from engine.undo import CannotUndo, effective_actions
 from engine.workshop.models import PlaceElf
 from storage import Conflict, LoadedGame, SqliteStorage
+from tests.storage.conftest import allow_tampering, raw
 
 WORKSHOP = get_game("workshop")
 ASSEMBLY = PlaceElf(station="assembly")  # W-3: every toy needs Assembly: tokens wait to be placed
@@ -103,3 +104,22 @@ async def test_an_undo_after_a_reveal_is_refused_and_writes_nothing(store: Sqlit
         await store.undo(game.id, player, 2)
     assert (await store.load(game.id)).version == 2
     assert len(await store.log(game.id)) == 2
+
+
+async def test_the_audit_refuses_an_undo_that_was_not_allowed_where_it_stands(
+    db_url: str, store: SqliteStorage
+) -> None:
+    game = await workshop_game(store)
+    player = acting(game)
+    other = next(p for p in game.players if p != player)
+    await store.submit(game.id, player, ASSEMBLY, 0)
+    await store.undo(game.id, player, 1)
+    assert all(r.ok for r in await store.check_all())
+    await store.close()
+    await allow_tampering(db_url)  # a hand edit: the other player took it back
+    await raw(db_url, "UPDATE actions SET player = ? WHERE game_id = ? AND seq = 2", other, game.id)
+    async with await storage.open(db_url) as reopened:
+        (report,) = await reopened.check_all()
+        assert not report.ok
+        assert "action 2 is refused on replay" in report.problem
+        assert "Another player has moved since" in report.problem
