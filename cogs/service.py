@@ -226,7 +226,7 @@ class Tables:
         Undo button."""
         if game.status != "active" or is_computer(player) or game.seat_of(player) is None:
             return False
-        return await self.store.undo_window(game.id, player) > 0
+        return await self.store.undo_window(game.id, player, game.version) > 0
 
     async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
         """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""

@@ -192,17 +192,27 @@ class History:
             self.state = new_state
             self.version = seq
             return [event]
-        game = self.game
+        after, events = self.game.apply(self.state, player, action)
+        self.record(seq, player, action, after, events)
+        return events
+
+    def record(
+        self, seq: int, player: PlayerId, action: Any, after: Any, events: Sequence[Any]
+    ) -> None:
+        """Add log entry ``seq``: ``action`` (an engine action, not an undo), already
+        applied by ``player`` to :attr:`state`, gave ``after`` and ``events`` (storage
+        records the steps it has just applied and committed, without applying them
+        again)."""
+        if seq != self.version + 1:
+            raise ValueError(f"log entry {seq} follows entry {self.version}.")
         before = self.state
-        after, events = game.apply(before, player, action)
         events = tuple(events)
-        block = step_block(game, before, player, action, after, events)
+        block = step_block(self.game, before, player, action, after, events)
         if block is not None:
             self.steps.clear()  # nothing before this step can be taken back any more
         self.steps.append(Step(seq, player, action, before, after, events, block))
         self.state = after
         self.version = seq
-        return events
 
     def apply_logged(self, seq: int, player: PlayerId, action: Mapping[str, Any]) -> Sequence[Any]:
         """:meth:`apply` for an action as the log stores it (a JSON object)."""

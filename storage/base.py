@@ -156,8 +156,9 @@ class Storage(Protocol):
         """
         ...
 
-    async def undo_window(self, game_id: int, player: PlayerId) -> int:
-        """How many of their latest decisions ``player`` may take back now (``engine.undo``)."""
+    async def undo_window(self, game_id: int, player: PlayerId, version: int | None = None) -> int:
+        """How many of their latest decisions ``player`` may take back now (``engine.undo``);
+        ``version``: the game's as just loaded (0 if it moved on since)."""
         ...
 
     async def undo_refusal(self, game_id: int, player: PlayerId) -> str | None:

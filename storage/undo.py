@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
 
 from engine.core import PlayerId
 from engine.undo import History, Undo
@@ -38,8 +40,34 @@ class UndoStore(SqlCore):
         super().__init__(clock)
         self._histories: OrderedDict[int, History] = OrderedDict()
 
-    async def _history(self, game_id: int) -> tuple[str, History]:
-        """The game's kind and its history, up to date with the committed log."""
+    def _applied(
+        self,
+        game_id: int,
+        version: int,
+        player: PlayerId,
+        action: Any,
+        state: Any,
+        events: Sequence[Any],
+        finished: bool,
+    ) -> None:
+        """A submit committed: the game's history (if kept) takes the step as it was
+        applied, so the next panel needs no read of the log."""
+        history = self._histories.get(game_id)
+        if history is None or history.version < version:
+            return  # it reads the log when next asked
+        if finished or history.version > version:
+            self._histories.pop(game_id, None)
+            return
+        history.record(version + 1, player, action, state, events)
+
+    async def _history(self, game_id: int, version: int | None = None) -> tuple[str, History]:
+        """The game's kind and its history, up to date with the committed log; with
+        ``version`` (of a game just loaded, active), a history at that version is
+        taken as it is, without reading anything."""
+        known = self._histories.get(game_id)
+        if version is not None and known is not None and known.version == version:
+            self._histories.move_to_end(game_id)
+            return known.game.name, known
         rows = await self._read(
             "SELECT kind, status, seed, options FROM games WHERE id = ?", (game_id,)
         )
@@ -74,9 +102,12 @@ class UndoStore(SqlCore):
             self._histories.popitem(last=False)
         return kind, history
 
-    async def undo_window(self, game_id: int, player: PlayerId) -> int:
-        """How many of their latest decisions ``player`` may take back now (0: none)."""
-        _kind, history = await self._history(game_id)
+    async def undo_window(self, game_id: int, player: PlayerId, version: int | None = None) -> int:
+        """How many of their latest decisions ``player`` may take back now (0: none);
+        ``version``: the version of the game as just loaded (saves reads)."""
+        _kind, history = await self._history(game_id, version)
+        if version is not None and history.version != version:
+            return 0  # the game moved on since it was loaded: that panel is stale anyway
         return history.window(player)
 
     async def undo_refusal(self, game_id: int, player: PlayerId) -> str | None:

@@ -38,6 +38,9 @@ async def test_an_undo_is_a_log_entry_and_gives_the_state_before(store: SqliteSt
     assert version == 1
     assert await store.undo_window(game.id, player) == 1
     assert await store.undo_window(game.id, other) == 0
+    # with the version of a game just loaded (a panel): the same answer; a stale one: 0
+    assert await store.undo_window(game.id, player, 1) == 1
+    assert await store.undo_window(game.id, player, 0) == 0
     with pytest.raises(CannotUndo, match="Another player"):
         await store.undo(game.id, other, 1)
 
