@@ -5,11 +5,13 @@ stale or forged button, Workshop Tonttu after a reveal) changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import storage
 from bot import WorkshopBot
 from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME
@@ -178,3 +180,37 @@ async def test_workshop_tonttu_refuses_an_undo_before_and_after_the_reveal(
     after = await fake.slash(users[2], thread, "undo")
     assert after.ephemeral and "once they are revealed nothing can be taken back" in after.content
     assert (await stored(bot, fake)).version == game.version
+
+
+async def test_an_undo_button_drawn_before_a_restart_works_after_it(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path}/restart.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=11))
+    acting, _waiting, _eve, thread = await table(fake)
+    start = await stored(bot, fake)
+    panel = (await open_panel(fake, acting, thread)).message
+    assert panel is not None
+    panel = await play(fake, bot, acting, panel, ASSEMBLY)
+    await fake.stop_bot(bot)
+
+    # a new process: no caches; the history is replayed from the stored log
+    bot = await fake.start_bot(make_bot(fake, url, seed=11))
+    result = await fake.click(acting, panel, f"undo:{start.id}:1")
+    assert result.callback_type == 7 and "You took back" in result.content
+    game = await stored(bot, fake)
+    assert (game.version, game.state) == (2, start.state)
+    await fake.wait_for(
+        lambda: any("took back: places an Elf" in m.content for m in fake.messages(thread)),
+        timeout=10,
+        what="the public 'took back' line",
+    )
+    for _ in range(200):  # the board is edited a moment after the move (BOARD_DELAY)
+        if (await bot.store.info(game.id)).shown_versions.get("board") == 2:
+            break
+        await asyncio.sleep(0.05)
+    await fake.stop_bot(bot)
+    async with await storage.open(url) as store:
+        info = await store.info(game.id)
+        assert info.shown_versions["board"] == 2 and info.shown_versions["log"] == 2
+        assert all(r.ok for r in await store.check_all())
