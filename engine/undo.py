@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
-from engine.core import Game, GameOver, Model, PlayerId, RuleError
+from engine.core import Game, Model, PlayerId, RuleError
 
 UNDO_KIND = "undo"
 """The ``kind`` of an undo entry in the action log; no game may use it for an action."""
@@ -281,8 +281,6 @@ class History:
 
 def replay(game: Game, initial: Any, entries: Iterable[LogEntry]) -> History:
     """A :class:`History` from the game's first state through ``entries`` (the log)."""
-    if game.outcome(initial) is not None:  # pragma: no cover - no game starts over
-        raise GameOver("The game is over before it began.")
     history = History(game, initial)
     for entry in entries:
         history.apply_logged(entry.seq, entry.player, entry.action)
