@@ -78,11 +78,11 @@ def check_undo_and_replay(history: History, player: str) -> None:
         assert copy.state.model_dump_json() == history.state.model_dump_json()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     players=st.integers(min_value=2, max_value=5),
-    probe=st.integers(min_value=2, max_value=6),
+    probe=st.integers(min_value=3, max_value=9),
 )
 def test_workshop_undo_replays_exactly_and_reveals_nothing(
     seed: int, players: int, probe: int
@@ -91,6 +91,7 @@ def test_workshop_undo_replays_exactly_and_reveals_nothing(
     history = History(WORKSHOP, WORKSHOP.new_game(seats, seed, WORKSHOP.parse_options(None)))
     rng = Rng(seed ^ 0xABC)
     offered = 0
+    checked: set[int] = set()
     while WORKSHOP.outcome(history.state) is None:
         player, action = pick_random(WORKSHOP, history.state, rng)
         history.apply(history.version + 1, player, action)
@@ -102,13 +103,15 @@ def test_workshop_undo_replays_exactly_and_reveals_nothing(
             assert seat == player  # (a): only the one who just acted
             for step in history.steps[-window:]:
                 assert step.player == seat
-                check_reveals_nothing(step, rng)
+                if step.seq not in checked:
+                    checked.add(step.seq)
+                    check_reveals_nothing(step, rng)
             if history.version % probe == 0:
                 check_undo_and_replay(history, seat)
     assert offered > 0  # every game has shop placements that wait for tokens
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     players=st.integers(min_value=3, max_value=6),
@@ -126,6 +129,19 @@ def test_tonttu_never_offers_an_undo(seed: int, players: int, speed: bool) -> No
         if TONTTU.outcome(history.state) is None:
             assert history.refusal(player) == TONTTU.undo_never  # type: ignore[attr-defined]
         assert len(history.steps) <= 1  # every step closes the window: nothing is kept
+
+
+class WithoutHook:
+    """A game as ``inner`` but without the undo hook: only the generic rule judges."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.title = inner.title
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("undo_block", "undo_never"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
 
 def test_effective_actions_leave_out_undos_and_what_they_took_back() -> None:
@@ -172,15 +188,8 @@ def test_effective_actions_refuse_a_damaged_log() -> None:
 
 
 def test_a_game_without_the_hook_has_no_undo() -> None:
-    class NoHook:
-        title = "Plain"
-
-        def __getattr__(self, name: str) -> Any:
-            if name == "undo_block":
-                raise AttributeError(name)
-            return getattr(WORKSHOP, name)
-
-    game: Any = NoHook()
+    game: Any = WithoutHook(WORKSHOP)
+    game.title = "Plain"
     state = WORKSHOP.new_game(["a", "b"], 1, WORKSHOP.parse_options(None))
     history = History(game, state)
     player = next(iter(WORKSHOP.to_act(state)))
