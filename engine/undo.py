@@ -238,7 +238,7 @@ class History:
         if not self.steps:
             if self.version == 0:
                 return "Nothing has been played yet, so there is nothing to take back."
-            return "Nothing can be taken back now: the last move can't be undone."
+            return "Every decision so far has been taken back; there is nothing more to undo."
         last = self.steps[-1]
         if last.player != player:
             return OTHER_MOVED

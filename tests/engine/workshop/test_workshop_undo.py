@@ -58,7 +58,9 @@ def test_the_undo_entry_replays_to_the_state_before() -> None:
     assert history.state.model_dump() == state.model_dump()
     assert history.version == 2
     assert history.window("ann") == 0
-    assert history.refusal("ann") == "Nothing can be taken back now: the last move can't be undone."
+    assert history.refusal("ann") == (
+        "Every decision so far has been taken back; there is nothing more to undo."
+    )
 
 
 def test_other_players_cannot_take_back_anothers_decision() -> None:
