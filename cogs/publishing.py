@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from cogs.common import DISCORD_DOWN
-from engine import get_game
+from engine import get_game, undo
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ class Sync:
 def logged_events(game: GameInfo, actions: list[LoggedAction], upto: int) -> list[Any]:
     """The events of ``actions`` up to version ``upto``, as the engine's models."""
     rules = get_game(game.kind)
-    return [rules.parse_event(e) for a in actions if a.seq <= upto for e in a.events]
+    return [undo.parse_event(rules, e) for a in actions if a.seq <= upto for e in a.events]
 
 
 Syncer = Callable[[Sync], Awaitable[None]]

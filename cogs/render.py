@@ -15,7 +15,7 @@ import discord
 import render
 from cogs import drawing
 from cogs.service import computer_level, engine_of
-from engine import get_game
+from engine import get_game, undo
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame, LoggedAction
 from storage.export import decision_log
@@ -180,7 +180,7 @@ def event_lines(game: GameInfo, events: Iterable[Any]) -> list[str]:
     rules = get_game(game.kind)
     lines = []
     for event in events:
-        text = rules.describe_event(event, game.names)
+        text = undo.describe_event(rules, event, game.names)  # an undo's line too
         if text:
             lines.append(text)
     return lines

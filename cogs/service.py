@@ -27,7 +27,8 @@ from engine.core import (
     check_can_act,
     derive_seed,
 )
-from storage import Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
+from engine.undo import GAME_OVER, CannotUndo, Undo
+from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
@@ -129,6 +130,10 @@ def suggested_index(game: LoadedGame, player: PlayerId, choices: Sequence[Choice
     return next((c.index for c in choices if c.action == action), None)
 
 
+def is_computer(player: PlayerId) -> bool:
+    return player.startswith(AI_PREFIX)
+
+
 class Tables:
     """Game-level operations the cogs call; every method returns fresh stored data."""
 
@@ -191,6 +196,37 @@ class Tables:
             raise NotInGame("You are not playing in this game.")
         submitted = await self.store.submit(game.id, player, action, None, precondition=still_open)
         return Played(await self._after(game, submitted), [Step(player, action, submitted.events)])
+
+    async def undo(self, game_id: int, user_id: int, version: int | None) -> Played:
+        """Take back the user's latest decision (``engine.undo`` decides if it may be).
+
+        ``version``: the version the Undo button was drawn at (``None``: a typed /undo).
+        Raises ``NotInGame`` for a spectator, :class:`StaleBoard` for an outdated button,
+        and ``CannotUndo`` (a sentence: nothing to take back, another player acted since,
+        a card was revealed, …); nothing is written in any of those cases. Only a human
+        seat's own decisions are ever taken back: computer seats never undo."""
+        player = human_player(user_id)
+        game = await self.store.load(game_id)
+        if game.seat_of(player) is None:
+            raise NotInGame("You are not playing in this game.")
+        if game.status != "active":
+            raise CannotUndo(GAME_OVER)
+        if version is not None and game.version != version:
+            raise StaleBoard(game)
+        try:
+            submitted = await self.store.undo(game.id, player, version)
+        except Conflict:
+            raise StaleBoard(await self.store.load(game.id)) from None
+        (event,) = submitted.events
+        step = Step(player, Undo(seq=event.seq), submitted.events)
+        return Played(await self._after(game, submitted), [step])
+
+    async def can_undo(self, game: LoadedGame, player: PlayerId) -> bool:
+        """Whether ``player`` (a human seat) may take back a decision now: the panel's
+        Undo button."""
+        if game.status != "active" or is_computer(player) or game.seat_of(player) is None:
+            return False
+        return await self.store.undo_window(game.id, player, game.version) > 0
 
     async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
         """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""

@@ -1,5 +1,5 @@
 """The game in its thread: board, log, turn prompts, the private turn panel, and the
-commands players use during a game (/play, /me, /board, /abandon, /rules).
+commands players use during a game (/play, /undo, /me, /board, /abandon, /rules).
 (/history, /replay and /export: ``cogs/replays.py``.)"""
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from cogs.service import (
     engine_of,
     suggested_index,
 )
+from engine import undo as undo_events
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame, NewTimer, Timer, human_player
 
@@ -163,6 +164,39 @@ class ActSelect(
         )
 
 
+class UndoButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"undo:(?P<gid>[0-9]{1,18}):(?P<ver>[0-9]{1,9})",
+):
+    """On the private panel: take back the player's latest decision (``engine.undo``),
+    valid only at the version it was drawn at."""
+
+    def __init__(self, game_id: int, version: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Undo",
+                emoji="↩️",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"undo:{game_id}:{version}",
+            )
+        )
+        self.game_id, self.version = game_id, version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> UndoButton:
+        return cls(int(match["gid"]), int(match["ver"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        table = table_of(interaction)
+        await guarded(
+            interaction,
+            lambda: table.undo(interaction, self.game_id, self.version),
+            game_id=self.game_id,
+        )
+
+
 class AbandonButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"abandon:(?P<gid>[0-9]{1,18})"
 ):
@@ -219,8 +253,11 @@ def claimed_by_component(interaction: discord.Interaction) -> bool:
 # --------------------------------------------------------------------------- panel
 
 
-def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
-    """The private panel of ``player``: their view of the board and their choices."""
+def panel(
+    game: LoadedGame, player: PlayerId, note: str = "", *, undo: bool = False
+) -> dict[str, Any]:
+    """The private panel of ``player``: their view of the board and their choices, and
+    with ``undo`` the Undo button (the engine allows them to take a decision back)."""
     rules = engine_of(game)
     embed = board_embed(game, viewer=player)
     view = discord.ui.View(timeout=None)
@@ -245,6 +282,8 @@ def panel(game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
             for c in choices[:25]
         ]
         view.add_item(ActSelect(game.id, game.version, options))
+    if undo:
+        view.add_item(UndoButton(game.id, game.version))
     hint = " (★ green: what a careful player would do)" if suggested is not None else ""
     content = f"{note}Your move in {title_of(game)}: choose one{hint}."
     return {"content": content, "embed": embed, "view": view}
@@ -641,7 +680,27 @@ class Table(commands.Cog):
                 "You are not playing in this game; you can watch the board in this thread.",
             )
             return
-        await interaction.response.send_message(ephemeral=True, **panel(game, player))
+        undo = await self.bot.tables.can_undo(game, player)
+        await interaction.response.send_message(ephemeral=True, **panel(game, player, undo=undo))
+
+    async def undo(
+        self, interaction: discord.Interaction, game_id: int, version: int | None
+    ) -> None:
+        """The Undo button (``version``: the one it was drawn at) or /undo (``None``):
+        take back the player's latest decision, answer with the fresh panel, then show
+        it in the thread ("Aino took back: …")."""
+        player = human_player(interaction.user.id)
+        try:
+            played = await self.bot.tables.undo(game_id, interaction.user.id, version)
+        except StaleBoard as stale:
+            await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
+            return
+        game = played.game
+        rules = engine_of(game)
+        you = {**game.names, player: "You"}
+        took = " ".join(undo_events.describe_event(rules, e, you) for e in played.events)
+        await self._respond_panel(interaction, game, player, f"{took}\n")
+        await self.publish_or_warn(interaction, played)
 
     async def choose(
         self, interaction: discord.Interaction, game_id: int, version: int, index: int
@@ -658,7 +717,8 @@ class Table(commands.Cog):
     async def _respond_panel(
         self, interaction: discord.Interaction, game: LoadedGame, player: PlayerId, note: str = ""
     ) -> None:
-        content = panel(game, player, note)
+        undo = await self.bot.tables.can_undo(game, player)
+        content = panel(game, player, note, undo=undo)
         message = interaction.message
         if message is not None and message.flags.ephemeral:
             await interaction.response.edit_message(**content)
@@ -735,6 +795,20 @@ class Table(commands.Cog):
             for c in choices
             if needle in c.label.lower()
         ][:25]
+
+    @app_commands.command(
+        name="undo",
+        description="Take back your last decision (same turn, nothing revealed, nobody "
+        "moved since).",
+    )
+    async def undo_command(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            game = await self._game_here(interaction)
+            if game is None:
+                return
+            await self.undo(interaction, game.id, None)
+
+        await guarded(interaction, work)
 
     @app_commands.command(
         name="me", description="Your private view: your hand, toys, reindeer, score."
@@ -837,6 +911,7 @@ COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = [
     TurnButton,
     ActButton,
     ActSelect,
+    UndoButton,
     AbandonButton,
 ]
 """Every DynamicItem the bot registers (the lobby's are registered by its cog)."""
@@ -849,4 +924,4 @@ def register_components(*items: type[discord.ui.DynamicItem[Any]]) -> None:
 
 async def setup(bot: WorkshopBot) -> None:
     await bot.add_cog(Table(bot))
-    bot.add_dynamic_items(TurnButton, ActButton, ActSelect, AbandonButton)
+    bot.add_dynamic_items(TurnButton, ActButton, ActSelect, UndoButton, AbandonButton)

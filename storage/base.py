@@ -165,6 +165,21 @@ class Storage(Protocol):
         """
         ...
 
+    async def undo_window(self, game_id: int, player: PlayerId, version: int | None = None) -> int:
+        """How many of their latest decisions ``player`` may take back now (``engine.undo``);
+        ``version``: the game's as just loaded (0 if it moved on since)."""
+        ...
+
+    async def undo_refusal(self, game_id: int, player: PlayerId) -> str | None:
+        """Why ``player`` cannot take anything back now (a sentence), or ``None``."""
+        ...
+
+    async def undo(self, game_id: int, player: PlayerId, expected_version: int | None) -> Submitted:
+        """Take back ``player``'s latest decision: an undo entry appended to the log, the
+        snapshot replaced by the state before it, the version bumped (``None``: at the
+        latest version). Raises ``engine.undo.CannotUndo`` or ``Conflict``, writing nothing."""
+        ...
+
     async def abandon(self, game_id: int) -> None:
         """End a lobby or active game without a result; frees the channel."""
         ...

@@ -507,7 +507,21 @@ class SqlCore:
         else:
             self._cache.pop(game_id, None)
             self._finished.add(game_id)
+        self._applied(game_id, version, player, parsed, new_state, events, outcome is not None)
         return Submitted(new_state, tuple(events), version + 1)
+
+    def _applied(
+        self,
+        game_id: int,
+        version: int,
+        player: PlayerId,
+        action: Any,
+        state: Any,
+        events: Sequence[Any],
+        finished: bool,
+    ) -> None:
+        """``action`` by ``player`` was committed as version ``version + 1``, giving
+        ``state`` and ``events`` (for caches kept beside the state cache)."""
 
     async def _group_commit(self, write: Write) -> None:
         """Commit ``write`` together with the others waiting for the writer (one

@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine import get_game
+from engine import get_game, undo
 from engine.records import PublicEntry, Record, RecordedAction, replay
+from engine.undo import effective_actions
 from storage.models import GameInfo, LoadedGame, LoggedAction
 
 
@@ -36,11 +37,11 @@ def decision_log(log: Sequence[LoggedAction]) -> list[LoggedAction]:
     record's ``actions`` hold and what ``/replay`` steps through (move ``n`` is the state
     after the first ``n`` of them, and shows the events of the ``n``-th).
 
-    This is the one place that decides it. Every logged entry is one applied decision
-    today; an entry that is not a decision of the game as played (e.g. one taken back
-    and the entry recording that) is to be left out here, and nowhere else.
+    This is the one place that decides it: the entries that stand
+    (:func:`engine.undo.effective_actions`), without the undo entries and the decisions
+    they took back.
     """
-    return list(log)
+    return effective_actions(log)
 
 
 def decisions(log: Sequence[LoggedAction]) -> list[RecordedAction]:
@@ -75,8 +76,8 @@ def running_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
     names = game.names
     entries = []
     for entry in log:
-        events = [rules.parse_event(event) for event in entry.events]
-        text = [line for line in (rules.describe_event(e, names) for e in events) if line]
+        events = [undo.parse_event(rules, event) for event in entry.events]
+        text = [line for line in (undo.describe_event(rules, e, names) for e in events) if line]
         entries.append(
             PublicEntry(
                 move=entry.seq,

@@ -58,6 +58,7 @@ from engine.ratings import (
     seat_results,
     strategy_kind,
 )
+from engine.undo import effective_actions
 from storage.core import SqlCore, Tx
 from storage.models import BoardEntry, KindStats
 
@@ -79,6 +80,15 @@ class _Finished:
     kind: str
     result: str | None
     settings: str
+
+
+@dataclass(frozen=True)
+class _Logged:
+    """An entry of a finished game's action log, for its favourite strategies."""
+
+    seq: int
+    player: str
+    action: Mapping[str, Any]
 
 
 RATING_TABLES = ("game_results", "player_totals", "strategy_totals", "ratings")
@@ -156,15 +166,21 @@ class RatingStore(SqlCore):
         ):
             seats.setdefault(int(game_id), []).append((position, player, user_id, level))
         logged = [g.game_id for g in games if (k := strategy_kind(g.kind)) and k.needs_log]
-        actions: dict[int, list[tuple[str, Mapping[str, Any]]]] = {}
+        entries: dict[int, list[_Logged]] = {}
         if logged:
-            for game_id, player, action in await db.fetch(
-                "SELECT game_id, player, action FROM actions"
+            for game_id, seq, player, action in await db.fetch(
+                "SELECT game_id, seq, player, action FROM actions"
                 f" WHERE game_id IN ({_marks(logged)}) ORDER BY game_id, seq",
                 logged,
             ):
                 with contextlib.suppress(ValueError):  # `storage check` reports a bad log
-                    actions.setdefault(int(game_id), []).append((player, json.loads(action)))
+                    entries.setdefault(int(game_id), []).append(
+                        _Logged(seq, player, json.loads(action))
+                    )
+        actions: dict[int, list[tuple[str, Mapping[str, Any]]]] = {}
+        for game_id, game_log in entries.items():
+            with contextlib.suppress(ValueError):  # a damaged undo: `storage check` reports it
+                actions[game_id] = [(e.player, e.action) for e in effective_actions(game_log)]
         results = {
             game.game_id: self._seat_results(
                 game, seats.get(game.game_id, []), actions.get(game.game_id, [])

@@ -42,7 +42,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine import GAME_MODULES, get_game
-from engine.core import PlayerId, RuleError
+from engine.core import Game, IllegalAction, PlayerId
+from engine.undo import History
 from storage.core import (
     SNAPSHOT,
     Tx,
@@ -75,11 +76,12 @@ from storage.models import (
     human_player,
 )
 from storage.ratings import RatingStore
+from storage.undo import UndoStore
 
 log = logging.getLogger(__name__)
 
 
-class SqlStorage(RatingStore):
+class SqlStorage(UndoStore, RatingStore):
     """Games, seats, the action log, timers and claims in SQL. See the module doc."""
 
     # ------------------------------------------------------------------ lobby
@@ -695,14 +697,17 @@ class SqlStorage(RatingStore):
             return bad("its action log has a gap or a duplicate seq.")
         if len(log_rows) != version:
             return bad(f"its version is {version} but its log holds {len(log_rows)} actions.")
+        history = History(game, state)  # engine.undo: undo entries replay too, checked
         for seq, player, action_json, events_json in log_rows:
             try:
-                action = game.parse_action(action_json)
-                state, events = game.apply(state, player, action)
-            except RuleError as error:
+                events = history.apply_logged(
+                    seq, player, json_object(game_id, action_json, "action")
+                )
+            except ValueError as error:  # a RuleError, or an undo not allowed where it stands
                 return bad(f"action {seq} is refused on replay: {error}")
             if json.loads(dump_events(events)) != json.loads(events_json):
                 return bad(f"action {seq} gives other events on replay than were logged.")
+        state = history.state
         replayed = state.model_dump(mode="json")
         saved = stored.model_dump(mode="json")
         if replayed != saved:
@@ -747,3 +752,15 @@ class SqlStorage(RatingStore):
             except Exception as error:  # report it with its id, carry on
                 reports.append(ReplayReport(game_id, False, 0, f"{type(error).__name__}: {error}"))
         return reports
+
+
+def logged_action(game: Game, action_json: str) -> dict[str, Any]:
+    """A logged action's JSON object; for anything else the game's own refusal."""
+    try:
+        logged = json.loads(action_json)
+    except ValueError:
+        logged = None
+    if not isinstance(logged, dict):
+        game.parse_action(action_json)  # raises the game's sentence for what it is not
+        raise IllegalAction(f"{action_json[:40]!r} is not an action.")
+    return logged

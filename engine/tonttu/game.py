@@ -344,5 +344,31 @@ class TonttuGame:
     def render_text(self, view: TonttuView, names: Mapping[PlayerId, str]) -> str:
         return text.render_text(view, names)
 
+    undo_never: ClassVar[str]  # set below: why nothing is ever taken back
+
+    def undo_block(
+        self,
+        before: TonttuState,
+        player: PlayerId,
+        action: Any,
+        after: TonttuState,
+        events: Sequence[Any],
+    ) -> str | None:
+        """The undo hook (``engine.undo``): nothing in Workshop Tonttu is taken back.
+
+        A pick or a point is already changeable by choosing again until the last player
+        has chosen (T-2.1, T-2.2); that last choice reveals every pick or point at once,
+        and a speed point (T-4) resolves at once: undo never crosses a reveal. (The
+        generic checks refuse most steps first: a simultaneous phase has more than one
+        player to act.) See docs/rules-notes.md."""
+        return UNDO_REFUSAL
+
+
+UNDO_REFUSAL = (
+    "In Workshop Tonttu you change a pick or a point by choosing again until everyone "
+    "has chosen; once they are revealed nothing can be taken back."
+)
+TonttuGame.undo_never = UNDO_REFUSAL
+
 
 GAME = TonttuGame()

@@ -145,6 +145,31 @@ class WorkshopGame:
     def render_text(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
         return render_text(view, names)
 
+    def undo_block(
+        self,
+        before: WorkshopState,
+        player: PlayerId,
+        action: Any,
+        after: WorkshopState,
+        events: Sequence[Any],
+    ) -> str | None:
+        """The undo hook (``engine.undo``): why this step can't be taken back, or None.
+
+        The generic checks (RNG unchanged, the same player to act before and after)
+        come first; here: the same turn (an Elf's chain of decisions, W-2.2), and no
+        secret of W-7.3 touched: a toy drawn from the deck (into a hand or a Mail Room
+        slot), a reindeer deck or an ornament colour changed."""
+        if after.day != before.day or after.turn != before.turn or after.phase == OVER:
+            return "Your turn has passed, so it can't be taken back."
+        if (
+            after.deck != before.deck
+            or after.sleigh != before.sleigh
+            or after.reindeer_deck != before.reindeer_deck
+            or after.ornaments != before.ornaments
+        ):
+            return "That decision drew or revealed a card, so it can't be taken back."
+        return None
+
     def terminal_board(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
         """The board for ``python -m engine play``: ``render_text`` without what the
         menu below it lists anyway (optional; the terminal game falls back to

@@ -35,6 +35,7 @@ RUNS = {  # the command line after python, and a figure its output must show
         " --complete-actions 6 --tonttu-games 1 --tonttu-phases 1",
         "tonttu burst",
     ),
+    "undo_speed": ("benchmarks/undo_speed.py --games 1 --undos 3", "undo p50 / p99"),
     "catch_up": ("-m benchmarks.catch_up --games 6 --behind 2", "every table caught up"),
     "e2e_harness": ("-m benchmarks.e2e_harness --users 3 --rounds 1", "p99"),
     "scale_out": (

@@ -11,7 +11,10 @@ import pytest
 
 from engine import get_game
 from engine.core import Rng
+from engine.ratings import strategies
 from engine.records import PartialRecord, Record, replay
+from engine.timeline import record_timeline
+from engine.undo import effective_actions
 from storage import LoadedGame, SqliteStorage
 from storage.export import dump, finished_record, running_record, state_at
 
@@ -89,3 +92,43 @@ async def test_a_running_games_record_has_no_seed_and_no_decision(
     assert record.board == json.loads(rules.view(game.state, None).model_dump_json())
     with pytest.raises(PartialRecord, match=r"cannot be\s+replayed"):
         replay(rules, record)
+
+
+async def test_a_finished_game_with_undos_is_recorded_rated_and_charted_as_it_stands(
+    store: SqliteStorage,
+) -> None:
+    """Undo entries (and the decisions they took back) are not decisions of the game:
+    the record, the chart's replay and the favourite station leave them out."""
+    game = await play(store, "workshop", seed=5, moves=1)
+    rules = get_game("workshop")
+    rng = Rng(8)
+    undone = 0
+    while game.status == "active":
+        (player,) = [p for p in game.players if p in rules.to_act(game.state)]
+        if await store.undo_window(game.id, player) and rng.below(3) == 0:
+            await store.undo(game.id, player, game.version)
+            undone += 1
+        else:
+            action = rng.choice(rules.legal_actions(game.state, player))
+            await store.submit(game.id, player, action, game.version)
+        game = await store.load(game.id)
+    assert undone >= 5
+    log = await store.log(game.id)
+    record = finished_record(game, log)
+    assert [(a.player, a.action) for a in record.actions] == [
+        (e.player, dict(e.action)) for e in effective_actions(log)
+    ]
+    assert len(record.actions) == len(log) - 2 * undone
+    final = replay(rules, record)
+    assert final.model_dump(mode="json") == game.state.model_dump(mode="json")
+    timeline = record_timeline(rules, record)
+    assert timeline.final == rules.outcome(final).scores  # type: ignore[union-attr]
+    await store.rate_finished_games()
+    assert game.result is not None
+    expected = strategies(
+        "workshop", game.players, game.result, [(a.player, a.action) for a in record.actions]
+    )
+    for seat in game.seats:
+        if seat.user_id is not None:
+            (stats,) = await store.player_stats(1, str(seat.user_id), [10], "workshop")
+            assert stats.favourite == expected[seat.player]
