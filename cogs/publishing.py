@@ -41,7 +41,10 @@ worth a request now and what can wait: the generic one (``cogs/table.py``) posts
 log with the next turn prompt, edits the board when the turn changes or the board is
 two decisions behind, and leaves the rest to a *deferred* sync a few seconds later.
 Each process also keeps every channel under :data:`POSTS_PER_WINDOW` posts per
-:data:`POST_WINDOW` seconds by waiting (which coalesces more moves into the wait).
+:data:`POST_WINDOW` seconds by waiting (which coalesces more moves into the wait); in a
+channel it has not posted in since it started and did not create, it first reads the
+last few messages, since Discord counts the posts another process (or its own earlier
+run) made there just before.
 
 Options weighed: publishing from each handler's own events (the way this bot worked
 before: nothing to catch up from, and one post and edit per move); a queue of
@@ -347,7 +350,9 @@ class Publisher:
         per-channel limit (the wait coalesces later moves into the next round); returns
         the time the post is counted at, for :meth:`posted`."""
         loop = asyncio.get_running_loop()
-        recent = self._posts.setdefault(channel_id, deque())
+        recent = self._posts.get(channel_id)
+        if recent is None:
+            recent = self._posts.setdefault(channel_id, await self._recent_posts(channel_id))
         while True:
             now = loop.time()
             while recent and recent[0] <= now - POST_WINDOW:
@@ -356,6 +361,30 @@ class Publisher:
                 recent.append(now)
                 return now
             await asyncio.sleep(recent[0] + POST_WINDOW - now)
+
+    def new_channel(self, channel_id: int) -> None:
+        """This process just created the channel (a game's thread): it has no posts
+        that :meth:`post_slot` would have to ask Discord about."""
+        self._posts.setdefault(channel_id, deque())
+
+    async def _recent_posts(self, channel_id: int) -> deque[float]:
+        """When (loop time) the bot posted in the channel within the window, as Discord
+        has it: for a channel this process has not posted in since it started (after a
+        restart, or a game taken over from another process), whose recent posts count
+        towards Discord's limit all the same. One request; if it fails, none assumed."""
+        loop = asyncio.get_running_loop()
+        now, wall = loop.time(), discord.utils.utcnow()
+        me = self.bot.user
+        times = []
+        try:
+            channel = self.bot.get_partial_messageable(channel_id)
+            async for message in channel.history(limit=POSTS_PER_WINDOW):
+                age = (wall - message.created_at).total_seconds()
+                if me is not None and message.author.id == me.id and age < POST_WINDOW:
+                    times.append(now - max(age, 0.0))
+        except discord.HTTPException as error:
+            log.info("channel %s: cannot read its recent posts (%s)", channel_id, error)
+        return deque(sorted(times))
 
     def posted(self, channel_id: int, slot: float) -> None:
         """A post counted at ``slot`` was answered. One that took longer than the

@@ -366,6 +366,7 @@ class Table(commands.Cog):
             thread = await message.create_thread(
                 name=cut(title_of(game), 100), auto_archive_duration=10080
             )
+            self.bot.publisher.new_channel(thread.id)
             return thread.id
         except discord.HTTPException as error:
             log.warning(

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import yarl
 
+import storage
 from bot import Settings, WorkshopBot
 from cogs.gates import SLOW_DOWN, budgeted
+from engine import get_game
 
 from .bot_helpers import Clock, open_panel, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage
@@ -146,3 +148,38 @@ async def test_a_flooding_user_is_told_to_slow_down_and_the_table_next_door_play
         lambda: f"Move {normal_after.version}" in board.text(), timeout=10, what="the board"
     )
     await fake.stop_bot(bot)
+
+
+async def test_posts_made_just_before_a_restart_still_count_after_it(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Discord counts a channel's posts whichever process made them: a bot restarted
+    while its thread's window is full asks Discord for its recent posts there before
+    catching the thread up, instead of posting a sixth message within 5 s."""
+    bot = await fake.start_bot(bot_with(fake, tmp_path))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])  # the board and the first prompt: two posts
+    (thread,) = fake.threads(fake.channel)
+    channel = bot.get_partial_messageable(thread.id)
+    for n in range(3):  # three more, as a busy table makes: the window is full
+        await channel.send(f"post {n}")
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    await fake.stop_bot(bot)
+    rules = get_game(game.kind)
+    (first,) = rules.to_act(game.state)
+    async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
+        while rules.to_act(game.state) == {first}:  # a turn played while it was down
+            action = rules.legal_actions(game.state, first)[0]
+            await store.submit(game.id, first, action, game.version)
+            game = await store.load(game.id)
+    prompts = len(turn_prompts(fake, thread))
+    since = fake.requests[-1].at
+
+    await fake.start_bot(bot_with(fake, tmp_path))  # catches the thread up
+    await fake.wait_for(lambda: len(turn_prompts(fake, thread)) > prompts, 15, "the prompt")
+    fake.check_within_limits(since)
+    reads = [r for r in fake.requests if r.method == "GET" and r.at >= since]
+    assert [r.path for r in reads if r.path.startswith("/channels/")] == [
+        f"/channels/{thread.id}/messages"
+    ]  # one read, for the channel the restarted process had not posted in
