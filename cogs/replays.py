@@ -241,15 +241,22 @@ class Replays(commands.Cog):
             return None
         return info
 
+    async def finished_game(
+        self, interaction: discord.Interaction, game_id: int
+    ) -> GameInfo | None:
+        """:meth:`visible_game` if it is finished; otherwise the member is told."""
+        info = await self.visible_game(interaction, game_id)
+        if info is not None and info.status != "finished":
+            await reply(interaction, not_finished(info))
+            return None
+        return info
+
     async def open_replay(
         self, interaction: discord.Interaction, game_id: int, move: int | None
     ) -> None:
         """/replay and /history's menu: a new ephemeral message at ``move`` (None: the end)."""
-        info = await self.visible_game(interaction, game_id)
+        info = await self.finished_game(interaction, game_id)
         if info is None:
-            return
-        if info.status != "finished":
-            await reply(interaction, not_finished(info))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)  # replay and drawing
         replayed = await self.replayed(info)
@@ -264,11 +271,8 @@ class Replays(commands.Cog):
 
     async def step(self, interaction: discord.Interaction, game_id: int, move: int) -> None:
         """A step button: the replay's message now shows ``move``."""
-        info = await self.visible_game(interaction, game_id)
+        info = await self.finished_game(interaction, game_id)
         if info is None:
-            return
-        if info.status != "finished":
-            await reply(interaction, not_finished(info))
             return
         replayed = await self.replayed(info)
         moves = len(replayed.record.actions)

@@ -6,8 +6,6 @@ partial record of a running game, which holds nothing a spectator could not see.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +19,13 @@ from engine.records import Record
 from engine.tonttu.data import MATERIAL_NAMES
 from storage import LoadedGame
 from storage.export import finished_record, state_at
+from tests.engine.test_records import run_replay
 
 from .bot_helpers import make_bot
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult
 from .tonttu_helpers import choose_by_dm, open_tonttu
 
-ROOT = Path(__file__).resolve().parents[2]
 OPTIONS = {"workshop": {}, "tonttu": {"mode": "tactical"}}
 
 
@@ -74,16 +72,6 @@ def attached(fake: FakeDiscord, message: FakeMessage | None) -> bytes:
     assert message is not None
     (attachment,) = message.attachments
     return fake.files[int(attachment["id"])]
-
-
-def engine_replay(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine", "replay", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
 
 
 def option_values(message: FakeMessage) -> list[str]:
@@ -196,7 +184,7 @@ async def test_finished_games_are_listed_replayed_and_exported_for_those_who_see
     assert len(record.actions) == moves and record.outcome == public.result
     path = tmp_path / "exported.json"
     path.write_bytes(data)
-    done = engine_replay(path)
+    done = run_replay(path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Replay matches the record." in done.stdout
     assert json.loads(done.stdout.split("Replay matches")[0]) == public.result
@@ -230,7 +218,7 @@ async def test_a_running_game_is_exported_to_its_players_only_and_never_replayed
     assert [entry.move for entry in record.public_log or []] == list(range(1, 41))
     path = tmp_path / "running.json"
     path.write_bytes(data)
-    done = engine_replay(path)
+    done = run_replay(path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "still running" in done.stderr and "cannot be replayed" in done.stderr
 
