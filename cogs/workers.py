@@ -158,6 +158,7 @@ class WorkerPool:
         if executor is None:
             return
         processes = list((getattr(executor, "_processes", None) or {}).values())
+        manager = getattr(executor, "_executor_manager_thread", None)
         executor.shutdown(wait=False, cancel_futures=True)
         if not terminate:
             return
@@ -171,6 +172,11 @@ class WorkerPool:
                     process.kill()
                     process.join(TERMINATE_WAIT)  # reaped: no longer alive once this returns
                     process.join(TERMINATE_WAIT)
+        if manager is not None:
+            # The executor's own thread closes its wake-up pipe as it ends; ended before
+            # the interpreter does, Python's exit hook cannot write to that pipe while it
+            # closes (an "OSError: Bad file descriptor" traceback at exit).
+            manager.join(TERMINATE_WAIT)
 
     def _lost(self, executor: ProcessPoolExecutor, error: BaseException) -> None:
         """A worker died or could not be started: the next job starts another."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import time
+from concurrent.futures import process as futures_process
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,33 @@ def test_stopping_with_terminate_ends_a_worker_that_is_still_starting() -> None:
     assert processes and all(p.is_alive() for p in processes)
     pool.stop(terminate=True)  # interpreter exit would wait for the two minutes
     assert not any(p.is_alive() for p in processes)
+
+
+def test_stopping_with_terminate_waits_for_the_executors_own_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """That thread closes its wake-up pipe as it ends. Still running when the interpreter
+    exits, it raced Python's exit hook writing to that pipe: an "OSError: Bad file
+    descriptor" traceback after a clean stop (seen once in CI). Its end is slowed here so
+    that a stop that does not wait for it is seen."""
+    internals = futures_process._ExecutorManagerThread.join_executor_internals
+
+    def slow_internals(self: futures_process._ExecutorManagerThread) -> None:
+        time.sleep(0.5)
+        internals(self)
+
+    monkeypatch.setattr(
+        futures_process._ExecutorManagerThread, "join_executor_internals", slow_internals
+    )
+    pool = WorkerPool("test", warm=os.getpid)
+    pool.start()
+    executor = pool.executor()
+    assert executor is not None
+    executor.submit(os.getpid).result(timeout=60)  # the worker is up and idle
+    manager = executor._executor_manager_thread  # type: ignore[attr-defined]
+    assert manager is not None and manager.is_alive()
+    pool.stop(terminate=True)
+    assert not manager.is_alive()
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
