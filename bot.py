@@ -72,6 +72,7 @@ from cogs.check import (
 )
 from cogs.computers import Computers
 from cogs.gates import Door, FloodGuard, RestBudget, Work, budgeted
+from cogs.language import Languages
 from cogs.permissions import invite_url, listed, missing
 from cogs.publishing import Publisher
 from cogs.service import Tables
@@ -281,8 +282,12 @@ class WorkshopBot(commands.AutoShardedBot):
         self.work = Work()
         self.stopping = asyncio.Event()
         """Set when the bot begins to stop: background work ends at its next pause."""
+        self.languages = Languages(self._guild_locale)
         self.door = Door(
-            self, self.work, FloodGuard(settings.flood_burst, settings.flood_per_second)
+            self,
+            self.work,
+            FloodGuard(settings.flood_burst, settings.flood_per_second),
+            self.languages.seen,
         )
         self.settings = settings
         self.clock = clock
@@ -297,6 +302,7 @@ class WorkshopBot(commands.AutoShardedBot):
         drawing.start()  # the picture worker process starts while we connect
         self.computers.start()  # and the computer players' workers
         await self.open_storage()
+        self.languages.store = self.store
         # Games that finished while no process could rate them (or before ratings
         # existed: 10,000 take seconds) are rated in the background, a batch per
         # transaction; each game is rated once whichever process does it.
@@ -312,6 +318,10 @@ class WorkshopBot(commands.AutoShardedBot):
                 "add the bot to a server (with the permissions it needs) by opening %s",
                 invite_url(self.application_id),
             )
+
+    def _guild_locale(self, guild_id: int) -> object:
+        guild = self.get_guild(guild_id)
+        return guild.preferred_locale if guild is not None else None
 
     async def rate_unrated_games(self) -> None:
         try:

@@ -236,10 +236,18 @@ class Door:
     """Wraps discord.py's ``INTERACTION_CREATE`` parser: refuses while the bot stops or
     a user floods, and tracks the handler tasks of what it lets in."""
 
-    def __init__(self, client: discord.Client, work: Work, flood: FloodGuard) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        work: Work,
+        flood: FloodGuard,
+        seen: Callable[[int, object], None] = lambda user, locale: None,
+    ) -> None:
         self.client = client
         self.work = work
         self.flood = flood
+        self.seen = seen
+        """Told each user's locale as their interaction comes in (``Languages.seen``)."""
         self.closed = False
         self._refusing: set[int] = set()
         """Users being refused now (logged once per streak, not once per click)."""
@@ -261,6 +269,7 @@ class Door:
             self._refuse(data, SLOW_DOWN)
             return
         self._refusing.discard(user)
+        self.seen(user, data.get("locale"))
         loop = asyncio.get_running_loop()
         previous = loop.get_task_factory()
 

@@ -26,6 +26,8 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from engine.words import ENGLISH, Term, Words
+
 PlayerId = str
 """A seat's owner: a Discord user id as a string, or ``ai:N`` for a computer seat."""
 
@@ -41,7 +43,24 @@ them in ``legal_actions(state, TIMER)``.
 
 
 class RuleError(ValueError):
-    """A move the rules do not allow. ``str(error)`` is a sentence fit to show the player."""
+    """A move the rules do not allow. ``str(error)`` is a sentence fit to show the player.
+
+    Raised with a template and its fields (``IllegalAction("You have no {material}.",
+    material="Wool")``), so the sentence can be shown in the player's language:
+    :meth:`text`. ``str(error)`` is the English sentence.
+    """
+
+    def __init__(self, template: str = "", /, **fields: Any) -> None:
+        self.template = template
+        self.fields = fields
+        super().__init__(template.format(**fields) if fields else template)
+
+    def text(self, words: Words) -> str:
+        r"""The sentence in ``words``' language; fields that are :class:`Term`\ s (game
+        words such as a material's name) are translated too, names and numbers not."""
+        fields = {k: words.gettext(v) if isinstance(v, Term) else v for k, v in self.fields.items()}
+        template = words.gettext(self.template) if self.template else ""
+        return template.format(**fields) if fields else template
 
 
 class NotInGame(RuleError):
@@ -519,18 +538,22 @@ class Game(Protocol):
         player: PlayerId,
         action: Any,
         names: Mapping[PlayerId, str] | None = None,
+        words: Words = ENGLISH,
     ) -> str:
         """A short label for a menu entry: what this choice does, right now.
 
-        ``names`` maps player ids to display names for labels that mention others.
+        ``names`` maps player ids to display names for labels that mention others;
+        ``words`` is the reader's language (:mod:`engine.words`).
         """
         ...
 
-    def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:
+    def describe_event(
+        self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    ) -> str:
         """One log line for a public event, using display names."""
         ...
 
-    def render_text(self, view: Any, names: Mapping[PlayerId, str]) -> str:
+    def render_text(self, view: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
         """The board as plain text (terminal play, accessible fallback)."""
         ...
 

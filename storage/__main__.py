@@ -59,6 +59,7 @@ TABLES = {
     "player_totals": ("guild_id, kind, identity, channel_id, games, wins, score_sum, best_score"),
     "strategy_totals": "guild_id, kind, identity, channel_id, strategy, games",
     "ratings": "guild_id, kind, identity, mu, sigma, ordinal, games",
+    "guild_settings": "guild_id, language",
 }
 """What ``copy`` moves, parents first (named claims are not moved: they are leases)."""
 BATCH = 1000

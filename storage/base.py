@@ -115,8 +115,16 @@ class Storage(Protocol):
         expired, or already ``owner``'s (renewed)."""
         ...
 
+    async def set_guild_language(self, guild_id: int, language: str | None) -> None:
+        """The language a server's public text uses (``None``: Discord's server locale)."""
+        ...
+
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: int) -> LoadedGame: ...
+
+    async def guild_language(self, guild_id: int) -> str | None:
+        """What :meth:`set_guild_language` stored for the server, if anything."""
+        ...
 
     async def info(self, game_id: int) -> GameInfo:
         """The game's row without parsing its state (works for unreadable states)."""

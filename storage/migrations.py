@@ -528,6 +528,26 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX ratings_board ON ratings (guild_id, kind, ordinal)",
         ),
     ),
+    Migration(
+        9,
+        "server settings: the language a server admin chose for public text",
+        (
+            """
+            CREATE TABLE guild_settings (
+                guild_id INTEGER PRIMARY KEY,
+                language TEXT NOT NULL
+            )
+            """,
+        ),
+        postgres=(
+            """
+            CREATE TABLE guild_settings (
+                guild_id BIGINT PRIMARY KEY,
+                language TEXT NOT NULL
+            )
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -363,7 +363,26 @@ class SqlStorage(UndoStore, RatingStore):
         )
         return bool(rows)
 
+    async def set_guild_language(self, guild_id: int, language: str | None) -> None:
+        if language is None:
+            await self._write_statement(
+                "DELETE FROM guild_settings WHERE guild_id = ? RETURNING guild_id", (guild_id,)
+            )
+            return
+        await self._write_statement(
+            "INSERT INTO guild_settings (guild_id, language) VALUES (?, ?)"
+            " ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language"
+            " RETURNING guild_id",
+            (guild_id, language),
+        )
+
     # ------------------------------------------------------------------ reading
+
+    async def guild_language(self, guild_id: int) -> str | None:
+        rows = await self._read(
+            "SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return str(rows[0][0]) if rows else None
 
     async def info(self, game_id: int) -> GameInfo:
         rows = await self._read(f"SELECT {self.INFO} FROM games AS g WHERE g.id = ?", (game_id,))

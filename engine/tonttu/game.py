@@ -65,6 +65,7 @@ from engine.tonttu.rules import (
     set_points,
     winners,
 )
+from engine.words import ENGLISH, Words
 
 __all__ = ["GAME", "GIFT_CARDS", "TonttuGame", "point_menu", "score", "winners"]
 
@@ -335,14 +336,19 @@ class TonttuGame:
         player: PlayerId,
         action: Any,
         names: Mapping[PlayerId, str] | None = None,
+        words: Words = ENGLISH,
     ) -> str:
-        return text.describe_action(action, state, player, names)
+        return text.describe_action(action, state, player, names, words)
 
-    def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:
-        return text.describe_event(event, names)
+    def describe_event(
+        self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    ) -> str:
+        return text.describe_event(event, names, words)
 
-    def render_text(self, view: TonttuView, names: Mapping[PlayerId, str]) -> str:
-        return text.render_text(view, names)
+    def render_text(
+        self, view: TonttuView, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    ) -> str:
+        return text.render_text(view, names, words)
 
     undo_never: ClassVar[str]  # set below: why nothing is ever taken back
 

@@ -19,6 +19,7 @@ from engine.tonttu.data import (
 )
 from engine.tonttu.models import MATERIAL_POINT, MATERIAL_POINT_UP, PointGift, PointMaterial
 from engine.tonttu.rules import SET_BONUS, _can_pay, _offer, gift_points, set_points
+from engine.words import ENGLISH, Words
 
 if TYPE_CHECKING:
     from engine.tonttu.models import GiftResult, MaterialResult, TonttuState, TonttuView
@@ -40,6 +41,7 @@ def describe_action(
     state: TonttuState | None = None,
     player: PlayerId | None = None,
     names: Mapping[PlayerId, str] | None = None,
+    words: Words = ENGLISH,
 ) -> str:
     """A menu label: "Pick Wool", "Point at Rocking Horse (needs Wood, Wood, Paint)".
 
@@ -231,7 +233,7 @@ def _material_line(result: MaterialResult, names: Mapping[PlayerId, str]) -> str
     return head + f"{taker} took it face up: {result.material}"
 
 
-def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
+def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     """A public log entry: one line, or for a round's reveal and its end a few short
     lines (a heading, then one indented line per card or step)."""
     kind = event.kind
@@ -321,7 +323,7 @@ def workbench_text(face_up: list[str], has_face_down: bool, face_down: str | Non
     return ", ".join(parts)
 
 
-def render_text(view: TonttuView, names: Mapping[PlayerId, str]) -> str:
+def render_text(view: TonttuView, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     """The board as a plain-text table."""
 
     def name(p: PlayerId) -> str:

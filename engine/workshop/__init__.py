@@ -47,6 +47,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.core import Model, PlayerId
+from engine.words import ENGLISH, Words
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     EVENT_ADAPTER,
@@ -136,14 +137,19 @@ class WorkshopGame:
         player: PlayerId,
         action: Any,
         names: Mapping[PlayerId, str] | None = None,
+        words: Words = ENGLISH,
     ) -> str:
-        return describe_action(state, player, action, names)
+        return describe_action(state, player, action, names, words)
 
-    def describe_event(self, event: Any, names: Mapping[PlayerId, str]) -> str:
-        return describe_event(event, names)
+    def describe_event(
+        self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    ) -> str:
+        return describe_event(event, names, words)
 
-    def render_text(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
-        return render_text(view, names)
+    def render_text(
+        self, view: WorkshopView, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    ) -> str:
+        return render_text(view, names, words)
 
     def undo_block(
         self,

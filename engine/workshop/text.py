@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import PlayerId
+from engine.words import ENGLISH, Words
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS
 from engine.workshop.models import (
@@ -125,6 +126,7 @@ def describe_action(
     player: PlayerId,
     action: Any,
     names: Mapping[PlayerId, str] | None = None,
+    words: Words = ENGLISH,
 ) -> str:
     names = names or {}
     if isinstance(action, PlaceElf):
@@ -189,7 +191,7 @@ def _completes(toy: tuple[int, ...], t: int, count: int) -> bool:
     return all(req[i] == toy[1 + i] + (count if i == t else 0) for i in range(4))
 
 
-def describe_event(event: Any, names: Mapping[PlayerId, str]) -> str:
+def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     """A public log line. Never names a reindeer or an unrevealed ornament reward (W-7)."""
     who = _name(names, getattr(event, "player", None))
     if isinstance(event, ElfPlaced):
@@ -333,7 +335,7 @@ def _player_block(view: WorkshopView, pl: PlayerView, names: Mapping[PlayerId, s
     return "\n".join(lines)
 
 
-def render_text(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+def render_text(view: WorkshopView, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     return "\n\n".join(board_blocks(view, names))
 
 
