@@ -89,6 +89,8 @@ class FakeUser:
     bot: bool = False
     dms_open: bool = True
     role_ids: list[int] = field(default_factory=list)
+    locale: str = "en-US"
+    """The language of the user's Discord client (an interaction's ``locale``)."""
 
     @property
     def mention(self) -> str:
@@ -171,6 +173,8 @@ class FakeGuild:
     channel_ids: list[int] = field(default_factory=list)
     member_ids: list[int] = field(default_factory=list)
     joined_at: str = field(default_factory=iso_now)
+    locale: str = "en-US"
+    """The server's language (``preferred_locale``; an interaction's ``guild_locale``)."""
 
 
 @dataclass

@@ -602,6 +602,11 @@ class FakeDiscord:
         self._spawn_dispatch("GUILD_ROLE_CREATE", created)
         return role
 
+    def set_locale(self, guild: FakeGuild, locale: str) -> None:
+        """The server's language changes in its Discord settings (GUILD_UPDATE)."""
+        guild.locale = locale
+        self._spawn_dispatch("GUILD_UPDATE", self._guild_payload(guild))
+
     def add_user(
         self,
         name: str,
@@ -609,9 +614,11 @@ class FakeDiscord:
         guild: FakeGuild | None = None,
         roles: Iterable[FakeRole] = (),
         dms_open: bool = True,
+        locale: str = "en-US",
     ) -> FakeUser:
-        """A guild member (``guild=None``: the default guild)."""
-        user = FakeUser(self.snowflake(), name, dms_open=dms_open)
+        """A guild member (``guild=None``: the default guild); ``locale``: the language
+        of their Discord client."""
+        user = FakeUser(self.snowflake(), name, dms_open=dms_open, locale=locale)
         user.role_ids = [r.id for r in roles]
         self.users[user.id] = user
         (guild or self.guild).member_ids.append(user.id)
@@ -1113,7 +1120,7 @@ class FakeDiscord:
             "vanity_url_code": None,
             "premium_tier": 0,
             "premium_subscription_count": 0,
-            "preferred_locale": "en-US",
+            "preferred_locale": guild.locale,
             "nsfw_level": 0,
             "premium_progress_bar_enabled": False,
             "max_members": 500000,
@@ -2415,7 +2422,7 @@ class FakeDiscord:
             "version": 1,
             "channel": self._channel_payload(channel),
             "channel_id": str(channel.id),
-            "locale": "en-US",
+            "locale": user.locale,
             "app_permissions": str(self._permissions_in(self.bot_user, channel)),
             "entitlements": [],
             "entitlement_sku_ids": [],
@@ -2427,8 +2434,8 @@ class FakeDiscord:
                 raise HarnessError(f"{user.name} is not a member of {guild.name}")
             payload.update(
                 guild_id=str(guild.id),
-                guild={"id": str(guild.id), "locale": "en-US", "features": []},
-                guild_locale="en-US",
+                guild={"id": str(guild.id), "locale": guild.locale, "features": []},
+                guild_locale=guild.locale,
                 member=self._member_payload(user, guild, channel),
                 authorizing_integration_owners={"0": str(guild.id)},
                 context=0,
