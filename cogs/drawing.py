@@ -24,7 +24,7 @@ from typing import Any
 
 from cogs.workers import WorkerPool
 
-Renderer = Callable[[Any, Mapping[str, str]], bytes]
+Renderer = Callable[[Any, Mapping[str, str], str], bytes]
 """``render.render_board`` or ``render.render_private``: (view model, names) -> PNG."""
 
 
@@ -43,9 +43,10 @@ def start() -> None:
     POOL.start()
 
 
-async def draw(renderer: Renderer, view: Any, names: Mapping[str, str]) -> bytes:
-    """``renderer(view, names)`` in the worker process (in a thread if there is none)."""
-    return await POOL.run(renderer, view, dict(names))
+async def draw(renderer: Renderer, view: Any, names: Mapping[str, str], lang: str = "en") -> bytes:
+    """``renderer(view, names, lang)`` in the worker process (in a thread if there is
+    none); ``lang``: the language code of the picture's labels."""
+    return await POOL.run(renderer, view, dict(names), lang)
 
 
 async def draw_chart(
@@ -55,6 +56,7 @@ async def draw_chart(
     options: Mapping[str, Any],
     decisions: Sequence[tuple[str, Any]],
     names: Mapping[str, str],
+    lang: str = "en",
 ) -> bytes:
     """The chart of how a finished game went (``render.render_game_chart``), replayed and
     drawn in the worker process: the replay of a whole game is CPU work too."""
@@ -68,4 +70,5 @@ async def draw_chart(
         dict(options),
         list(decisions),
         dict(names),
+        lang,
     )

@@ -92,10 +92,11 @@ def board_summary(game: LoadedGame) -> str:
     return "\n".join(line for line in lines if not line.endswith(":"))  # not a heading
 
 
-async def render_board_png(game: LoadedGame) -> bytes:
-    """Draw the public picture in the drawing process, so the event loop keeps answering."""
+async def render_board_png(game: LoadedGame, lang: str = "en") -> bytes:
+    """Draw the public picture in the drawing process, so the event loop keeps answering;
+    ``lang``: the table's language (``Languages.of_guild``)."""
     return await drawing.draw(
-        render.render_board, engine_of(game).view(game.state, None), game.names
+        render.render_board, engine_of(game).view(game.state, None), game.names, lang
     )
 
 
@@ -108,10 +109,13 @@ def board_picture(game: LoadedGame, png: bytes) -> tuple[discord.Embed, discord.
     return embed, discord.File(io.BytesIO(png), BOARD_FILE, description=summary[:1024])
 
 
-async def private_picture(game: LoadedGame, player: PlayerId) -> tuple[discord.Embed, discord.File]:
-    """The private text view with the player's own picture under it (ephemeral only)."""
+async def private_picture(
+    game: LoadedGame, player: PlayerId, lang: str = "en"
+) -> tuple[discord.Embed, discord.File]:
+    """The private text view with the player's own picture under it (ephemeral only);
+    ``lang``: the player's own language."""
     png = await drawing.draw(
-        render.render_private, engine_of(game).view(game.state, player), game.names
+        render.render_private, engine_of(game).view(game.state, player), game.names, lang
     )
     embed = board_embed(game, viewer=player)
     embed.set_image(url=f"attachment://{PRIVATE_FILE}")
@@ -122,7 +126,9 @@ CHART_FILE = "chart.png"
 UNITS = {"workshop": "day", "tonttu": "round"}
 
 
-async def render_chart_png(game: GameInfo, actions: Sequence[LoggedAction]) -> bytes:
+async def render_chart_png(
+    game: GameInfo, actions: Sequence[LoggedAction], lang: str = "en"
+) -> bytes:
     """The chart of how a finished game went, replayed and drawn in the drawing process
     (``render/chart.py``); ``actions``: the game's whole log."""
     if game.seed is None:
@@ -134,6 +140,7 @@ async def render_chart_png(game: GameInfo, actions: Sequence[LoggedAction]) -> b
         game.options,
         [(entry.player, entry.action) for entry in decision_log(actions)],
         game.names,
+        lang,
     )
 
 

@@ -16,8 +16,9 @@ from typing import Any
 from engine.core import PlayerId
 
 
-def render_board(view: Any, names: Mapping[PlayerId, str]) -> bytes:
-    """The public table (PNG) of a :class:`WorkshopView` or :class:`TonttuView`."""
+def render_board(view: Any, names: Mapping[PlayerId, str], lang: str = "en") -> bytes:
+    """The public table (PNG) of a :class:`WorkshopView` or :class:`TonttuView`, its
+    labels in ``lang`` (a language code of :mod:`i18n`)."""
     if view.game == "workshop":
         from render import workshop
 
@@ -29,7 +30,7 @@ def render_board(view: Any, names: Mapping[PlayerId, str]) -> bytes:
     raise ValueError(f"No picture for the game {view.game!r}.")
 
 
-def render_private(view: Any, names: Mapping[PlayerId, str]) -> bytes:
+def render_private(view: Any, names: Mapping[PlayerId, str], lang: str = "en") -> bytes:
     """The viewer's own area with their secrets (PNG); ``view`` must be a player's own."""
     if view.game == "workshop":
         from render import workshop
@@ -49,6 +50,7 @@ def render_game_chart(
     options: Mapping[str, Any],
     decisions: Sequence[tuple[PlayerId, Any]],
     names: Mapping[PlayerId, str],
+    lang: str = "en",
 ) -> bytes:
     """The chart of how a finished game went (PNG, ``render/chart.py``), from its seed and
     its decisions in the order they were applied. matplotlib is imported on first use
