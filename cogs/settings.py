@@ -5,6 +5,10 @@ unless an admin chose one here; what each member reads privately always follows
 their own Discord language (:mod:`cogs.language`). The choice is stored per server
 (``guild_settings``) and takes effect at the next public post of every table.
 
+Who may use it is Discord's to say: members with Manage Server by default
+(``default_permissions``), or whoever a server admin allows in the server's
+Integrations settings; Discord shows the command to nobody else.
+
 The command and its option keep their English names in every language, as all the
 bot's commands do; descriptions and choices are translated (:class:`CatalogueTranslator`,
 ``docs/i18n.md`` says why).
@@ -105,16 +109,6 @@ class Settings(commands.Cog):
                     "admin chose with /settings."
                 )
             await reply(interaction, text.format(language=current))
-            return
-        permissions = interaction.permissions
-        if not (permissions.manage_guild or permissions.administrator):
-            await reply(
-                interaction,
-                words.gettext(
-                    "Only members with the Manage Server permission can change this "
-                    "server's settings."
-                ),
-            )
             return
         if language != FOLLOW_DISCORD and language not in i18n.LANGUAGES:
             await reply(
