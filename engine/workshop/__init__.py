@@ -91,7 +91,7 @@ class WorkshopGame:
     """The rules object registered as ``workshop``."""
 
     name: ClassVar[str] = "workshop"
-    title: ClassVar[str] = "Santa's Workshop"
+    title: ClassVar[str] = N_("Santa's Workshop")  # translated where shown: words.gettext(title)
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
 

@@ -475,3 +475,8 @@ def test_german_setup_errors() -> None:
 
 def test_card_ids_used_above_exist() -> None:
     assert card("Kite") >= 0 and card("Toy Boat") >= 0
+
+
+def test_the_game_title_is_a_template() -> None:
+    assert GAME.title == "Santa's Workshop"
+    assert DE.gettext(GAME.title) == "Santas Werkstatt"
