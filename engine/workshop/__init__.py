@@ -48,6 +48,7 @@ from typing import Any, ClassVar
 
 from engine.core import Model, PlayerId
 from engine.words import ENGLISH, N_, Words
+from engine.workshop.board import render_text, terminal_board
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     EVENT_ADAPTER,
@@ -67,7 +68,7 @@ from engine.workshop.rules import (
     parse_action,
     parse_options,
 )
-from engine.workshop.text import describe_action, describe_event, render_text, terminal_board
+from engine.workshop.text import describe_action, describe_event
 from engine.workshop.view import build_view
 
 OVER = Phase.OVER
