@@ -506,15 +506,14 @@ def _language(argv: Sequence[str] | None) -> str:
 def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
     """The command line, its help in ``words``' language (argparse's own few words,
     such as "usage:", stay English)."""
-    _ = words.gettext
     parser = argparse.ArgumentParser(
         prog="python -m engine",
-        description=_(DESCRIPTION),
-        epilog=_(EPILOG),
+        description=words.gettext(DESCRIPTION),
+        epilog=words.gettext(EPILOG),
         formatter_class=_HelpFormatter,
     )
     sub = parser.add_subparsers(
-        dest="command", required=True, metavar="command", title=_("commands")
+        dest="command", required=True, metavar="command", title=words.gettext("commands")
     )
 
     def command(name: str, summary: str, details: str) -> argparse.ArgumentParser:
@@ -523,29 +522,31 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
             "--lang",
             choices=LANGS,
             default=default_language(),
-            help=_("the language of what you read; without it, the one LANG names"),
+            help=words.gettext("the language of what you read; without it, the one LANG names"),
         )
         return p
 
     def game_args(p: argparse.ArgumentParser, players: int) -> None:
-        p.add_argument("--game", choices=GAMES, default="workshop", help=_("which game"))
+        p.add_argument(
+            "--game", choices=GAMES, default="workshop", help=words.gettext("which game")
+        )
         p.add_argument(
             "--players",
             type=int,
             default=players,
-            help=_("number of players: 2 to 5 for workshop, 3 to 6 for tonttu"),
+            help=words.gettext("number of players: 2 to 5 for workshop, 3 to 6 for tonttu"),
         )
         p.add_argument(
             "--mode",
             choices=["tactical", "speed"],
-            help=_("Workshop Tonttu's mode (tonttu only; its default is tactical)"),
+            help=words.gettext("Workshop Tonttu's mode (tonttu only; its default is tactical)"),
         )
 
     positive = partial(_positive, words=words)
     play = command(
         "play",
-        _("play a game in the terminal against computer players"),
-        _(
+        words.gettext("play a game in the terminal against computer players"),
+        words.gettext(
             "Play in the terminal: you take the first seat, computer players the others.\n"
             "Type the number of a choice, b to see the whole board again, q to quit."
         ),
@@ -554,14 +555,18 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
     play.add_argument(
         "--opponents",
         choices=LEVELS,
-        help=_("the computer players' level (without it they make uniformly random moves)"),
+        help=words.gettext(
+            "the computer players' level (without it they make uniformly random moves)"
+        ),
     )
-    play.add_argument("--seed", type=int, help=_("seed of the game (without it, a random one)"))
+    play.add_argument(
+        "--seed", type=int, help=words.gettext("seed of the game (without it, a random one)")
+    )
 
     sim = command(
         "simulate",
-        _("play games between computer players, one JSON line per game"),
-        _(
+        words.gettext("play games between computer players, one JSON line per game"),
+        words.gettext(
             "Play games between computer players and print one JSON line per game (seed,\n"
             "scores, winners, number of actions), then a line of totals. Random moves\n"
             "unless --seats gives a level per seat."
@@ -570,40 +575,43 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
     game_args(sim, 4)
     sim.add_argument(
         "--seats",
-        help=_(
+        help=words.gettext(
             "a computer level per seat, comma-separated, e.g. strong,greedy,greedy,random"
             " (levels: {levels}); sets the number of players, overriding --players"
         ).format(levels=", ".join(LEVELS)),
     )
-    sim.add_argument("--games", type=positive, default=10, help=_("how many games"))
+    sim.add_argument("--games", type=positive, default=10, help=words.gettext("how many games"))
     sim.add_argument(
         "--seed",
         type=int,
         default=1,
-        help=_("seed of the batch; each game's seed derives from it"),
+        help=words.gettext("seed of the batch; each game's seed derives from it"),
     )
-    sim.add_argument("--records", help=_("a folder to write one JSON record per game into"))
+    sim.add_argument(
+        "--records", help=words.gettext("a folder to write one JSON record per game into")
+    )
 
     rep = command(
         "replay",
-        _("replay a game record and check its outcome"),
-        _(
+        words.gettext("replay a game record and check its outcome"),
+        words.gettext(
             "Apply a record's actions again from its seed and compare the outcome with the\n"
             "recorded one; exit status 1 if they differ or an action is not legal."
         ),
     )
     rep.add_argument(
-        "file", help=_("a record written by simulate --records or exported with /export")
+        "file",
+        help=words.gettext("a record written by simulate --records or exported with /export"),
     )
 
     ben = command(
         "bench",
-        _("measure random games per second"),
-        _("Play random games and print games per second and microseconds per apply."),
+        words.gettext("measure random games per second"),
+        words.gettext("Play random games and print games per second and microseconds per apply."),
     )
     game_args(ben, 4)
-    ben.add_argument("--games", type=positive, default=200, help=_("how many games"))
-    ben.add_argument("--seed", type=int, default=1, help=_("seed of the batch"))
+    ben.add_argument("--games", type=positive, default=200, help=words.gettext("how many games"))
+    ben.add_argument("--seed", type=int, default=1, help=words.gettext("seed of the batch"))
     return parser
 
 

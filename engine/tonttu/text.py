@@ -519,10 +519,11 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str], words: Words = 
     lines.append(words.gettext("Face-down materials: {backs}").format(backs=backs))
     seat_h, hand_h, score_h = words.gettext("Seat"), words.gettext("Hand"), words.gettext("Score")
     chosen_h, bench_h = words.gettext("Chosen"), words.gettext("Workbench")
+    gifts_h = words.gettext("Gifts")
     hand_w, score_w, chosen_w = max(4, len(hand_h)), max(5, len(score_h)), max(6, len(chosen_h))
     header = (
         f"  {seat_h:<12} {hand_h:>{hand_w}} {score_h:>{score_w}}  {chosen_h:<{chosen_w}}  "
-        f"{bench_h:<40} {words.gettext('Gifts')}"
+        f"{bench_h:<40} {gifts_h}"
     )
     lines += ["", header, "  " + "-" * (len(header) + 10)]
     for seat in view.seats:
