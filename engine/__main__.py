@@ -216,6 +216,9 @@ def bench(
 # --------------------------------------------------------------------------- play
 
 YOU = "you"
+YOU_NAME = N_("You")
+"""The terminal player's display name in the games' ``names``; their text modules say
+"You get" (not "You gets") for it, and translate it where it is only named."""
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = ENGLISH) -> int:
@@ -242,8 +245,11 @@ def _play(
     game: Game, args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = ENGLISH
 ) -> int:
     players = [YOU, *[f"bot{i}" for i in range(1, args.players)]]
-    you = words.gettext("You")
-    names = {p: (you if p == YOU else words.gettext("Bot {n}").format(n=p[3:])) for p in players}
+    # the games' text translates the seat named YOU_NAME itself ("Du"), in the second person
+    names = {
+        p: (YOU_NAME if p == YOU else words.gettext("Bot {n}").format(n=p[3:])) for p in players
+    }
+    shown = {p: words.gettext(name) if p == YOU else name for p, name in names.items()}
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     state = game.new_game(players, seed, game.parse_options(_options(args)))
     rng = Rng(seed ^ 0xB07)
@@ -304,7 +310,7 @@ def _play(
     assert result is not None
     if getattr(game, "board_has_final_scores", False):
         # the final board has the breakdown already (Workshop Tonttu): the winners alone
-        winners = _and([names[p] for p in players if p in result.winners], words)
+        winners = _and([shown[p] for p in players if p in result.winners], words)
         count = len(result.winners)
         line = words.ngettext("Winner: {names}", "Winners: {names}", count).format(names=winners)
         out.write(f"\n★ {line}\n")
@@ -313,7 +319,7 @@ def _play(
     for player in sorted(players, key=lambda p: -result.scores[p]):
         points = result.scores[player]
         line = words.ngettext("{name}: {count} point", "{name}: {count} points", points).format(
-            name=names[player], count=points
+            name=shown[player], count=points
         )
         detail = _breakdown(getattr(result, "players", {}).get(player), words)
         if detail:

@@ -36,11 +36,16 @@ HINT = " · "
 """Separates a point's label from its note on what it would do for the player now."""
 GIFT_IDS: dict[str, int] = {name: gift for gift, name in enumerate(GIFT_NAMES)}
 YOU = N_("You")
-"""The terminal's name for its player: sentences about them take the second person."""
+"""The display name of the reader's own seat (the terminal game's player), as the
+``names`` mapping gives it: sentences about that seat have templates of their own ("You
+get it", not "You gets it"; "Du bekommst es"), and where it is only named it is
+translated ("Du")."""
 
 
-def _is_you(name: str, words: Words) -> bool:
-    return name == words.gettext(YOU)
+def _shown(names: Mapping[PlayerId, str], player: PlayerId | None, words: Words) -> str:
+    """A player's name as shown where it is not the subject of a sentence."""
+    name = names.get(player or "", player or "")
+    return words.gettext(YOU) if name == YOU else name
 
 
 def _name(name: str, words: Words) -> str:
@@ -145,7 +150,7 @@ def _gift_hint(
         else:
             continue
         rival = words.gettext(_versus(mine, low, high)).format(
-            name=names.get(player, player), offer=_span(low, high)
+            name=_shown(names, player, words), offer=_span(low, high)
         )
         if maybe:
             rival = words.gettext("{rival} (if their face-down card fits)").format(rival=rival)
@@ -243,7 +248,7 @@ def _choice_text(choice: str, words: Words) -> str:
 
 
 def _names(players: list[PlayerId], names: Mapping[PlayerId, str], words: Words) -> str:
-    return ", ".join(names.get(p, p) for p in players) or words.gettext("nobody")
+    return ", ".join(_shown(names, p, words) for p in players) or words.gettext("nobody")
 
 
 INDENT = "\n    "
@@ -264,7 +269,7 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str], words: Words) 
     if result.result == "won":
         winner = names.get(result.winner or "", result.winner or "")
         cards = grouped(result.paid, words)
-        if _is_you(winner, words):
+        if winner == YOU:
             line = words.gettext("You get it, paying {cards}").format(cards=cards)
         else:
             line = words.gettext("{winner} gets it, paying {cards}").format(
@@ -276,11 +281,11 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str], words: Words) 
             )
         if result.offers:
             line = words.gettext("offers {offers}; {result}").format(
-                offers=_offers(result.offers, names)[1:-1], result=line
+                offers=_offers(result.offers, names, words)[1:-1], result=line
             )
     elif result.result == "tie":
         line = words.gettext("tied offers {offers}, nobody gets it").format(
-            offers=_offers(result.offers, names)
+            offers=_offers(result.offers, names, words)
         )
     elif result.result == "wasted":
         line = words.gettext("cannot pay, the point is wasted")
@@ -294,13 +299,13 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str], words: Words) 
     )
 
 
-def _offers(offers: Mapping[PlayerId, int], names: Mapping[PlayerId, str]) -> str:
-    return "(" + ", ".join(f"{names.get(p, p)} {o}" for p, o in offers.items()) + ")"
+def _offers(offers: Mapping[PlayerId, int], names: Mapping[PlayerId, str], words: Words) -> str:
+    return "(" + ", ".join(f"{_shown(names, p, words)} {o}" for p, o in offers.items()) + ")"
 
 
 def _material_line(result: MaterialResult, names: Mapping[PlayerId, str], words: Words) -> str:
     taker = names.get(result.taker or "", result.taker or "")
-    you = _is_you(taker, words)
+    you = taker == YOU
     if result.result == "contested":
         line = words.gettext("contested, nothing happens")
     elif result.face_down:
@@ -327,10 +332,10 @@ def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENG
     kind = event.kind
 
     def name(p: PlayerId | None) -> str:
-        return names.get(p or "", p or "")
+        return _shown(names, p, words)
 
     if kind == "chose":
-        return _chose(name(event.player), event.phase, event.replaced, words)
+        return _chose(names.get(event.player, event.player), event.phase, event.replaced, words)
     if kind == "picks_revealed":
         picks = ", ".join(f"{name(p)} {_name(m, words)}" for p, m in event.picks.items())
         line = words.gettext("Round {round} picks: {picks}.").format(round=event.round, picks=picks)
@@ -372,7 +377,7 @@ def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENG
 def _chose(who: str, phase: str, replaced: bool, words: Words) -> str:
     """A secret pick or point (T-2.1, T-2.2), in the second person for the terminal's
     player."""
-    if _is_you(who, words):
+    if who == YOU:
         if replaced:
             if phase == "pick":
                 return words.gettext("You changed your pick in secret.")
@@ -471,7 +476,7 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str], words: Words = 
     """The board as a plain-text table."""
 
     def name(p: PlayerId) -> str:
-        return names.get(p, p)
+        return _shown(names, p, words)
 
     mode = words.gettext(MODES.get(view.mode, view.mode))
     if view.phase == "over":
@@ -563,7 +568,7 @@ def final_breakdown(
 ) -> list[str]:
     """T-5: each seat's points: the k-th gift is worth k, plus 3 per complete set."""
     lines = [words.gettext(FINAL_SCORES)]
-    width = max(len(names.get(s.player, s.player)) for s in view.seats)
+    width = max(len(_shown(names, s.player, words)) for s in view.seats)
     for seat in view.seats:
         won = [g.id for g in seat.gifts]
         n = len(won)
@@ -580,5 +585,5 @@ def final_breakdown(
             set_points=set_points(won),
             sets=words.ngettext("{count} set", "{count} sets", sets).format(count=sets),
         )
-        lines.append(f"  {names.get(seat.player, seat.player):<{width}}  {points}")
+        lines.append(f"  {_shown(names, seat.player, words):<{width}}  {points}")
     return lines

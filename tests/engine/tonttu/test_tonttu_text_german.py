@@ -30,8 +30,9 @@ from i18n import words
 
 DE = words("de")
 NAMES = {"ann": "Ann", "bob": "Bob", "cid": "Cid"}
-TERMINAL = {"you": "Du", "bot1": "Bot 1", "bot2": "Bot 2"}
-"""The terminal game's names in German: its player is "Du" (second person)."""
+TERMINAL = {"you": "You", "bot1": "Bot 1", "bot2": "Bot 2"}
+"""The terminal game's names: its player's is "You", which the text shows as "Du" and
+speaks to in the second person."""
 
 
 def german(event: Any, names: dict[str, str] = NAMES) -> str:
@@ -191,7 +192,7 @@ def test_every_result_of_a_reveal_in_german() -> None:
         MaterialResult(slot=2, pointers=["you"], result="taken", taker="you", face_down=True),
     ]
     event = PointsRevealed(round=3, gifts=gifts, materials=materials)
-    lines = german(event, {**NAMES, "you": "Du"}).splitlines()
+    lines = german(event, {**NAMES, "you": "You"}).splitlines()
     assert lines == [
         "Zeigen in Runde 3:",
         "    Schal (Kleidung), gezeigt von Ann, Bob: Angebote Ann 3, Bob 2; "
