@@ -451,12 +451,20 @@ def _breakdown(result: Any, words: Words = ENGLISH) -> str:
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Descriptions as written (line breaks kept) and "(default: …)" after each option
-    that has a default worth stating."""
+    that has a default worth stating, in ``words``' language."""
+
+    def __init__(self, prog: str, words: Words = ENGLISH) -> None:
+        super().__init__(prog)
+        self.words = words
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default in (None, False) or action.default is argparse.SUPPRESS:
             return action.help
-        return super()._get_help_string(action)
+        if self.words is ENGLISH or not action.help or "%(default)" in action.help:
+            return super()._get_help_string(action)
+        # argparse fills in %(default)s when it prints the help
+        default = self.words.gettext("(default: {value})").format(value="%(default)s")
+        return f"{action.help} {default}"
 
 
 def _positive(text: str, words: Words = ENGLISH) -> int:
@@ -512,18 +520,19 @@ def _language(argv: Sequence[str] | None) -> str:
 def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
     """The command line, its help in ``words``' language (argparse's own few words,
     such as "usage:", stay English)."""
+    formatter = partial(_HelpFormatter, words=words)
     parser = argparse.ArgumentParser(
         prog="python -m engine",
         description=words.gettext(DESCRIPTION),
         epilog=words.gettext(EPILOG),
-        formatter_class=_HelpFormatter,
+        formatter_class=formatter,
     )
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="command", title=words.gettext("commands")
     )
 
     def command(name: str, summary: str, details: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=summary, description=details, formatter_class=_HelpFormatter)
+        p = sub.add_parser(name, help=summary, description=details, formatter_class=formatter)
         p.add_argument(
             "--lang",
             choices=LANGS,

@@ -159,6 +159,7 @@ def test_the_help_is_german_with_lang_de() -> None:
     play = run("play", "--help", "--lang", "de").stdout
     assert "Im Terminal spielen: du hast den ersten Platz" in play
     assert "--lang {en,de}" in play and "die Sprache der Texte" in play
+    assert "welches Spiel (Vorgabe: workshop)" in play and "(default: " not in play
     assert "(default: en)" in run("play", "--help").stdout  # LANG=C here: English
     bad = run("simulate", "--games", "0", "--lang", "de")
     assert bad.returncode == 2 and "0 ist keine positive Zahl" in bad.stderr
