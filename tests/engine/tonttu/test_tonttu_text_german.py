@@ -4,6 +4,7 @@ English text is the templates themselves (``test_tonttu_text.py`` guards it)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -391,3 +392,38 @@ def test_setup_errors_in_german() -> None:
         "Workshop Tonttu's options are {'mode': 'tactical' | 'speed'}; got {'mode': 'slow'}."
     )
     assert caught.value.text(DE).startswith("Die Optionen von Werkstatt-Tonttu sind {'mode'")
+
+
+# --------------------------------------------------------------------------- whole games
+
+
+ENGLISH_WORDS = re.compile(
+    r"\b(Round|round|pointed|picks?|gets?|took|face|nobody|needs|Wood|Wool|Metal|Paint|"
+    r"Toys|Clothing|Decorations|Workbench|Seat|Score|Gifts?|gift|hand|deal|dealt|cards?|"
+    r"points?|sets?|missing|offers?|pay|Time|Game|over|End|new|Point|Pick|Close)\b"
+)
+"""English words that no German text of Workshop Tonttu may keep (a missed template)."""
+
+
+@pytest.mark.parametrize("mode", ["tactical", "speed"])
+def test_a_whole_german_game_has_no_english_left(mode: str) -> None:
+    from engine.core import TIMER, Rng
+    from engine.records import pick_random
+
+    players = ["ann", "bob", "cid", "dan"]
+    state = GAME.new_game(players, 11, GAME.parse_options({"mode": mode}))
+    rng = Rng(11)
+    texts: list[str] = []
+    while GAME.outcome(state) is None:
+        for player in [*sorted(GAME.to_act(state)), TIMER]:
+            for action in GAME.legal_actions(state, player):
+                texts.append(GAME.describe_action(state, player, action, NAMES, DE))
+        texts.append(GAME.render_text(GAME.view(state, "ann"), NAMES, DE))
+        player, action = pick_random(GAME, state, rng)
+        state, events = GAME.apply(state, player, action)
+        texts += [german(event) for event in events]
+    texts.append(GAME.render_text(GAME.view(state, None), NAMES, DE))
+    kinds = {line.split(":")[0] for line in texts}
+    assert len(texts) > 100 and len(kinds) > 10
+    leftovers = {m.group(0) for text in texts for m in ENGLISH_WORDS.finditer(text)}
+    assert not leftovers, leftovers
