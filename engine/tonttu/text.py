@@ -291,12 +291,39 @@ def _gift_line(result: GiftResult, names: Mapping[PlayerId, str], words: Words) 
         line = words.gettext("cannot pay, the point is wasted")
     else:
         line = words.gettext("nobody can pay, nothing happens")
-    return words.gettext("{gift} ({category}), pointed at by {players}: {result}").format(
-        gift=_name(result.gift, words),
-        category=_name(result.category, words),
-        players=_names(result.pointers, names, words),
+    gift, category = _name(result.gift, words), _name(result.category, words)
+    return _pointed_at(
+        result.pointers,
+        names,
+        words,
+        (
+            N_("{gift} ({category}), pointed at by {players}: {result}"),
+            N_("{gift} ({category}), pointed at by You: {result}"),
+            N_("{gift} ({category}), pointed at by You, {players}: {result}"),
+        ),
+        gift=gift,
+        category=category,
         result=line,
     )
+
+
+def _pointed_at(
+    pointers: list[PlayerId],
+    names: Mapping[PlayerId, str],
+    words: Words,
+    templates: tuple[str, str, str],
+    **fields: Any,
+) -> str:
+    """A card's line: who pointed at it, then ``fields["result"]``. The reader's seat
+    (named :data:`YOU`, first in seat order in the terminal) has templates of its own,
+    so a language can decline it ("gezeigt von dir")."""
+    anyone, you_alone, you_and_others = templates
+    if not pointers or names.get(pointers[0], pointers[0]) != YOU:
+        return words.gettext(anyone).format(players=_names(pointers, names, words), **fields)
+    if len(pointers) == 1:
+        return words.gettext(you_alone).format(**fields)
+    others = _names(pointers[1:], names, words)
+    return words.gettext(you_and_others).format(players=others, **fields)
 
 
 def _offers(offers: Mapping[PlayerId, int], names: Mapping[PlayerId, str], words: Words) -> str:
@@ -321,8 +348,17 @@ def _material_line(result: MaterialResult, names: Mapping[PlayerId, str], words:
             line = words.gettext("{taker} took it face up: {material}").format(
                 taker=taker, material=material
             )
-    return words.gettext("face-down material {slot}, pointed at by {players}: {result}").format(
-        slot=result.slot + 1, players=_names(result.pointers, names, words), result=line
+    return _pointed_at(
+        result.pointers,
+        names,
+        words,
+        (
+            N_("face-down material {slot}, pointed at by {players}: {result}"),
+            N_("face-down material {slot}, pointed at by You: {result}"),
+            N_("face-down material {slot}, pointed at by You, {players}: {result}"),
+        ),
+        slot=result.slot + 1,
+        result=line,
     )
 
 

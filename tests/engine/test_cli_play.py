@@ -103,7 +103,7 @@ def test_a_german_tonttu_game_is_german_from_start_to_end() -> None:
     assert " · fehlt: " in text and " · du kannst bezahlen" in text  # the point notes
     assert "  · Du hast geheim gewählt.\n" in text  # the log, in the second person
     assert "  · Auswahl in Runde 1: Du Holz, Bot 1 Holz, Bot 2 Farbe.\n" in text
-    assert "    Schaukelpferd (Spielzeug), gezeigt von Du: " in text  # a reveal
+    assert "    Schaukelpferd (Spielzeug), gezeigt von dir: " in text  # a reveal
     assert "Deine Hand: " in text and "Werktisch" in text  # the board
     assert "  · Spielende: der Geschenkstapel ist aufgebraucht.\n" in text
     assert "Endwertung (das k-te Geschenk" in text and " Punkte = " in text

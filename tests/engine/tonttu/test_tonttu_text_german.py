@@ -166,9 +166,9 @@ def test_every_result_of_a_reveal_in_german() -> None:
             gift="Bell",
             category="Decorations",
             slot=1,
-            pointers=["ann", "bob"],
-            contenders=["ann", "bob"],
-            offers={"ann": 2, "bob": 2},
+            pointers=["you", "bob"],
+            contenders=["you", "bob"],
+            offers={"you": 2, "bob": 2},
             result="tie",
         ),
         GiftResult(
@@ -198,12 +198,12 @@ def test_every_result_of_a_reveal_in_german() -> None:
         "Zeigen in Runde 3:",
         "    Schal (Kleidung), gezeigt von Ann, Bob: Angebote Ann 3, Bob 2; "
         "Ann bekommt es und zahlt Wolle ×2, Farbe (Farbe war verdeckt).",
-        "    Glocke (Dekoration), gezeigt von Ann, Bob: Gleichstand (Ann 2, Bob 2), "
+        "    Glocke (Dekoration), gezeigt von dir, Bob: Gleichstand (Du 2, Bob 2), "
         "niemand bekommt es.",
         "    Holzschuhe (Kleidung), gezeigt von Cid: kann nicht bezahlen, das Zeigen verfällt.",
         "    Jo-Jo (Spielzeug), gezeigt von Cid, Bob: niemand kann bezahlen, nichts passiert.",
         "    Verdeckte Materialkarte 1, gezeigt von Ann, Cid: umkämpft, nichts passiert.",
-        "    Verdeckte Materialkarte 3, gezeigt von Du: "
+        "    Verdeckte Materialkarte 3, gezeigt von dir: "
         "Du hast sie genommen und behältst sie verdeckt.",
     ]
     assert german(PointsRevealed(round=4, gifts=[], materials=[])) == (
@@ -223,7 +223,7 @@ def test_a_speed_point_and_the_closed_phase_in_german_with_plurals() -> None:
         paid=["Metal", "Metal"],
     )
     assert german(SpeedPoint(round=2, player="you", gift=won), TERMINAL) == (
-        "Tempo-Zeigen: Glocke (Dekoration), gezeigt von Du: Du bekommst es und zahlst Metall ×2."
+        "Tempo-Zeigen: Glocke (Dekoration), gezeigt von dir: Du bekommst es und zahlst Metall ×2."
     )
     assert english(SpeedPoint(round=2, player="you", gift=won), {"you": "You"}) == (
         "Speed point: Bell (Decorations), pointed at by You: You get it, paying Metal ×2."
