@@ -30,8 +30,11 @@ from engine.words import ENGLISH, N_, Words
 if TYPE_CHECKING:
     from engine.tonttu.models import GiftResult, MaterialResult, TonttuState, TonttuView
 
+KEEP_FACE_DOWN = "keep it face down"
 TAKE_FACE_UP = "take it face up"
-"""The end of an English label that points at a material to take it face up."""
+GOES_FACE_UP = "it goes face up (you already have a face-down card)"
+"""The notes that end an English label pointing at a face-down material (T-3.1); the
+labels themselves are whole templates (:func:`describe_action`)."""
 HINT = " · "
 """Separates a point's label from its note on what it would do for the player now."""
 GIFT_IDS: dict[str, int] = {name: gift for gift, name in enumerate(GIFT_NAMES)}

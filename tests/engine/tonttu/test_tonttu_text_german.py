@@ -26,7 +26,7 @@ from engine.tonttu.models import (
     RoundEnded,
     SpeedPoint,
 )
-from engine.tonttu.text import HINT, point_code
+from engine.tonttu.text import GOES_FACE_UP, HINT, KEEP_FACE_DOWN, TAKE_FACE_UP, point_code
 from i18n import words
 
 DE = words("de")
@@ -97,6 +97,17 @@ def test_every_german_label_differs_from_the_english_one_and_the_view_stays_engl
     after, _ = GAME.apply(state, "ann", point_gift("Bell"))
     mine = GAME.view(after, "ann").my_choice
     assert mine is not None and point_code(mine) == point_gift("Bell").gift
+
+
+def test_the_english_notes_end_the_english_material_labels() -> None:
+    """The bot tells a material point's note from the English label's end (its panel
+    confirms the choice in the reader's language)."""
+    state = build(face_down=[None, "Paint", None])
+    keep = GAME.describe_action(state, "ann", PointMaterial(slot=0))
+    goes = GAME.describe_action(state, "bob", PointMaterial(slot=0))
+    take = GAME.describe_action(state, "ann", PointMaterial(slot=0, face_down=False))
+    assert keep.endswith(": " + KEEP_FACE_DOWN) and goes.endswith(": " + GOES_FACE_UP)
+    assert take.endswith(": " + TAKE_FACE_UP)
 
 
 # --------------------------------------------------------------------------- log lines
