@@ -17,11 +17,18 @@ does not know, a record file that is missing or not a record) is one sentence on
 stderr and exit status 2, never a traceback. In the terminal game ``q`` (or the end
 of the input) says "Bye." and exits 0; Ctrl-C says "Bye." too and exits 130, the
 shell's status for an interrupt.
+
+The terminal game speaks German or English: ``--lang de|en``, by default the language
+of the ``LANG`` environment variable (``de_DE.UTF-8`` is German, anything else
+English). What a player reads (the prompts, the board, the log, the help, a mistake's
+sentence) comes through ``i18n.words(lang)``; the JSON of ``simulate``, ``bench`` and
+``replay`` is for operators and stays as it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import secrets
@@ -35,6 +42,7 @@ from typing import Any, TextIO, TypeVar
 
 from pydantic import ValidationError
 
+import i18n
 from engine import get_game
 from engine.ai import LEVELS, choose
 from engine.ai.match import parse_seats, play_match
@@ -47,6 +55,7 @@ from engine.records import (
     random_playout,
     replay,
 )
+from engine.words import ENGLISH, N_, Words
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -56,6 +65,10 @@ THINKING_NOTICE_SECONDS = 0.5
 """A computer seat whose decision takes longer than this says that it is thinking."""
 
 GAMES = ("workshop", "tonttu")
+TITLES = (N_("Santa's Workshop"), N_("Workshop Tonttu"))
+"""The games' titles (``Game.title``), translated where a sentence names a game."""
+LANGS = ("en", "de")
+"""The languages of ``--lang`` (the catalogues in ``i18n``)."""
 
 
 class Mistake(Exception):
@@ -70,25 +83,29 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return {"mode": args.mode} if getattr(args, "mode", None) else {}
 
 
-def _game(args: argparse.Namespace, players: int) -> Game:
+def _game(args: argparse.Namespace, players: int, words: Words = ENGLISH) -> Game:
     """The game of ``--game``, after checking that it is played by ``players`` players."""
     game = get_game(args.game)
     if not game.min_players <= players <= game.max_players:
         raise Mistake(
-            f"{game.title} is played by {game.min_players} to {game.max_players} players,"
-            f" not {players}."
+            words.gettext("{game} is played by {min} to {max} players, not {count}.").format(
+                game=words.gettext(game.title),
+                min=game.min_players,
+                max=game.max_players,
+                count=players,
+            )
         )
     game.parse_options(_options(args))  # an option the game does not know: InvalidSetup
     return game
 
 
-def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_simulate(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) -> int:
     try:
         seats = parse_seats(args.seats) if args.seats else None
     except ValueError as error:  # an unknown level: the sentence names the known ones
         raise Mistake(str(error)) from None
     players = _players(len(seats) if seats else args.players)
-    game = _game(args, len(players))
+    game = _game(args, len(players), words)
     if args.records:
         Path(args.records).mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -158,8 +175,8 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    game = _game(args, args.players)
+def cmd_bench(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) -> int:
+    game = _game(args, args.players, words)
     figures = bench(game, args.players, args.games, args.seed, _options(args))
     out.write(json.dumps(figures) + "\n")
     return 0
@@ -199,47 +216,72 @@ def bench(
 # --------------------------------------------------------------------------- play
 
 YOU = "you"
+YOU_NAME = N_("You")
+"""The terminal player's display name in the games' ``names``; their text modules say
+"You get" (not "You gets") for it, and translate it where it is only named."""
 
 
-def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
+def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = ENGLISH) -> int:
     """The terminal game; Ctrl-C ends it like ``q`` does, with status 130."""
-    game = _game(args, args.players)
+    game = _game(args, args.players, words)
     try:
-        return _play(game, args, out, inp)
+        return _play(game, args, out, inp, words)
     except KeyboardInterrupt:
-        out.write("\nBye.\n")
+        out.write("\n" + words.gettext("Bye.") + "\n")
         out.flush()
         return INTERRUPTED
 
 
-def _play(game: Game, args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
+def _board_text(game: Game, words: Words) -> Callable[[Any, Mapping[PlayerId, str]], str]:
+    """The game's board for the terminal (its ``terminal_board`` if it has one, else
+    ``render_text``) in ``words``' language."""
+    render = getattr(game, "terminal_board", game.render_text)
+    if "words" not in inspect.signature(render).parameters:
+        return render
+    return partial(render, words=words)
+
+
+def _play(
+    game: Game, args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = ENGLISH
+) -> int:
     players = [YOU, *[f"bot{i}" for i in range(1, args.players)]]
-    names = {p: ("You" if p == YOU else f"Bot {p[3:]}") for p in players}
+    # the games' text translates the seat named YOU_NAME itself ("Du"), in the second person
+    names = {
+        p: (YOU_NAME if p == YOU else words.gettext("Bot {n}").format(n=p[3:])) for p in players
+    }
+    shown = {p: words.gettext(name) if p == YOU else name for p, name in names.items()}
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     state = game.new_game(players, seed, game.parse_options(_options(args)))
     rng = Rng(seed ^ 0xB07)
     moves = 0
-    board = Board(out, getattr(game, "terminal_board", game.render_text), names)
+    board = Board(out, _board_text(game, words), names)
     out.write(
-        f"{game.title}, seed {seed}. Type the number of a choice; b shows the whole board,"
-        " q quits.\n"
+        words.gettext(
+            "{game}, seed {seed}. Type the number of a choice; b shows the whole board, q quits."
+        ).format(game=words.gettext(game.title), seed=seed)
+        + "\n"
     )
     if args.opponents:
-        out.write(f"Your opponents are computer players at level {args.opponents}.\n")
+        out.write(
+            words.gettext("Your opponents are computer players at level {level}.").format(
+                level=args.opponents
+            )
+            + "\n"
+        )
     while game.outcome(state) is None:
         acting = game.to_act(state)
         if YOU in acting:
             board.show(game.view(state, YOU))
             legal = game.legal_actions(state, YOU)
-            menu = [game.describe_action(state, YOU, action, names) for action in legal]
+            menu = [game.describe_action(state, YOU, action, names, words) for action in legal]
             _write_menu(out, menu)
-            choice = _ask(out, inp, len(legal))
+            choice = _ask(out, inp, len(legal), words)
             while choice == "b":
                 board.show_all()
                 _write_menu(out, menu)
-                choice = _ask(out, inp, len(legal))
+                choice = _ask(out, inp, len(legal), words)
             if not isinstance(choice, int):
-                out.write("Bye.\n")
+                out.write(words.gettext("Bye.") + "\n")
                 return 0
             player, action = YOU, legal[choice]
         else:
@@ -254,31 +296,48 @@ def _play(game: Game, args: argparse.Namespace, out: TextIO, inp: TextIO) -> int
                     args.opponents,
                     derive_seed(seed, "computer", moves),
                 )
-                action = thinking(out, names[player], decide)
+                action = thinking(out, names[player], decide, words)
             else:
                 action = rng.choice(game.legal_actions(state, player))
         state, events = game.apply(state, player, action)
         moves += 1
         for event in events:
-            text = game.describe_event(event, names)
+            text = game.describe_event(event, names, words)
             if text:
                 out.write(f"  · {text}\n")
     board.show(game.view(state, YOU), everything=True)
     result = game.outcome(state)
     assert result is not None
-    if any(block.startswith("Final scores") for block in board.shown):
+    if getattr(game, "board_has_final_scores", False):
         # the final board has the breakdown already (Workshop Tonttu): the winners alone
-        winners = " and ".join(names[p] for p in players if p in result.winners)
-        out.write(f"\n★ {'Winners' if len(result.winners) > 1 else 'Winner'}: {winners}\n")
+        winners = _and([shown[p] for p in players if p in result.winners], words)
+        count = len(result.winners)
+        line = words.ngettext("Winner: {names}", "Winners: {names}", count).format(names=winners)
+        out.write(f"\n★ {line}\n")
         return 0
-    out.write("\nFinal scores:\n")
+    out.write("\n" + words.gettext("Final scores:") + "\n")
     for player in sorted(players, key=lambda p: -result.scores[p]):
         points = result.scores[player]
-        mark = "  ★ winner" if player in result.winners else ""
-        detail = _breakdown(getattr(result, "players", {}).get(player))
-        detail = f" ({detail})" if detail else ""
-        out.write(f"  {names[player]}: {points} point{'' if points == 1 else 's'}{detail}{mark}\n")
+        line = words.ngettext("{name}: {count} point", "{name}: {count} points", points).format(
+            name=shown[player], count=points
+        )
+        detail = _breakdown(getattr(result, "players", {}).get(player), words)
+        if detail:
+            line += f" ({detail})"
+        if player in result.winners:
+            line += "  ★ " + words.gettext("winner")
+        out.write(f"  {line}\n")
     return 0
+
+
+def _and(items: Sequence[str], words: Words = ENGLISH) -> str:
+    """Names joined with "and": "Ann and Bob", "Ann and Bob and Cid"."""
+    if not items:
+        return ""
+    text = items[0]
+    for item in items[1:]:
+        text = words.gettext("{first} and {second}").format(first=text, second=item)
+    return text
 
 
 class Board:
@@ -320,10 +379,13 @@ def _write_menu(out: TextIO, menu: Sequence[str]) -> None:
         out.write(f"  {number:>2}. {label}\n")
 
 
-def _ask(out: TextIO, inp: TextIO, count: int) -> int | str | None:
+def _ask(out: TextIO, inp: TextIO, count: int, words: Words = ENGLISH) -> int | str | None:
     """The chosen index, ``"b"`` for the board, or None to quit (``q`` or end of input)."""
     while True:
-        out.write(f"[1-{count}, b board, q quit]> " if count > 1 else "[1, b board, q quit]> ")
+        if count > 1:
+            out.write(words.gettext("[1-{count}, b board, q quit]> ").format(count=count))
+        else:
+            out.write(words.gettext("[1, b board, q quit]> "))
         out.flush()
         line = inp.readline()
         answer = line.strip().lower()
@@ -333,13 +395,18 @@ def _ask(out: TextIO, inp: TextIO, count: int) -> int | str | None:
             return "b"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1
-        out.write(f"Please type a number from 1 to {count}, b for the board, or q to quit.\n")
+        out.write(
+            words.gettext(
+                "Please type a number from 1 to {count}, b for the board, or q to quit."
+            ).format(count=count)
+            + "\n"
+        )
 
 
 T = TypeVar("T")
 
 
-def thinking(out: TextIO, name: str, decide: Callable[[], T]) -> T:
+def thinking(out: TextIO, name: str, decide: Callable[[], T], words: Words = ENGLISH) -> T:
     """``decide()``; if it takes longer than :data:`THINKING_NOTICE_SECONDS`, a timer
     thread prints "<name> is thinking…" meanwhile (once, never after the decision)."""
     lock = threading.Lock()
@@ -348,7 +415,7 @@ def thinking(out: TextIO, name: str, decide: Callable[[], T]) -> T:
     def notice() -> None:
         with lock:
             if not done:
-                out.write(f"  {name} is thinking…\n")
+                out.write("  " + words.gettext("{name} is thinking…").format(name=name) + "\n")
                 out.flush()
 
     timer = threading.Timer(THINKING_NOTICE_SECONDS, notice)
@@ -362,9 +429,10 @@ def thinking(out: TextIO, name: str, decide: Callable[[], T]) -> T:
         timer.cancel()
 
 
-def _breakdown(result: Any) -> str:
+def _breakdown(result: Any, words: Words = ENGLISH) -> str:
     """A player's final points by source, from the game's outcome detail: its
-    ``breakdown`` mapping, or else its ``…_points`` numbers."""
+    ``breakdown`` mapping, or else its ``…_points`` numbers (their names are
+    translated when the catalogue knows them)."""
     if result is None:
         return ""
     parts = getattr(result, "breakdown", None)
@@ -375,7 +443,7 @@ def _breakdown(result: Any) -> str:
             for name, value in fields.items()
             if name.endswith("_points") and isinstance(value, int)
         }
-    return ", ".join(f"{reason} {value}" for reason, value in parts.items() if value)
+    return ", ".join(f"{words.gettext(reason)} {value}" for reason, value in parts.items() if value)
 
 
 # --------------------------------------------------------------------------- arguments
@@ -383,29 +451,41 @@ def _breakdown(result: Any) -> str:
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Descriptions as written (line breaks kept) and "(default: …)" after each option
-    that has a default worth stating."""
+    that has a default worth stating, in ``words``' language."""
+
+    def __init__(self, prog: str, words: Words = ENGLISH) -> None:
+        super().__init__(prog)
+        self.words = words
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default in (None, False) or action.default is argparse.SUPPRESS:
             return action.help
-        return super()._get_help_string(action)
+        if self.words is ENGLISH or not action.help or "%(default)" in action.help:
+            return super()._get_help_string(action)
+        # argparse fills in %(default)s when it prints the help
+        default = self.words.gettext("(default: {value})").format(value="%(default)s")
+        return f"{action.help} {default}"
 
 
-def _positive(text: str) -> int:
+def _positive(text: str, words: Words = ENGLISH) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(
+            words.gettext("{text!r} is not a whole number").format(text=text)
+        ) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+        raise argparse.ArgumentTypeError(
+            words.gettext("{value} is not a positive number").format(value=value)
+        )
     return value
 
 
-DESCRIPTION = """\
+DESCRIPTION = N_("""\
 The game engines without Discord: play in the terminal, simulate and benchmark
-games between computer players, replay a game record."""
+games between computer players, replay a game record.""")
 
-EPILOG = """\
+EPILOG = N_("""\
 Santa's Workshop (workshop) takes 2 to 5 players, Workshop Tonttu (tonttu) 3 to 6.
 Each command lists its own options and defaults: python -m engine play --help
 
@@ -416,86 +496,137 @@ examples:
   python -m engine simulate --game tonttu --seats strong,greedy,greedy,random
   python -m engine replay workshop-123.json
   python -m engine bench --game tonttu --players 4
-"""
+  python -m engine play --game tonttu --lang de
+""")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def default_language(environ: Mapping[str, str] | None = None) -> str:
+    """``--lang``'s default: German when ``LANG`` names German (``de_DE.UTF-8``),
+    English for anything else or nothing."""
+    env = os.environ if environ is None else environ
+    locale = env.get("LANG", "")
+    return "de" if locale.split(".")[0].split("_")[0].lower() == "de" else "en"
+
+
+def _language(argv: Sequence[str] | None) -> str:
+    """The language asked for on the command line (``--lang``), before the parser in that
+    language exists; a wrong value is left for that parser to refuse."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang")
+    known, _ = early.parse_known_args(argv)
+    return known.lang if known.lang in LANGS else default_language()
+
+
+def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
+    """The command line, its help in ``words``' language (argparse's own few words,
+    such as "usage:", stay English)."""
+    formatter = partial(_HelpFormatter, words=words)
     parser = argparse.ArgumentParser(
         prog="python -m engine",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=_HelpFormatter,
+        description=words.gettext(DESCRIPTION),
+        epilog=words.gettext(EPILOG),
+        formatter_class=formatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="command", title="commands")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="command", title=words.gettext("commands")
+    )
 
     def command(name: str, summary: str, details: str) -> argparse.ArgumentParser:
-        return sub.add_parser(
-            name, help=summary, description=details, formatter_class=_HelpFormatter
+        p = sub.add_parser(name, help=summary, description=details, formatter_class=formatter)
+        p.add_argument(
+            "--lang",
+            choices=LANGS,
+            default=default_language(),
+            help=words.gettext("the language of what you read; without it, the one LANG names"),
         )
+        return p
 
     def game_args(p: argparse.ArgumentParser, players: int) -> None:
-        p.add_argument("--game", choices=GAMES, default="workshop", help="which game")
+        p.add_argument(
+            "--game", choices=GAMES, default="workshop", help=words.gettext("which game")
+        )
         p.add_argument(
             "--players",
             type=int,
             default=players,
-            help="number of players: 2 to 5 for workshop, 3 to 6 for tonttu",
+            help=words.gettext("number of players: 2 to 5 for workshop, 3 to 6 for tonttu"),
         )
         p.add_argument(
             "--mode",
             choices=["tactical", "speed"],
-            help="Workshop Tonttu's mode (tonttu only; its default is tactical)",
+            help=words.gettext("Workshop Tonttu's mode (tonttu only; its default is tactical)"),
         )
 
+    positive = partial(_positive, words=words)
     play = command(
         "play",
-        "play a game in the terminal against computer players",
-        "Play in the terminal: you take the first seat, computer players the others.\n"
-        "Type the number of a choice, b to see the whole board again, q to quit.",
+        words.gettext("play a game in the terminal against computer players"),
+        words.gettext(
+            "Play in the terminal: you take the first seat, computer players the others.\n"
+            "Type the number of a choice, b to see the whole board again, q to quit."
+        ),
     )
     game_args(play, 3)
     play.add_argument(
         "--opponents",
         choices=LEVELS,
-        help="the computer players' level (without it they make uniformly random moves)",
+        help=words.gettext(
+            "the computer players' level (without it they make uniformly random moves)"
+        ),
     )
-    play.add_argument("--seed", type=int, help="seed of the game (without it, a random one)")
+    play.add_argument(
+        "--seed", type=int, help=words.gettext("seed of the game (without it, a random one)")
+    )
 
     sim = command(
         "simulate",
-        "play games between computer players, one JSON line per game",
-        "Play games between computer players and print one JSON line per game (seed,\n"
-        "scores, winners, number of actions), then a line of totals. Random moves\n"
-        "unless --seats gives a level per seat.",
+        words.gettext("play games between computer players, one JSON line per game"),
+        words.gettext(
+            "Play games between computer players and print one JSON line per game (seed,\n"
+            "scores, winners, number of actions), then a line of totals. Random moves\n"
+            "unless --seats gives a level per seat."
+        ),
     )
     game_args(sim, 4)
     sim.add_argument(
         "--seats",
-        help="a computer level per seat, comma-separated, e.g. strong,greedy,greedy,random"
-        f" (levels: {', '.join(LEVELS)}); sets the number of players, overriding --players",
+        help=words.gettext(
+            "a computer level per seat, comma-separated, e.g. strong,greedy,greedy,random"
+            " (levels: {levels}); sets the number of players, overriding --players"
+        ).format(levels=", ".join(LEVELS)),
     )
-    sim.add_argument("--games", type=_positive, default=10, help="how many games")
+    sim.add_argument("--games", type=positive, default=10, help=words.gettext("how many games"))
     sim.add_argument(
-        "--seed", type=int, default=1, help="seed of the batch; each game's seed derives from it"
+        "--seed",
+        type=int,
+        default=1,
+        help=words.gettext("seed of the batch; each game's seed derives from it"),
     )
-    sim.add_argument("--records", help="a folder to write one JSON record per game into")
+    sim.add_argument(
+        "--records", help=words.gettext("a folder to write one JSON record per game into")
+    )
 
     rep = command(
         "replay",
-        "replay a game record and check its outcome",
-        "Apply a record's actions again from its seed and compare the outcome with the\n"
-        "recorded one; exit status 1 if they differ or an action is not legal.",
+        words.gettext("replay a game record and check its outcome"),
+        words.gettext(
+            "Apply a record's actions again from its seed and compare the outcome with the\n"
+            "recorded one; exit status 1 if they differ or an action is not legal."
+        ),
     )
-    rep.add_argument("file", help="a record written by simulate --records or exported with /export")
+    rep.add_argument(
+        "file",
+        help=words.gettext("a record written by simulate --records or exported with /export"),
+    )
 
     ben = command(
         "bench",
-        "measure random games per second",
-        "Play random games and print games per second and microseconds per apply.",
+        words.gettext("measure random games per second"),
+        words.gettext("Play random games and print games per second and microseconds per apply."),
     )
     game_args(ben, 4)
-    ben.add_argument("--games", type=_positive, default=200, help="how many games")
-    ben.add_argument("--seed", type=int, default=1, help="seed of the batch")
+    ben.add_argument("--games", type=positive, default=200, help=words.gettext("how many games"))
+    ben.add_argument("--seed", type=int, default=1, help=words.gettext("seed of the batch"))
     return parser
 
 
@@ -505,20 +636,25 @@ def main(
     inp: TextIO = sys.stdin,
     err: TextIO = sys.stderr,
 ) -> int:
-    args = build_parser().parse_args(argv)
+    words = i18n.words(_language(argv))
+    args = build_parser(words).parse_args(argv)
+    words = i18n.words(args.lang)
     try:
         if args.command == "simulate":
-            return cmd_simulate(args, out)
+            return cmd_simulate(args, out, words)
         if args.command == "replay":
             return cmd_replay(args, out)
         if args.command == "bench":
-            return cmd_bench(args, out)
-        return cmd_play(args, out, inp)
-    except (Mistake, InvalidSetup) as error:  # InvalidSetup: an option the game refuses
+            return cmd_bench(args, out, words)
+        return cmd_play(args, out, inp, words)
+    except Mistake as error:
         err.write(f"{error}\n")
         return MISTAKE
+    except InvalidSetup as error:  # an option the game refuses
+        err.write(error.text(words) + "\n")
+        return MISTAKE
     except KeyboardInterrupt:
-        err.write("Interrupted.\n")
+        err.write(words.gettext("Interrupted.") + "\n")
         return INTERRUPTED
 
 

@@ -584,13 +584,17 @@ def check_action(action: Any, kinds: Collection[type[BaseModel]], title: str) ->
     kind = type(action)
     if kind not in kinds:
         raise IllegalAction(
-            f"That is not a move in {title}: {_a(action)} is not one of its actions."
+            "That is not a move in {game}: {what} is not one of its actions.",
+            game=Term(title),
+            what=_a(action),
         )
     try:
         kind.model_validate(dict(action.__dict__), strict=True)
     except ValidationError as error:
         raise IllegalAction(
-            f"That is not a move in {title}: {_first_problem(kind.__name__, error)}."
+            "That is not a move in {game}: {problem}.",
+            game=Term(title),
+            problem=_first_problem(kind.__name__, error),
         ) from None
 
 

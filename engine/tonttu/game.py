@@ -65,7 +65,7 @@ from engine.tonttu.rules import (
     set_points,
     winners,
 )
-from engine.words import ENGLISH, Words
+from engine.words import ENGLISH, N_, Words
 
 __all__ = ["GAME", "GIFT_CARDS", "TonttuGame", "point_menu", "score", "winners"]
 
@@ -128,9 +128,12 @@ class TonttuGame:
     """Workshop Tonttu for 3–6 seats, tactical or speed mode (option ``mode``)."""
 
     name: ClassVar[str] = "tonttu"
-    title: ClassVar[str] = "Workshop Tonttu"
+    title: ClassVar[str] = N_("Workshop Tonttu")
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 6
+    board_has_final_scores: ClassVar[bool] = True
+    """The final board (``render_text``) ends with each seat's breakdown (T-5), so the
+    terminal game names only the winners after it."""
 
     # ------------------------------------------------------------------ setup
 
@@ -139,8 +142,8 @@ class TonttuGame:
             return TonttuOptions.model_validate(dict(raw or {}))
         except ValidationError as error:
             raise InvalidSetup(
-                "Workshop Tonttu's options are {'mode': 'tactical' | 'speed'}; "
-                f"got {dict(raw or {})}."
+                "Workshop Tonttu's options are {{'mode': 'tactical' | 'speed'}}; got {options}.",
+                options=dict(raw or {}),
             ) from error
 
     def new_game(self, players: Sequence[PlayerId], seed: int, options: Any = None) -> TonttuState:
@@ -149,7 +152,7 @@ class TonttuGame:
         seats = tuple(players)
         n = len(seats)
         if not self.min_players <= n <= self.max_players:
-            raise InvalidSetup(f"Workshop Tonttu needs 3 to 6 players, not {n}.")
+            raise InvalidSetup("Workshop Tonttu needs 3 to 6 players, not {count}.", count=n)
         if len(set(seats)) != n or TIMER in seats or any(not p for p in seats):
             raise InvalidSetup("Every player needs a distinct, non-empty id.")
         rng = Rng(seed)
@@ -322,7 +325,9 @@ class TonttuGame:
                 return _ACTION_ADAPTER.validate_json(data)
             return _ACTION_ADAPTER.validate_python(data)
         except ValidationError as error:
-            raise IllegalAction(f"That is not a Workshop Tonttu action: {data!r}.") from error
+            raise IllegalAction(
+                "That is not a Workshop Tonttu action: {action!r}.", action=data
+            ) from error
 
     def parse_event(self, data: Mapping[str, Any]) -> Any:
         return _EVENT_ADAPTER.validate_python(data)
@@ -370,7 +375,7 @@ class TonttuGame:
         return UNDO_REFUSAL
 
 
-UNDO_REFUSAL = (
+UNDO_REFUSAL = N_(
     "In Workshop Tonttu you change a pick or a point by choosing again until everyone "
     "has chosen; once they are revealed nothing can be taken back."
 )

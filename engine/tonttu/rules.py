@@ -64,6 +64,7 @@ from engine.tonttu.models import (
     SpeedPoint,
     TonttuState,
 )
+from engine.words import Term
 
 HAND_SIZE = 5  # T-1.4
 ROUNDS_PER_DEAL = 4  # T-2.3: hands go 5-4-3-2-1, the last card is discarded
@@ -287,7 +288,8 @@ def apply_action(
         slot = wanted_slot
         if not 0 <= slot < len(state.middle_materials) or state.middle_materials[slot] is None:
             raise IllegalAction(
-                f"There is no face-down material in slot {slot + 1}; point at a card that is."
+                "There is no face-down material in slot {slot}; point at a card that is.",
+                slot=slot + 1,
             )
         code = (MATERIAL_POINT if face_down else MATERIAL_POINT_UP) + slot
     else:
@@ -305,13 +307,14 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
         raise NotYourTurn("Your hand is empty, so you skip this pick.")
     material = getattr(action, "material", None)
     if type(material) is not str or material not in MATERIAL_IDS:
-        raise IllegalAction("Name the material to pick: one of " + ", ".join(MATERIAL_NAMES) + ".")
+        # the names are T-1.2's, checked when the card data loads
+        raise IllegalAction("Name the material to pick: one of Wood, Wool, Metal, Paint, Gold.")
     wanted = MATERIAL_IDS[material]
     for card in hand:
         if MATERIAL_TYPE[card] == wanted:
             break
     else:
-        raise IllegalAction(f"You have no {material} in your hand.")
+        raise IllegalAction("You have no {material} in your hand.", material=Term(material))
     choices = list(state.choices)
     replaced = choices[seat] is not None
     choices[seat] = card

@@ -18,7 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run(*argv: str, stdin: str = "", lang: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = None if lang is None else {**os.environ, "LANG": lang}
     return subprocess.run(
         [sys.executable, "-m", "engine", *argv],
         input=stdin,
@@ -26,6 +27,7 @@ def run(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=ROOT,
         timeout=120,
+        env=env,
     )
 
 
@@ -130,3 +132,34 @@ def test_help_is_plain_text_with_every_command_and_the_defaults() -> None:
     assert "(default: workshop)" in simulate and "(default: 4)" in simulate
     play = run("play", "--help").stdout
     assert "--opponents" in play and "(default: 3)" in play and "b to see the whole board" in play
+
+
+# --------------------------------------------------------------------------- in German (issue 16)
+
+
+def test_a_german_lang_makes_the_command_line_german() -> None:
+    result = run(
+        "play", "--game", "tonttu", "--players", "3", "--seed", "2", stdin="q\n", lang="de_DE.UTF-8"
+    )
+    assert result.returncode == 0, result
+    assert result.stdout.startswith("Werkstatt-Tonttu, Seed 2. Gib die Nummer einer Wahl ein")
+    assert result.stdout.rstrip().endswith("Tschüss.")
+    mistake = run("play", "--game", "tonttu", "--players", "2", lang="de_DE.UTF-8")
+    assert mistake.returncode == 2
+    assert mistake.stderr == "Werkstatt-Tonttu spielen 3 bis 6 Spieler, nicht 2.\n"
+    english = run("play", "--game", "tonttu", "--players", "2", "--lang", "en", lang="de_DE.UTF-8")
+    assert english.stderr == "Workshop Tonttu is played by 3 to 6 players, not 2.\n"
+
+
+def test_the_help_is_german_with_lang_de() -> None:
+    result = run("--help", lang="de_DE.UTF-8")
+    assert result.returncode == 0
+    assert "Die Spiele ohne Discord: im Terminal spielen" in result.stdout
+    assert "Beispiele:" in result.stdout
+    play = run("play", "--help", "--lang", "de").stdout
+    assert "Im Terminal spielen: du hast den ersten Platz" in play
+    assert "--lang {en,de}" in play and "die Sprache der Texte" in play
+    assert "welches Spiel (Vorgabe: workshop)" in play and "(default: " not in play
+    assert "(default: en)" in run("play", "--help").stdout  # LANG=C here: English
+    bad = run("simulate", "--games", "0", "--lang", "de")
+    assert bad.returncode == 2 and "0 ist keine positive Zahl" in bad.stderr

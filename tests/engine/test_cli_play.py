@@ -11,6 +11,7 @@ import pytest
 
 import engine.__main__ as cli
 from engine.__main__ import main, thinking
+from i18n import words
 
 
 class NotifyingOut(io.StringIO):
@@ -78,3 +79,91 @@ def test_ctrl_c_says_bye_and_exits_130(game: str) -> None:
     argv = ["play", "--game", game, "--players", "3", "--seed", "1"]
     assert main(argv, out, InterruptedInput()) == 130
     assert out.getvalue().endswith("\nBye.\n")
+
+
+# --------------------------------------------------------------------------- in German (issue 16)
+
+
+def play_tonttu(argv: list[str], answers: str = "1\n" * 400) -> str:
+    out = io.StringIO()
+    assert (
+        main(["play", "--game", "tonttu", "--players", "3", *argv], out, io.StringIO(answers)) == 0
+    )
+    return out.getvalue()
+
+
+def test_a_german_tonttu_game_is_german_from_start_to_end() -> None:
+    text = play_tonttu(["--seed", "5", "--lang", "de"])
+    assert text.startswith(
+        "Werkstatt-Tonttu, Seed 5. Gib die Nummer einer Wahl ein; b zeigt den ganzen "
+        "Spielplan, q beendet.\n"
+    )
+    assert "[1-3, b Spielplan, q beenden]> " in text  # the prompt
+    assert "   1. Holz wählen\n" in text  # a menu
+    assert " · fehlt: " in text and " · du kannst bezahlen" in text  # the point notes
+    assert "  · Du hast geheim gewählt.\n" in text  # the log, in the second person
+    assert "  · Auswahl in Runde 1: Du Holz, Bot 1 Holz, Bot 2 Farbe.\n" in text
+    assert "    Schaukelpferd (Spielzeug), gezeigt von dir: " in text  # a reveal
+    assert "Deine Hand: " in text and "Werktisch" in text  # the board
+    assert "  · Spielende: der Geschenkstapel ist aufgebraucht.\n" in text
+    assert "Endwertung (das k-te Geschenk" in text and " Punkte = " in text
+    assert text.rstrip().endswith("★ Sieger: Bot 2")
+    english = play_tonttu(["--seed", "5", "--lang", "en"])
+    assert english.rstrip().endswith("★ Winner: Bot 2")
+    for word in ("Pick Wood", "You picked in secret.", "Round 1 picks", "Your hand", "Winner"):
+        assert word in english and word not in text
+
+
+def test_german_answers_to_a_wrong_key_and_q() -> None:
+    text = play_tonttu(["--seed", "1", "--lang", "de"], answers="x\nq\n")
+    assert "Bitte gib eine Zahl von 1 bis 4 ein, b für den Spielplan oder q zum Beenden.\n" in text
+    assert text.endswith("Tschüss.\n")
+
+
+def test_lang_defaults_to_the_language_lang_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    assert cli.default_language() == "de"
+    assert play_tonttu(["--seed", "1"], answers="q\n").startswith("Werkstatt-Tonttu, Seed 1.")
+    assert play_tonttu(["--seed", "1", "--lang", "en"], answers="q\n").startswith(
+        "Workshop Tonttu, seed 1."
+    )
+    for other in ("en_US.UTF-8", "C.UTF-8", "fr_FR.UTF-8", "", "deu"):
+        monkeypatch.setenv("LANG", other)
+        assert cli.default_language() == "en", other
+    monkeypatch.delenv("LANG")
+    assert cli.default_language() == "en"
+
+
+class GermanNotifyingOut(NotifyingOut):
+    def write(self, text: str) -> int:
+        if "denkt nach" in text:
+            self.noticed.set()
+        return super().write(text)
+
+
+def test_a_german_thinking_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "THINKING_NOTICE_SECONDS", 0.0)
+    out = GermanNotifyingOut()
+    release = threading.Event()
+
+    def slow() -> int:
+        release.wait(30)
+        return 1
+
+    def wait_then_release() -> None:
+        out.noticed.wait(30)
+        release.set()
+
+    threading.Thread(target=wait_then_release, daemon=True).start()
+    assert thinking(out, "Bot 1", slow, words("de")) == 1
+    assert out.getvalue() == "  Bot 1 denkt nach …\n"
+
+
+def test_a_german_ctrl_c_and_a_german_mistake() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["play", "--game", "tonttu", "--players", "3", "--seed", "1", "--lang", "de"]
+    assert main(argv, out, InterruptedInput()) == 130
+    assert out.getvalue().endswith("\nTschüss.\n")
+    argv = ["play", "--game", "tonttu", "--players", "7", "--lang", "de"]
+    assert main(argv, io.StringIO(), io.StringIO(), err) == 2
+    assert err.getvalue() == "Werkstatt-Tonttu spielen 3 bis 6 Spieler, nicht 7.\n"

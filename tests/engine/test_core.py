@@ -102,3 +102,35 @@ def test_every_event_of_a_playout_parses_back_from_its_logged_dict(kind: str) ->
             assert game.parse_event(json.loads(event.model_dump_json())) == event
             kinds.add(event.kind)
     assert len(kinds) >= 5  # the playout went through the game's kinds of event
+
+
+# --------------------------------------------------------------------------- in German (issue 16)
+
+
+def test_the_shared_refusals_are_templates_with_a_german_translation() -> None:
+    from engine.core import GameOver, IllegalAction, NotInGame, NotYourTurn, check_action
+    from engine.tonttu.models import Pick
+    from i18n import words
+
+    german = words("de")
+    game = get_game("tonttu")
+    state = game.new_game(["ann", "bob", "cid"], 1, game.parse_options({}))
+    with pytest.raises(NotInGame) as not_in:
+        game.apply(state, "zed", game.legal_actions(state, "ann")[0])
+    assert not_in.value.text(german) == "Du spielst in diesem Spiel nicht mit."
+    assert str(NotYourTurn("It is not your turn.")) == "It is not your turn."
+    assert NotYourTurn("It is not your turn.").text(german) == "Du bist nicht am Zug."
+    over = GameOver("The game is over; no more moves can be made.")
+    assert over.text(german) == "Das Spiel ist vorbei; es sind keine Züge mehr möglich."
+    with pytest.raises(IllegalAction) as wrong:
+        check_action(Pick.model_construct(material=3), [Pick], game.title)
+    assert str(wrong.value).startswith("That is not a move in Workshop Tonttu: the material ")
+    assert wrong.value.text(german).startswith("Das ist kein Zug in Werkstatt-Tonttu: ")
+    with pytest.raises(IllegalAction) as not_an_action:
+        check_action({"kind": "pick"}, [Pick], game.title)
+    assert str(not_an_action.value) == (
+        "That is not a move in Workshop Tonttu: a dict is not one of its actions."
+    )
+    assert not_an_action.value.text(german) == (
+        "Das ist kein Zug in Werkstatt-Tonttu: „a dict“ gehört nicht zu seinen Aktionen."
+    )
