@@ -527,6 +527,7 @@ def _mail_room_head(
         20,
         fill=MUTED,
         anchor="rm",
+        max_width=int(x + w - 14 - sx - 10),  # clear of the Elf spaces
     )
 
 
@@ -545,11 +546,12 @@ def _stables(
     c.text(rx + rw - 14, y + 24, deck, 20, fill=MUTED, anchor="rm")
     stables = _station(view, "stables")
     _spaces(c, rx + 14, y + 46, ["+1", "+2", "+3"], stables.occupants, seat_of, size=44)
+    empty = words.gettext("(empty)")
     for k, name in enumerate(view.stalls[:3]):
         c.text(
             rx + 190,
             y + 52 + k * 30,
-            f"{k + 1}. {name or words.gettext('(empty)')}",
+            f"{k + 1}. {name or empty}",
             20,
             fill=INK if name else MUTED,
             max_width=int(rw - 200),
@@ -746,10 +748,23 @@ def _draw_player_panel(
 
 
 def _toy_row(c: Canvas, toy: ToyView, x: float, row: float, w: float, words: Words) -> None:
-    """An unfinished toy in a player's area: name, needs with progress, points."""
-    c.text(x + 16, row + 4, words.gettext(toy.name), 20, max_width=190)
-    _requirement(c, x + 214, row + 17, toy, progress=True, words=words)
-    c.text(x + w - 16, row + 17, f"{toy.points}", 20, bold=True, fill=GREEN, anchor="rm")
+    """An unfinished toy in a player's area: name, needs with progress, points (the needs
+    move left, and the name gets less room, where longer letters would reach the points)."""
+    points = f"{toy.points}"
+    needs = _requirement_width(c, toy, words)
+    start = min(x + 214, x + w - 16 - c.text_width(points, 20, True) - 8 - needs)
+    c.text(x + 16, row + 4, words.gettext(toy.name), 20, max_width=int(min(190, start - x - 24)))
+    _requirement(c, start, row + 17, toy, progress=True, words=words)
+    c.text(x + w - 16, row + 17, points, 20, bold=True, fill=GREEN, anchor="rm")
+
+
+def _requirement_width(c: Canvas, toy: ToyView, words: Words) -> float:
+    """How wide :func:`_requirement` draws ``toy``'s needs (without the last gap)."""
+    width = 0.0
+    for m, need in toy.requires.items():
+        if need:
+            width += c.text_width(letter(m, words), 20, True) + 14 + 4 + need * 18 - 4 + 12
+    return width - 12 if width else 0.0
 
 
 def _tree_row(
