@@ -2,6 +2,7 @@
 
     python -m tests.render.make_golden            # every position
     python -m tests.render.make_golden workshop-5p-mid tonttu-6p-pick-private
+    python -m tests.render.make_golden workshop-5p-mid-de     # a German one (-de)
 
 Look at the new pictures before committing them: the tests compare against these.
 """
