@@ -305,11 +305,11 @@ def _draw_breakdown(
     axes.set_ylim(-0.6, len(order) - 0.4)  # the same rows whether or not bars are drawn
     axes.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     shown = list(handles)
-    figure.legend(
+    legend = figure.legend(
         list(handles.values()),
         shown,
         loc="lower left",
-        bbox_to_anchor=(0.635, 0.0),
+        bbox_to_anchor=(LEGEND_X, 0.0),
         ncols=2 if len(shown) > 2 else len(shown) or 1,
         frameon=False,
         prop=_font(TEXT_PT),
@@ -317,3 +317,17 @@ def _draw_breakdown(
         columnspacing=1.0,
         labelcolor=_rgb(INK),
     )
+    _keep_inside(figure, legend)
+
+
+LEGEND_X = 0.635
+"""Where the reasons' legend starts (a figure fraction), below the bars."""
+
+
+def _keep_inside(figure: Figure, legend: Any) -> None:
+    """Move the reasons' legend left as far as a longer label (German) would reach past
+    the picture's right edge; where it fits, it stays where it is."""
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    over = legend.get_window_extent(renderer).x1 - (WIDTH - 4)
+    if over > 0:
+        legend.set_bbox_to_anchor((LEGEND_X - over / WIDTH, 0.0))

@@ -37,11 +37,11 @@ def test_a_workshop_board_in_german(monkeypatch: pytest.MonkeyPatch) -> None:
     assert {"Poststelle", "Spendenzentrale", "Weihnachtsbaum", "Am Zug:", "Inspektion"} <= set(
         german
     )
-    assert "setzt einen Wichtel" in german  # what the player to act decides
+    assert "einen Wichtel platzieren" in german  # what the player to act decides
     assert {"0 Pkt.", "Wichtel übrig 3 · Rentiere 0"} <= set(german)
     assert "frei" in german and "Elf" not in german  # an empty Elf space
-    # the material letters: H(olz), Me(tall), S(toff), Mo(ntage)
-    assert {"H", "Me", "S", "Mo"} <= set(german) and "W" not in german
+    # the material letters: H(olz), M(etall), S(toff), Mo(ntage), as the text board
+    assert {"H", "M", "S", "Mo"} <= set(german) and "W" not in german
     for label in ("Santa's Workshop", "Day 1 of 6 · December 19", "Mail Room", "0 pts", "W"):
         assert label in english and label not in german
 
