@@ -94,7 +94,7 @@ def test_the_chart_in_german() -> None:
     assert scores.get_xlabel() == "Tag"
     assert bars.get_title(loc="left") == "Endwertung nach Herkunft"
     reasons = {t.get_text() for t in figure.legends[1].get_texts()}
-    assert "Spielzeug" in reasons and "toys" not in reasons
+    assert "Spielzeuge" in reasons and "toys" not in reasons
     assert score_title("Round", GERMAN) == "Punktestand nach jeder Runde"
     assert score_title("Round") == "Score after each round"
 
