@@ -189,6 +189,7 @@ def _draw_legend(c: Canvas, x: float, y: float, w: float, words: Words) -> None:
         anchor="lm",
         max_width=int(w - 126 - shift),
     )
+    # TRANSLATORS: five lines, each at most about 45 characters; the letters as on the chips
     lines = words.gettext(
         "W Wood · M Metal · F Fabric · A Assembly\n"
         "+2 … +5: what a shop space gives\n"
@@ -513,7 +514,9 @@ def _mail_room_head(
     """The Mail Room's title, Elf spaces and deck sizes, on its box (``CARD``)."""
     _title(c, x + 14, y + 12, words.gettext("Mail Room"))
     sx: float = x + 150
-    for key, label in (("mail3", words.gettext("take ≤3")), ("mail2", words.gettext("take ≤2"))):
+    # TRANSLATORS: beside the Mail Room's two Elf spaces; short (about 6 characters)
+    take = (("mail3", words.gettext("take ≤3")), ("mail2", words.gettext("take ≤2")))
+    for key, label in take:
         station = _station(view, key)
         c.text(sx, y + 38, label, 20, fill=MUTED, anchor="lm")
         sx += c.text_width(label) + 8
