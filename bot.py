@@ -76,6 +76,7 @@ from cogs.language import Languages
 from cogs.permissions import invite_url, listed, missing
 from cogs.publishing import Publisher
 from cogs.service import Tables
+from cogs.settings import CatalogueTranslator
 
 log = logging.getLogger("bot")
 
@@ -312,6 +313,7 @@ class WorkshopBot(commands.AutoShardedBot):
             self.tables.new_seed = self.new_seed
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        await self.tree.set_translator(CatalogueTranslator())
         await self.sync_commands()
         if self.application_id is not None:
             log.info(
@@ -344,7 +346,13 @@ class WorkshopBot(commands.AutoShardedBot):
         guild = discord.Object(id=self.settings.guild_id) if self.settings.guild_id else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
-        tree = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        translator = self.tree.translator
+        tree = [
+            await command.get_translated_payload(self.tree, translator)
+            if translator is not None
+            else command.to_dict(self.tree)
+            for command in self.tree.get_commands(guild=guild)
+        ]  # a changed translation is a changed tree: synced again
         digest = hashlib.sha256(json.dumps([guild and guild.id, tree], sort_keys=True).encode())
         name = f"sync-commands:{digest.hexdigest()[:32]}"
         if not await self.store.try_claim(

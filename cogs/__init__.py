@@ -7,4 +7,5 @@ EXTENSIONS = (
     "cogs.tonttu",
     "cogs.replays",
     "cogs.stats",
+    "cogs.settings",
 )

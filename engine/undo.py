@@ -46,6 +46,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 from engine.core import Game, Model, PlayerId, RuleError
+from engine.words import ENGLISH, N_, Words
+
+YOU = "You"
+"""The display name of the reader's own seat (as ``engine.workshop.text.YOU``)."""
 
 UNDO_KIND = "undo"
 """The ``kind`` of an undo entry in the action log; no game may use it for an action."""
@@ -127,10 +131,10 @@ def effective_actions(entries: Iterable[E]) -> list[E]:
 
 # --------------------------------------------------------------------------- the rule
 
-CHANCE = "That decision used chance (a shuffle or a random draw), so it can't be taken back."
-TURN_OVER = "Your turn has passed, so it can't be taken back."
-GAME_OVER = "The game is over; nothing can be taken back."
-OTHER_MOVED = "Another player has moved since, so you have nothing to take back now."
+CHANCE = N_("That decision used chance (a shuffle or a random draw), so it can't be taken back.")
+TURN_OVER = N_("Your turn has passed, so it can't be taken back.")
+GAME_OVER = N_("The game is over; nothing can be taken back.")
+OTHER_MOVED = N_("Another player has moved since, so you have nothing to take back now.")
 
 
 def step_block(
@@ -237,8 +241,8 @@ class History:
             return never
         if not self.steps:
             if self.version == 0:
-                return "Nothing has been played yet, so there is nothing to take back."
-            return "Every decision so far has been taken back; there is nothing more to undo."
+                return N_("Nothing has been played yet, so there is nothing to take back.")
+            return N_("Every decision so far has been taken back; there is nothing more to undo.")
         last = self.steps[-1]
         if last.player != player:
             return OTHER_MOVED
@@ -297,18 +301,30 @@ def parse_event(game: Game, data: Mapping[str, Any]) -> Any:
     return game.parse_event(data)
 
 
-def describe_event(game: Game, event: Any, names: Mapping[PlayerId, str]) -> str:
+def describe_event(
+    game: Game, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+) -> str:
     """The log line of an event: the game's own, or for an undo "Aino took back: …"
-    made of the game's lines for the undone events (the actor's name left out)."""
+    made of the game's lines for the undone events (the actor's name left out). The
+    name ``"You"`` (the reader's own seat) has sentences of its own, as in the games'
+    lines; its lines start with the translated name ("Du platzierst …")."""
     if not isinstance(event, TookBack):
-        return game.describe_event(event, names)
+        return game.describe_event(event, names, words)
     who = names.get(event.player, event.player)
+    shown = words.gettext(YOU) if who == YOU else who
     parts = []
     for data in event.events:
-        line = game.describe_event(game.parse_event(data), names).rstrip(".")
-        if line.startswith(who + " "):
-            line = line[len(who) + 1 :]
+        line = game.describe_event(game.parse_event(data), names, words).rstrip(".")
+        for subject in (who, shown):
+            if line.startswith(subject + " "):
+                line = line[len(subject) + 1 :]
+                break
         if line:
             parts.append(line)
-    what = "; ".join(parts) or "their last decision"
-    return f"{who} took back: {what}."
+    if not parts:
+        if who == YOU:
+            return words.gettext("You took back: their last decision.")
+        return words.gettext("{name} took back: their last decision.").format(name=who)
+    if who == YOU:
+        return words.gettext("You took back: {what}.").format(what="; ".join(parts))
+    return words.gettext("{name} took back: {what}.").format(name=who, what="; ".join(parts))

@@ -47,7 +47,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.core import Model, PlayerId
-from engine.words import ENGLISH, Words
+from engine.words import ENGLISH, N_, Words
+from engine.workshop.board import render_text, terminal_board
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     EVENT_ADAPTER,
@@ -67,7 +68,7 @@ from engine.workshop.rules import (
     parse_action,
     parse_options,
 )
-from engine.workshop.text import describe_action, describe_event, render_text, terminal_board
+from engine.workshop.text import describe_action, describe_event
 from engine.workshop.view import build_view
 
 OVER = Phase.OVER
@@ -91,7 +92,7 @@ class WorkshopGame:
     """The rules object registered as ``workshop``."""
 
     name: ClassVar[str] = "workshop"
-    title: ClassVar[str] = "Santa's Workshop"
+    title: ClassVar[str] = N_("Santa's Workshop")  # translated where shown: words.gettext(title)
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
 
@@ -164,23 +165,26 @@ class WorkshopGame:
         The generic checks (RNG unchanged, the same player to act before and after)
         come first; here: the same turn (an Elf's chain of decisions, W-2.2), and no
         secret of W-7.3 touched: a toy drawn from the deck (into a hand or a Mail Room
-        slot), a reindeer deck or an ornament colour changed."""
+        slot), a reindeer deck or an ornament colour changed. The sentence is a template
+        (``N_``): the undo error translates it (``RuleError.text``)."""
         if after.day != before.day or after.turn != before.turn or after.phase == OVER:
-            return "Your turn has passed, so it can't be taken back."
+            return N_("Your turn has passed, so it can't be taken back.")
         if (
             after.deck != before.deck
             or after.sleigh != before.sleigh
             or after.reindeer_deck != before.reindeer_deck
             or after.ornaments != before.ornaments
         ):
-            return "That decision drew or revealed a card, so it can't be taken back."
+            return N_("That decision drew or revealed a card, so it can't be taken back.")
         return None
 
-    def terminal_board(self, view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
+    def terminal_board(
+        self, view: WorkshopView, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    ) -> str:
         """The board for ``python -m engine play``: ``render_text`` without what the
         menu below it lists anyway (optional; the terminal game falls back to
         ``render_text``)."""
-        return terminal_board(view, names)
+        return terminal_board(view, names, words)
 
 
 GAME = WorkshopGame()

@@ -29,6 +29,8 @@ from engine.core import (
     evolve,
     successor_of,
 )
+from engine.words import N_, Term
+from engine.workshop import names
 from engine.workshop.data import CHOICE_MATERIALS, COMPONENTS, MATERIALS, TOKENS_PER_TYPE
 from engine.workshop.models import (
     ACTION_ADAPTER,
@@ -105,18 +107,8 @@ P_DONATION = Phase.DONATION
 P_OVER = Phase.OVER
 R_TOY, R_COOP, R_DONATION, R_ORNAMENT, R_TREE, R_INSPECTION, R_UNFINISHED, R_REINDEER = REASONS
 
-STATION_NAMES: dict[str, str] = {
-    "wood": "Wood Shop",
-    "metal": "Metal Shop",
-    "fabric": "Fabric Shop",
-    "assembly": "Assembly Hall",
-    "donation": "Donation Center",
-    "mail3": "Mail Room (up to 3 toys)",
-    "mail2": "Mail Room (up to 2 toys)",
-    "stables": "Reindeer Stables",
-    "tree1": "Christmas Tree (1st station)",
-    "tree2": "Christmas Tree (2nd station)",
-}
+STATION_NAMES = names.STATION_NAMES
+"""A station's (English) name by its id: ``engine.workshop.names``."""
 
 # --------------------------------------------------------------------------- events
 # Built without validation from values made here (engine.core.constructor); the
@@ -263,29 +255,29 @@ def _donation_fits(donation: Tokens, toys: Sequence[Toy]) -> bool:
     )
 
 
-def station_refusal(s: WorkshopState, seat_index: int, station: int) -> str | None:
-    """Why an Elf cannot go to ``station`` now (a sentence), or None if it can."""
+def station_refusal(s: WorkshopState, seat_index: int, station: int) -> IllegalAction | None:
+    """Why an Elf cannot go to ``station`` now (the error, not raised), or None if it can."""
     seat = s.seats[seat_index]
-    name = STATION_NAMES[STATIONS[station]]
     capacity = CAPACITY[station]
     if capacity and len(s.spaces[station]) >= capacity:
-        return f"The {name} is full today."
+        name = Term(STATION_NAMES[STATIONS[station]])
+        return IllegalAction("The {station} is full today.", station=name)
     if station == DONATION:
         if not _donation_fits(s.donation, seat.toys):
-            return "No token in the Donation Center fits your unfinished toys."
+            return IllegalAction("No token in the Donation Center fits your unfinished toys.")
     elif station in MAIL_TAKE:
         if len(seat.toys) >= MAX_UNFINISHED:
-            return "You already hold 5 unfinished toys."
+            return IllegalAction("You already hold {n} unfinished toys.", n=MAX_UNFINISHED)
         if not _can_take_toy(s, seat):
-            return "There is no toy card left to take."
+            return IllegalAction("There is no toy card left to take.")
     elif station == STABLES:
         if all(c < 0 for c in s.stalls):
-            return "No reindeer is left in the Stables today."
+            return IllegalAction("No reindeer is left in the Stables today.")
     elif station in (TREE1, TREE2):
         if -1 not in seat.tree:
-            return "Your tree already holds 6 ornaments."
+            return IllegalAction("Your tree already holds {n} ornaments.", n=len(seat.tree))
         if not any(s.ornaments):
-            return "No ornament is left."
+            return IllegalAction("No ornament is left.")
     return None
 
 
@@ -398,33 +390,35 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
 
 
 DECISION_SENTENCES = {
-    P_STATION: "place an Elf",
-    P_MAIL: "take a toy card or stop",
-    P_REINDEER: "choose a reindeer",
-    P_CHOOSE: "choose a material",
-    P_PLACE: "place or donate your tokens",
-    P_ORNAMENT: "choose an ornament colour",
-    P_SPACE: "choose a space on your tree",
-    P_DONATION: "take a donated token or stop",
+    P_STATION: N_("place an Elf"),
+    P_MAIL: N_("take a toy card or stop"),
+    P_REINDEER: N_("choose a reindeer"),
+    P_CHOOSE: N_("choose a material"),
+    P_PLACE: N_("place or donate your tokens"),
+    P_ORNAMENT: N_("choose an ornament colour"),
+    P_SPACE: N_("choose a space on your tree"),
+    P_DONATION: N_("take a donated token or stop"),
 }
+"""What the player must do now, as the end of "you must …" (a ``Term``)."""
 
 
-def refusal(s: WorkshopState, action: Any) -> str:
-    """A sentence explaining why ``action`` is not legal here."""
-    expected = DECISION_SENTENCES.get(s.phase, "wait")
+def refusal(s: WorkshopState, action: Any) -> IllegalAction:
+    """Why ``action`` is not legal here: the error to raise, with its sentence."""
     if isinstance(action, PlaceElf) and s.phase == P_STATION:
         reason = station_refusal(s, current_seat(s), STATION_INDEX[action.station])
         if reason:
             return reason
     if isinstance(action, PlaceTokens) and s.phase == P_PLACE:
-        return "That toy cannot take those tokens."
+        return IllegalAction("That toy cannot take those tokens.")
     if isinstance(action, TakeToy) and s.phase == P_MAIL:
-        return "That toy card cannot be taken."
+        return IllegalAction("That toy card cannot be taken.")
     if isinstance(action, StopTaking) and s.phase in (P_MAIL, P_DONATION):
         # W-3.3 / W-3.2: a visit may end early only after the first card or token
-        what = "toy card" if s.phase == P_MAIL else "donated token"
-        return f"Take at least one {what} before you stop."
-    return f"That is not possible now: you must {expected}."
+        if s.phase == P_MAIL:
+            return IllegalAction("Take at least one toy card before you stop.")
+        return IllegalAction("Take at least one donated token before you stop.")
+    expected = Term(DECISION_SENTENCES.get(s.phase, N_("wait")))
+    return IllegalAction("That is not possible now: you must {expected}.", expected=expected)
 
 
 # --------------------------------------------------------------------------- transaction
@@ -894,7 +888,7 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
     """W-1: first player from the seed, then the W-1.3 setup order."""
     n = len(players)
     if not 2 <= n <= 5:
-        raise InvalidSetup(f"Santa's Workshop needs 2 to 5 players, not {n}.")
+        raise InvalidSetup("Santa's Workshop needs 2 to 5 players, not {n}.", n=n)
     if len(set(players)) != n:
         raise InvalidSetup("Each player can take only one seat.")
     rng = Rng(seed)
@@ -956,7 +950,7 @@ def legal_equal(s: WorkshopState, legal: Sequence[Any], action: Any) -> Any:
     for candidate in legal:
         if candidate == action:
             return candidate
-    raise IllegalAction(refusal(s, action))
+    raise refusal(s, action)
 
 
 def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
@@ -973,7 +967,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> WorkshopOptions:
         return WorkshopOptions.model_validate(dict(raw or {}))
     except ValidationError as error:
         keys = ", ".join(sorted(raw or {}))
-        raise InvalidSetup(f"Santa's Workshop has no options (got: {keys}).") from error
+        raise InvalidSetup("Santa's Workshop has no options (got: {keys}).", keys=keys) from error
 
 
 def parse_action(data: Any) -> Any:

@@ -1,19 +1,25 @@
-"""Words for Santa's Workshop: menu labels, log lines, and the board as text.
+"""Words for Santa's Workshop: menu labels and log lines.
 
-The board is a list of blocks (:func:`board_blocks`: the heading with the pending
-decision, the stations, the Mail Room, the rest of the table, each player, a legend)
-joined by blank lines, so that the terminal game can reprint only the blocks that
-changed. Sentences about the seat named "You" (the terminal player) use the verb's
-plain form: "You place an Elf", "Ann places an Elf".
+The board as text is in ``engine.workshop.board``; both share the helpers here
+(names, points, Elves, token letters).
+
+Every function takes the translator ``words`` last (English without one, see
+``engine.words``): each sentence is one template with ``str.format`` fields, and the
+game words in it (stations, materials, toys, colours) are translated from
+``engine.workshop.names``. Sentences about the seat named :data:`YOU` (the terminal
+player, or the player reading their own undo) have templates of their own, so each
+language conjugates its verb: "You place an Elf" / "Ann places an Elf", "Du
+platzierst einen Wichtel" / "Anna platziert einen Wichtel".
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from engine.core import PlayerId
-from engine.words import ENGLISH, Words
+from engine.words import ENGLISH, N_, Words
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS
 from engine.workshop.models import (
@@ -29,10 +35,8 @@ from engine.workshop.models import (
     Inspection,
     OrnamentPlaced,
     OrnamentRevealed,
-    Phase,
     PlaceElf,
     PlaceTokens,
-    PlayerView,
     ReindeerTaken,
     Scored,
     StopTaking,
@@ -44,9 +48,17 @@ from engine.workshop.models import (
     TokensReceived,
     ToyCompleted,
     ToyTaken,
-    ToyView,
     WorkshopState,
-    WorkshopView,
+)
+from engine.workshop.names import (
+    A_ORNAMENT,
+    AT_STATION,
+    ORNAMENT,
+    REASON_NAMES,
+    SPACES,
+    THE_ORNAMENT,
+    material,
+    ornament,
 )
 from engine.workshop.rules import (
     CAPACITY,
@@ -58,67 +70,83 @@ from engine.workshop.rules import (
     current_seat,
 )
 
-DECISION_TEXT = {
-    "station": "to place an Elf",
-    "mail": "to take a toy card (or stop)",
-    "reindeer": "to choose a reindeer",
-    "choose_material": "to choose a Material",
-    "place_tokens": "to place or donate tokens",
-    "ornament": "to choose an ornament colour",
-    "tree_space": "to choose a tree space",
-    "donation": "to take a donated token (or stop)",
-}
-ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+# TRANSLATORS: the one-letter (or short) abbreviations of Wood, Metal, Fabric and
+# Assembly, in this order, separated by spaces (the board's token counts: "W2 M0")
+LETTERS_TEMPLATE = N_("W M F A")
 LETTERS = {"wood": "W", "metal": "M", "fabric": "F", "assembly": "A"}
+"""The English abbreviations (``letters(words)`` gives them in any language)."""
 
 
-YOU = "You"
-"""The display name of the reader's own seat (the terminal game's): sentences about
-that seat take the verb's plain form ("You place", not "You places")."""
+YOU = N_("You")
+"""The display name of the reader's own seat (the terminal game's, or the player's
+own undo line): sentences about that seat have templates of their own ("You place",
+not "You places"); where it is only named, it is translated ("Du")."""
 
 
-def _name(names: Mapping[PlayerId, str], player: PlayerId | None) -> str:
+def letters(words: Words = ENGLISH) -> dict[str, str]:
+    """Each material's abbreviation in ``words``' language."""
+    short = words.gettext(LETTERS_TEMPLATE).split()
+    if len(short) != len(MATERIALS):  # a broken translation: the English letters
+        return LETTERS
+    return dict(zip(MATERIALS, short, strict=True))
+
+
+def shown_name(
+    names: Mapping[PlayerId, str], player: PlayerId | None, words: Words = ENGLISH
+) -> str:
+    """A player's name as shown where it is not the subject of a sentence."""
     if player is None:
-        return "nobody"
-    return names.get(player, player)
+        return words.gettext("nobody")
+    name = names.get(player, player)
+    return words.gettext(YOU) if name == YOU else name
 
 
-def _says(who: str, verb: str) -> str:
-    """``who`` and the verb agreeing with it: "Ann places", "You place", "You are"."""
-    if who != YOU:
-        return f"{who} {verb}"
-    plain = {"is": "are", "has": "have"}.get(verb) or verb.removesuffix("s")
-    return f"{who} {plain}"
+def _say(words: Words, who: str, other: str, you: str, **fields: Any) -> str:
+    """The sentence about ``who``: template ``you`` for the reader's own seat (named
+    :data:`YOU`), else ``other`` with the name as ``{name}``."""
+    if who == YOU:
+        return words.gettext(you).format(**fields)
+    return words.gettext(other).format(name=who, **fields)
 
 
-def points(n: int) -> str:
+def points(n: int, words: Words = ENGLISH) -> str:
     """A number of points in words: ``1 point``, ``2 points``."""
-    return f"{n} point" if abs(n) == 1 else f"{n} points"
+    return words.ngettext("{n} point", "{n} points", abs(n)).format(n=n)
 
 
-def elves(n: int) -> str:
-    return "no Elves" if n == 0 else ("1 Elf" if n == 1 else f"{n} Elves")
+def elves(n: int, words: Words = ENGLISH) -> str:
+    if n == 0:
+        return words.gettext("no Elves")
+    return words.ngettext("{n} Elf", "{n} Elves", n).format(n=n)
 
 
-def _title(material: str) -> str:
-    return material.capitalize()
+def joined(items: list[str], words: Words) -> str:
+    """``A and B and C``."""
+    text = items[0] if items else ""
+    for item in items[1:]:
+        text = words.gettext("{a} and {b}").format(a=text, b=item)
+    return text
 
 
-def requirement_text(requires: Mapping[str, int], placed: Mapping[str, int] | None = None) -> str:
+def requirement_text(
+    requires: Mapping[str, int],
+    placed: Mapping[str, int] | None = None,
+    words: Words = ENGLISH,
+) -> str:
+    short = letters(words)
     parts = []
     for m in MATERIALS:
         need = requires.get(m, 0)
         if need:
             have = (placed or {}).get(m, 0)
-            parts.append(
-                f"{LETTERS[m]}{have}/{need}" if placed is not None else f"{LETTERS[m]}{need}"
-            )
+            parts.append(f"{short[m]}{have}/{need}" if placed is not None else f"{short[m]}{need}")
     return " ".join(parts)
 
 
-def _toy_label(card: int) -> str:
+def _toy_label(card: int, words: Words = ENGLISH) -> str:
     req = dict(zip(MATERIALS, C.toy_req[card], strict=True))
-    return f"{C.toy_names[card]} ({requirement_text(req)}, {points(C.toy_points[card])})"
+    name = words.gettext(C.toy_names[card])
+    return f"{name} ({requirement_text(req, None, words)}, {points(C.toy_points[card], words)})"
 
 
 def describe_action(
@@ -131,59 +159,92 @@ def describe_action(
     names = names or {}
     if isinstance(action, PlaceElf):
         i = STATION_INDEX[action.station]
-        name = STATION_NAMES[action.station]
+        name = words.gettext(STATION_NAMES[action.station])
         occupants = s.spaces[i]
         space = len(occupants)
         if i < 4:
-            label = f"{name}, {ORDINALS[space]} space: {space + 2} {_title(action.station)}"
+            label = words.gettext("{station}, {space}: {count} {material}").format(
+                station=name,
+                space=words.gettext(SPACES[space]),
+                count=space + 2,
+                material=material(action.station, words),
+            )
             if occupants:
                 bonus = ", ".join(
-                    f"+{occupants.count(o)} cooperation to {_name(names, s.players[o])}"
+                    _cooperation(names.get(s.players[o], s.players[o]), occupants.count(o), words)
                     for o in sorted(set(occupants))
                 )
                 label += f" ({bonus})"
             return label
         if i in MAIL_TAKE:
-            return f"{name}: take 1 to {MAIL_TAKE[i]} toy cards"
+            return words.gettext("{station}: take 1 to {n} toy cards").format(
+                station=name, n=MAIL_TAKE[i]
+            )
         if i == STABLES:
-            plural = "s" if space else ""
-            gives = f"1 reindeer + {space + 1} Material{plural} of choice"
-            return f"{name}, {ORDINALS[space]} space: {gives}"
+            return words.ngettext(
+                "{station}, {space}: 1 reindeer + {n} Material of choice",
+                "{station}, {space}: 1 reindeer + {n} Materials of choice",
+                space + 1,
+            ).format(station=name, space=words.gettext(SPACES[space]), n=space + 1)
         if CAPACITY[i] == 0:
-            return f"{name}: take donated tokens your toys need"
-        return f"{name}: 1 ornament + a tree space"
+            return words.gettext("{station}: take donated tokens your toys need").format(
+                station=name
+            )
+        return words.gettext("{station}: 1 ornament + a tree space").format(station=name)
     if isinstance(action, TakeToy):
         if action.slot is None:
-            return "Take the top card of the toy deck (unseen)"
-        return f"Take {_toy_label(s.mail[action.slot])} from slot {action.slot + 1}"
+            return words.gettext("Take the top card of the toy deck (unseen)")
+        return words.gettext("Take {toy} from slot {slot}").format(
+            toy=_toy_label(s.mail[action.slot], words), slot=action.slot + 1
+        )
     if isinstance(action, StopTaking):
-        return "Stop taking"
+        return words.gettext("Stop taking")
     if isinstance(action, TakeReindeer):
         card = s.stalls[action.stall]
-        return f"Take {C.reindeer_names[C.reindeer_card_name[card]]} (stall {action.stall + 1})"
+        return words.gettext("Take {reindeer} (stall {stall})").format(
+            reindeer=C.reindeer_names[C.reindeer_card_name[card]], stall=action.stall + 1
+        )
     if isinstance(action, ChooseMaterial):
-        return f"Take 1 {_title(action.material)}"
+        return words.gettext("Take 1 {material}").format(material=material(action.material, words))
     if isinstance(action, PlaceTokens):
         seat = s.seats[current_seat(s)]
         toy = next(t for t in seat.toys if t[0] == action.toy)
         t = MATERIALS.index(action.material)
-        need = C.toy_req[action.toy][t] - toy[1 + t]
-        done = " (completes it)" if _completes(toy, t, action.count) else ""
-        return (
-            f"Put {action.count} {_title(action.material)} on {TOY_NAMES[action.toy]}"
-            f" (needs {need}){done}"
-        )
+        fields = {
+            "count": action.count,
+            "material": material(action.material, words),
+            "toy": words.gettext(TOY_NAMES[action.toy]),
+            "need": C.toy_req[action.toy][t] - toy[1 + t],
+        }
+        if _completes(toy, t, action.count):
+            completes = N_("Put {count} {material} on {toy} (needs {need}) (completes it)")
+            return words.gettext(completes).format(**fields)
+        return words.gettext("Put {count} {material} on {toy} (needs {need})").format(**fields)
     if isinstance(action, DonateTokens):
-        return f"Donate {action.count} {_title(action.material)} (+{points(action.count)})"
+        return words.gettext("Donate {count} {material} (+{points})").format(
+            count=action.count,
+            material=material(action.material, words),
+            points=points(action.count, words),
+        )
     if isinstance(action, ChooseOrnament):
         left = len(s.ornaments[C.colours.index(action.colour)])
-        return f"Take a {action.colour} ornament ({left} left, reward hidden)"
+        return words.gettext("Take {ornament} ({left} left, reward hidden)").format(
+            ornament=ornament(action.colour, A_ORNAMENT, words), left=left
+        )
     if isinstance(action, CoverSpace):
         label = C.tree_spaces[C.tree_space_ids.index(action.space)].label
-        return f"Cover the tree space '{label}'"
+        return words.gettext("Cover the tree space '{space}'").format(space=words.gettext(label))
     if isinstance(action, TakeDonated):
-        return f"Take 1 donated {_title(action.material)} for {TOY_NAMES[action.toy]}"
+        return words.gettext("Take 1 donated {material} for {toy}").format(
+            material=material(action.material, words), toy=words.gettext(TOY_NAMES[action.toy])
+        )
     return str(action)
+
+
+def _cooperation(name: str, n: int, words: Words) -> str:
+    if name == YOU:
+        return words.gettext("+{n} cooperation to You").format(n=n)
+    return words.gettext("+{n} cooperation to {name}").format(n=n, name=name)
 
 
 def _completes(toy: tuple[int, ...], t: int, count: int) -> bool:
@@ -191,166 +252,231 @@ def _completes(toy: tuple[int, ...], t: int, count: int) -> bool:
     return all(req[i] == toy[1 + i] + (count if i == t else 0) for i in range(4))
 
 
+_INSPECTION_DETAIL = re.compile(r"Inspection (\d+), Cheer (\d+)")
+_UNFINISHED_DETAIL = re.compile(r"(\d+) tokens on unfinished toys")
+_REINDEER_DETAIL = re.compile(r"(\d+) reindeer")
+_ORNAMENT_DETAIL = re.compile(r"(\w+) ornament: (.+)")
+
+
+def _detail(reason: str, detail: str, words: Words) -> str:
+    """A score event's detail (English, as the rules wrote it) in ``words``' language:
+    a toy, a station or a tree space by its name; the other reasons by their pattern
+    (``engine.workshop.rules``: ``tx.score``)."""
+    if reason in ("toy", "cooperation", "tree"):
+        return words.gettext(detail)
+    if reason == "ornament" and (found := _ORNAMENT_DETAIL.fullmatch(detail)):
+        colour, reward = found.groups()
+        return f"{ornament(colour, ORNAMENT, words)}: {words.gettext(reward)}"
+    if reason == "inspection" and (found := _INSPECTION_DETAIL.fullmatch(detail)):
+        return words.gettext("Inspection {number}, Cheer {cheer}").format(
+            number=int(found[1]), cheer=int(found[2])
+        )
+    if reason == "unfinished" and (found := _UNFINISHED_DETAIL.fullmatch(detail)):
+        return words.gettext("{n} tokens on unfinished toys").format(n=int(found[1]))
+    if reason == "reindeer" and (found := _REINDEER_DETAIL.fullmatch(detail)):
+        n = int(found[1])
+        return words.ngettext("{n} reindeer", "{n} reindeer", n).format(n=n)
+    return detail
+
+
+def _why(event: Scored, words: Words) -> str:
+    """The reason in brackets: "(Inspection 1, Cheer 3)", "(toy: Kite)", "(donation)"
+    (the reason is left out where the detail says it already)."""
+    reason, detail = str(event.reason), event.detail
+    name = words.gettext(REASON_NAMES.get(reason, reason))
+    if not detail:
+        return name
+    shown = _detail(reason, detail, words)
+    if reason in detail.lower():
+        return shown
+    return words.gettext("{reason}: {detail}").format(reason=name, detail=shown)
+
+
 def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     """A public log line. Never names a reindeer or an unrevealed ornament reward (W-7)."""
-    who = _name(names, getattr(event, "player", None))
+    player = getattr(event, "player", None)
+    who = words.gettext("nobody") if player is None else names.get(player, player)
     if isinstance(event, ElfPlaced):
-        name = STATION_NAMES[event.station]
-        capacity = CAPACITY[STATION_INDEX[event.station]]
-        where = f"{name} ({ORDINALS[event.space]} space)" if capacity > 1 else name
-        return f"{_says(who, 'places')} an Elf at the {where}."
-    if isinstance(event, Scored):
-        detail, why = event.detail, str(event.reason)
-        if detail:  # "(Inspection 1, Cheer 3)", not "(inspection: Inspection 1, Cheer 3)"
-            why = detail if why in detail.lower() else f"{why}: {detail}"
-        return f"{_says(who, 'scores')} {points(event.points)} ({why})."
-    if isinstance(event, TokensReceived):
-        text = f"{_says(who, 'receives')} {event.count} {_title(event.material)}"
-        if event.short:
-            text += f" ({event.short} fewer: the supply ran out)"
-        return text + "."
-    if isinstance(event, ChoiceLost):
-        return (
-            f"{_says(who, 'gets')} {event.count} fewer Materials: "
-            "Wood, Metal and Fabric are all gone."
+        at = words.gettext(AT_STATION[event.station])
+        if CAPACITY[STATION_INDEX[event.station]] > 1:
+            return _say(
+                words,
+                who,
+                N_("{name} places an Elf {at} ({space})."),
+                N_("You place an Elf {at} ({space})."),
+                at=at,
+                space=words.gettext(SPACES[event.space]),
+            )
+        return _say(
+            words, who, N_("{name} places an Elf {at}."), N_("You place an Elf {at}."), at=at
         )
+    if isinstance(event, Scored):
+        return _say(
+            words,
+            who,
+            N_("{name} scores {points} ({why})."),
+            N_("You score {points} ({why})."),
+            points=points(event.points, words),
+            why=_why(event, words),
+        )
+    if isinstance(event, TokensReceived):
+        fields = {"count": event.count, "material": material(event.material, words)}
+        if event.short:
+            return _say(
+                words,
+                who,
+                N_("{name} receives {count} {material} ({short} fewer: the supply ran out)."),
+                N_("You receive {count} {material} ({short} fewer: the supply ran out)."),
+                short=event.short,
+                **fields,
+            )
+        return _say(
+            words,
+            who,
+            N_("{name} receives {count} {material}."),
+            N_("You receive {count} {material}."),
+            **fields,
+        )
+    if isinstance(event, ChoiceLost):
+        if who == YOU:
+            return words.ngettext(
+                "You get {count} fewer Materials: Wood, Metal and Fabric are all gone.",
+                "You get {count} fewer Materials: Wood, Metal and Fabric are all gone.",
+                event.count,
+            ).format(count=event.count)
+        return words.ngettext(
+            "{name} gets {count} fewer Materials: Wood, Metal and Fabric are all gone.",
+            "{name} gets {count} fewer Materials: Wood, Metal and Fabric are all gone.",
+            event.count,
+        ).format(name=who, count=event.count)
     if isinstance(event, TokensPlaced):
-        source = " from the Donation Center" if event.from_donation else ""
-        return (
-            f"{_says(who, 'puts')} {event.count} {_title(event.material)}{source} on {event.toy}."
+        fields = {
+            "count": event.count,
+            "material": material(event.material, words),
+            "toy": words.gettext(event.toy),
+        }
+        if event.from_donation:
+            return _say(
+                words,
+                who,
+                N_("{name} puts {count} {material} from the Donation Center on {toy}."),
+                N_("You put {count} {material} from the Donation Center on {toy}."),
+                **fields,
+            )
+        return _say(
+            words,
+            who,
+            N_("{name} puts {count} {material} on {toy}."),
+            N_("You put {count} {material} on {toy}."),
+            **fields,
         )
     if isinstance(event, TokensDonated):
-        auto = " (no toy needs it)" if event.automatic else ""
-        return f"{_says(who, 'donates')} {event.count} {_title(event.material)}{auto}."
+        fields = {"count": event.count, "material": material(event.material, words)}
+        if event.automatic:
+            return _say(
+                words,
+                who,
+                N_("{name} donates {count} {material} (no toy needs it)."),
+                N_("You donate {count} {material} (no toy needs it)."),
+                **fields,
+            )
+        return _say(
+            words,
+            who,
+            N_("{name} donates {count} {material}."),
+            N_("You donate {count} {material}."),
+            **fields,
+        )
     if isinstance(event, ToyTaken):
-        source = "the deck" if event.slot is None else f"Mail Room slot {event.slot + 1}"
-        return f"{_says(who, 'takes')} {event.toy} from {source}."
+        toy = words.gettext(event.toy)
+        if event.slot is None:
+            return _say(
+                words,
+                who,
+                N_("{name} takes {toy} from the deck."),
+                N_("You take {toy} from the deck."),
+                toy=toy,
+            )
+        return _say(
+            words,
+            who,
+            N_("{name} takes {toy} from Mail Room slot {slot}."),
+            N_("You take {toy} from Mail Room slot {slot}."),
+            toy=toy,
+            slot=event.slot + 1,
+        )
     if isinstance(event, DeckReshuffled):
-        return f"The sleigh's {event.cards} toys are shuffled into a new toy deck."
+        return words.gettext("The sleigh's {cards} toys are shuffled into a new toy deck.").format(
+            cards=event.cards
+        )
     if isinstance(event, ToyCompleted):
-        return f"{_says(who, 'completes')} {event.toy}!"
+        return _say(
+            words,
+            who,
+            N_("{name} completes {toy}!"),
+            N_("You complete {toy}!"),
+            toy=words.gettext(event.toy),
+        )
     if isinstance(event, ReindeerTaken):
-        return f"{_says(who, 'takes')} a reindeer from the Stables."
+        return _say(
+            words,
+            who,
+            N_("{name} takes a reindeer from the Stables."),
+            N_("You take a reindeer from the Stables."),
+        )
     if isinstance(event, OrnamentRevealed):
-        return f"{_says(who, 'takes')} a {event.colour} ornament: {event.reward}."
+        return _say(
+            words,
+            who,
+            N_("{name} takes {ornament}: {reward}."),
+            N_("You take {ornament}: {reward}."),
+            ornament=ornament(event.colour, A_ORNAMENT, words),
+            reward=words.gettext(event.reward),
+        )
     if isinstance(event, OrnamentPlaced):
         space = C.tree_spaces[C.tree_space_ids.index(event.space)]
-        return f"{_says(who, 'hangs')} the {event.colour} ornament on '{space.label}'."
+        return _say(
+            words,
+            who,
+            N_("{name} hangs {ornament} on '{space}'."),
+            N_("You hang {ornament} on '{space}'."),
+            ornament=ornament(event.colour, THE_ORNAMENT, words),
+            space=words.gettext(space.label),
+        )
     if isinstance(event, DayEnded):
-        text = f"Day {event.day} ends; {event.stalls_revealed} reindeer revealed in the Stables."
+        text = words.ngettext(
+            "Day {day} ends; {n} reindeer revealed in the Stables.",
+            "Day {day} ends; {n} reindeer revealed in the Stables.",
+            event.stalls_revealed,
+        ).format(day=event.day, n=event.stalls_revealed)
         if event.first_player is not None:
-            text += f" {_says(_name(names, event.first_player), 'is')} first player."
+            first = names.get(event.first_player, event.first_player)
+            text += " " + _say(
+                words, first, N_("{name} is first player."), N_("You are first player.")
+            )
         return text
     if isinstance(event, Inspection):
-        cheer = ", ".join(f"{_name(names, p)} {c}" for p, c in event.cheer.items())
-        return f"Santa's Inspection {event.number}: Cheer {cheer}."
+        cheer = ", ".join(f"{shown_name(names, p, words)} {c}" for p, c in event.cheer.items())
+        return words.gettext("Santa's Inspection {number}: Cheer {cheer}.").format(
+            number=event.number, cheer=cheer
+        )
     if isinstance(event, GameEnded):
-        winners = " and ".join(_name(names, p) for p in event.winners)
-        label = "Winners" if len(event.winners) > 1 else "Winner"
-        return f"The game is over. {label}: {winners}."
+        winners = joined([shown_name(names, p, words) for p in event.winners], words)
+        return words.ngettext(
+            "The game is over. Winner: {winners}.",
+            "The game is over. Winners: {winners}.",
+            2 if len(event.winners) > 1 else 1,
+        ).format(winners=winners)
     return ""
 
 
-def _toy_line(toy: ToyView, progress: bool) -> str:
-    req = requirement_text(toy.requires, toy.placed if progress else None)
-    return f"{toy.name} [{req}] {points(toy.points)}"
-
-
-LEGEND = (
-    "Legend: * first player · W Wood, M Metal, F Fabric, A Assembly (tokens; W1/2: 1 of 2"
-    " placed) · cheer: completed toys + ornaments at each Inspection"
-)
-
-
-def board_blocks(view: WorkshopView, names: Mapping[PlayerId, str]) -> list[str]:
-    """The board as text, in blocks: the heading with the pending decision, the
-    stations, the Mail Room, the rest of the table, one block per player, the legend.
-    ``render_text`` joins them with blank lines; the terminal reprints only the blocks
-    that changed."""
-    head = [_heading(view, names)]
-    stations = ["Stations:"]
-    for st in view.stations:
-        who = ", ".join(_name(names, o) for o in st.occupants) or "-"
-        cap = "open" if st.capacity is None else f"{len(st.occupants)}/{st.capacity}"
-        stations.append(f"  {st.name:<30} {cap:>5}  {who}")
-    mail = [f"Mail Room (deck {view.deck_size}, sleigh {view.sleigh_size}):"]
-    for k, slot in enumerate(view.mail_slots):
-        mail.append(f"  {k + 1}. " + (_toy_line(slot, False) if slot else "(empty)"))
-    stalls = ", ".join(s or "(empty)" for s in view.stalls)
-    table = [
-        f"Stables: {stalls} (deck {view.reindeer_deck_size})",
-        "Ornaments left: " + ", ".join(f"{c} {n}" for c, n in view.ornaments_left.items()),
-        "Donation Center: " + _tokens(view.donation) + " | Supply: " + _tokens(view.supply),
-    ]
-    blocks = ["\n".join(head), "\n".join(stations), "\n".join(mail), "\n".join(table)]
-    blocks += [_player_block(view, pl, names) for pl in view.players]
-    blocks.append(LEGEND)
-    return blocks
-
-
-def _heading(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
-    if view.over:
-        return "=== Santa's Workshop: Game over ==="
-    day = f"Day {view.day} of 6 ({view.date}), first player {_name(names, view.first_player)}"
-    lines = [f"=== Santa's Workshop: {day} ==="]
-    p = view.pending
-    doing = DECISION_TEXT.get(p.decision, p.decision)
-    actor = next((pl for pl in view.players if pl.player == p.player), None)
-    left = f"; {elves(actor.elves_left)} left today" if actor is not None else ""
-    lines.append(f"To act: {_name(names, p.player)}, {doing}{left}")
-    extra = []
-    if p.tokens:
-        extra.append("tokens in hand " + ", ".join(f"{n} {_title(m)}" for m, n in p.tokens.items()))
-    if p.materials_to_choose:
-        extra.append(f"{p.materials_to_choose} Materials of choice to name")
-    if p.ornament:
-        extra.append(f"ornament in hand: {p.ornament.colour} ({p.ornament.reward})")
-    if extra:
-        lines.append("  " + "; ".join(extra))
-    return "\n".join(lines)
-
-
-def _player_block(view: WorkshopView, pl: PlayerView, names: Mapping[PlayerId, str]) -> str:
-    mark = "*" if pl.player == view.first_player else " "
-    reindeer = f"{pl.reindeer_count} reindeer"
-    if pl.reindeer:  # the names: in the owner's own view only (W-7.2)
-        reindeer += f" ({', '.join(pl.reindeer)})"
-    line = f"{mark}{_name(names, pl.player)}: {points(pl.score)}, "
-    if not view.over:
-        line += f"{elves(pl.elves_left)} left, "
-    line += reindeer
-    if pl.cheer:
-        line += ", cheer " + " and ".join(str(c) for c in pl.cheer)
-    lines = [line]
-    for toy in pl.unfinished:
-        lines.append(f"    building {_toy_line(toy, True)}")
-    if pl.completed:
-        lines.append("    completed: " + ", ".join(t.name for t in pl.completed))
-    tree = [
-        f"{sp.label}: {sp.ornament.colour} ({sp.ornament.reward})" if sp.ornament else None
-        for sp in pl.tree
-    ]
-    hung = [t for t in tree if t]
-    lines.append(f"    tree {pl.ornaments}/6" + (": " + "; ".join(hung) if hung else ""))
-    return "\n".join(lines)
-
-
-def render_text(view: WorkshopView, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
-    return "\n\n".join(board_blocks(view, names))
-
-
-def terminal_board(view: WorkshopView, names: Mapping[PlayerId, str]) -> str:
-    """``render_text`` for the terminal game: while the reader takes toy cards, the
-    Mail Room's toys are in the menu of choices below it, so the board leaves them out
-    (the toy list is shown once)."""
-    blocks = board_blocks(view, names)
-    if view.pending.decision == "mail" and view.viewer == view.pending.player:
-        blocks[2] = blocks[2].split("\n")[0].removesuffix(":") + ": its toys are your choices below"
-    return "\n\n".join(blocks)
-
-
-def _tokens(counts: Mapping[str, int]) -> str:
-    return " ".join(f"{LETTERS[m]}{n}" for m, n in counts.items())
-
-
-__all__ = ["Phase", "describe_action", "describe_event", "render_text", "terminal_board"]
+__all__ = [
+    "YOU",
+    "describe_action",
+    "describe_event",
+    "elves",
+    "joined",
+    "letters",
+    "points",
+    "shown_name",
+]

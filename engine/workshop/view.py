@@ -7,6 +7,7 @@ face-down ornaments (W-7.3). Only sizes and counts of those remain.
 from __future__ import annotations
 
 from engine.core import PlayerId
+from engine.words import ENGLISH, Words
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS
 from engine.workshop.models import (
@@ -42,9 +43,9 @@ def ornament_view(ornament: int) -> OrnamentView:
     )
 
 
-def santa_date(day: int) -> str:
+def santa_date(day: int, words: Words = ENGLISH) -> str:
     """W-2.1: Day d is December 18 + d."""
-    return f"December {18 + day}"
+    return words.gettext("December {day}").format(day=18 + day)
 
 
 def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:

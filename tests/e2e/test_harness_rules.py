@@ -205,3 +205,28 @@ async def test_modal_limits(fake: FakeDiscord, bot: DemoBot, alice: FakeUser) ->
         await fake.slash(alice, fake.channel, "raw", via="modal")
     assert caught.value.kinds == {"limit"}
     assert "modal title is 46" in str(caught.value) and "label is 46" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"name_localizations": {"de": "Neues Spiel"}}, "Invalid command name 'Neues Spiel'"),
+        ({"name_localizations": {"deutsch": "neuesspiel"}}, "Invalid locale 'deutsch'"),
+        ({"name": "NewGame"}, "Invalid command name 'NewGame'"),
+    ],
+)
+async def test_command_localizations_are_checked(
+    fake: FakeDiscord, bot: DemoBot, change: dict[str, Any], problem: str
+) -> None:
+    """Issue 16: what a localized command may carry beyond the spec's lengths (names of
+    lowercase letters, digits and -_', Discord's own locale keys) is checked too."""
+    good = {"name": "newgame", "description": "Open a lobby", "type": 1}
+    good["name_localizations"] = {"de": "neuesspiel"}
+    good["description_localizations"] = {"de": "Öffne eine Lobby", "en-GB": "Open a lobby"}
+    await bot.http.bulk_upsert_global_commands(fake.application_id, payload=[good])
+    with pytest.raises(discord.HTTPException):
+        await bot.http.bulk_upsert_global_commands(
+            fake.application_id, payload=[{**good, **change}]
+        )
+    [violation] = fake.take_violations()
+    assert violation.kind == "limit" and problem in violation.message

@@ -39,6 +39,17 @@ AUTOCOMPLETE_CHOICES_MAX = 25
 CHOICE_NAME_MAX = 100
 CHOICE_STRING_VALUE_MAX = 100
 
+COMMAND_NAME_MAX = 32
+COMMAND_DESCRIPTION_MAX = 100
+LOCALES = frozenset(
+    {
+        *("id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt"),
+        *("hu", "nl", "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el"),
+        *("bg", "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW", "ko"),
+    }
+)
+"""Discord's locales (the keys a ``*_localizations`` map may have)."""
+
 BUTTON, STRING_SELECT, TEXT_INPUT = 2, 3, 4
 SELECTS = {3, 5, 6, 7, 8}
 ACTION_ROW = 1
@@ -273,6 +284,54 @@ def check_autocomplete(data: dict[str, Any]) -> list[Problem]:
         problems += _too_long(
             f"data/choices/{i}/value", choice.get("value"), CHOICE_STRING_VALUE_MAX, "value"
         )
+    return problems
+
+
+def _command_name(name: Any, at: str) -> list[Problem]:
+    """Discord's rule for slash command and option names: 1-32 letters, digits, ``-_'``,
+    lowercase where a letter has a lowercase form."""
+    text = _text(name)
+    if not 1 <= len(text) <= COMMAND_NAME_MAX or any(
+        not (c.isalnum() or c in "-_'") or c != c.lower() for c in text
+    ):
+        return [Problem(at, f"Invalid command name {text!r}")]
+    return []
+
+
+def _localized(part: dict[str, Any], key: str, at: str, check: Any) -> list[Problem]:
+    """``part[key]`` and each of its ``key_localizations``, checked by ``check``."""
+    problems = check(part.get(key), f"{at}{key}") if key in part else []
+    localized = part.get(f"{key}_localizations") or {}
+    for locale, value in localized.items():
+        where = f"{at}{key}_localizations.{locale}"
+        if locale not in LOCALES:
+            problems.append(Problem(where, f"Invalid locale {locale!r}"))
+        problems += check(value, where)
+    return problems
+
+
+def check_commands(commands: list[Any]) -> list[Problem]:
+    """Names, descriptions and choices of a bulk command overwrite, localized ones too."""
+
+    def description(value: Any, at: str) -> list[Problem]:
+        return _too_long(at, value, COMMAND_DESCRIPTION_MAX, "description")
+
+    def choice_name(value: Any, at: str) -> list[Problem]:
+        return _too_long(at, value, CHOICE_NAME_MAX, "choice name")
+
+    def walk(part: dict[str, Any], at: str, slash: bool) -> list[Problem]:
+        problems = _localized(part, "name", at, _command_name) if slash else []
+        problems += _localized(part, "description", at, description)
+        for i, option in enumerate(part.get("options") or []):
+            problems += walk(option, f"{at}options.{i}.", True)
+        for i, choice in enumerate(part.get("choices") or []):
+            problems += _localized(choice, "name", f"{at}choices.{i}.", choice_name)
+        return problems
+
+    problems: list[Problem] = []
+    for i, command in enumerate(commands):
+        if isinstance(command, dict):
+            problems += walk(command, f"{i}.", int(command.get("type") or 1) == 1)
     return problems
 
 

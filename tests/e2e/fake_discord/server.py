@@ -1853,6 +1853,7 @@ class FakeDiscord:
             body = rec.json or []
             if len(body) > 100:
                 self._check_limits(rec, [limits.Problem("", "more than 100 commands")])
+            self._check_limits(rec, limits.check_commands(body))
             stored = []
             for command in body:
                 data = {

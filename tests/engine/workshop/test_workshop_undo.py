@@ -156,3 +156,44 @@ def test_replaying_an_undo_that_was_not_allowed_is_refused() -> None:
     history = history_of(state, PlaceElf(station="wood"))
     with pytest.raises(ValueError, match="latest"):
         history.apply(2, "ann", Undo(seq=7))
+
+
+def test_the_took_back_line_and_the_refusals_in_german() -> None:
+    """Issue 16: the undo's log line in German, for another player and for the reader's
+    own seat ("du" forms); the refusals are templates translated by ``CannotUndo.text``."""
+    from i18n import words
+
+    german = words("de")
+    history = history_of(wood_start(), PlaceElf(station="wood"))
+    _, _, event = history.undo_entry("ann")
+    assert describe_event(GAME, event, NAMES, german) == (
+        "Aino nimmt zurück: platziert einen Wichtel in der Holzwerkstatt (1. Feld); bekommt 2 Holz."
+    )
+    you = {**NAMES, "ann": "You"}
+    assert describe_event(GAME, event, you) == (
+        "You took back: place an Elf at the Wood Shop (1st space); receive 2 Wood."
+    )
+    assert describe_event(GAME, event, you, german) == (
+        "Du nimmst zurück: platzierst einen Wichtel in der Holzwerkstatt (1. Feld); "
+        "bekommst 2 Holz."
+    )
+    nothing = TookBack(player="ann", seq=1, events=[])
+    assert describe_event(GAME, nothing, NAMES) == "Aino took back: their last decision."
+    assert (
+        describe_event(GAME, nothing, NAMES, german) == "Aino nimmt die letzte Entscheidung zurück."
+    )
+    history.apply(2, "ann", Undo(seq=1))
+    with pytest.raises(CannotUndo) as error:
+        history.undo_entry("ann")
+    assert error.value.text(german) == (
+        "Jede bisherige Entscheidung wurde zurückgenommen; "
+        "es gibt nichts mehr rückgängig zu machen."
+    )
+    history = history_of(wood_start(), PlaceElf(station="mail3"), TakeToy(slot=0))
+    with pytest.raises(CannotUndo) as error:
+        history.undo_entry("ann")
+    assert str(error.value) == DREW
+    assert error.value.text(german) == (
+        "Bei dieser Entscheidung wurde eine Karte gezogen oder aufgedeckt, daher kann sie nicht "
+        "zurückgenommen werden."
+    )
