@@ -297,14 +297,15 @@ async def through_the_worker(repeat: int, langs: list[str]) -> None:
     drawing.start()
     await drawing.draw(render_board, view, table, langs[0])
     first = (time.perf_counter() - start) * 1000
-    medians = []
-    for lang in langs:
-        times = []
-        for _ in range(repeat):
+    times: dict[str, list[float]] = {lang: [] for lang in langs}
+    for k in range(repeat):
+        # in turns, each first every other time, so a change of the machine's load (or
+        # of what the worker did last) hits each language alike
+        for lang in langs if k % 2 == 0 else reversed(langs):
             start = time.perf_counter()
             await drawing.draw(render_board, view, table, lang)
-            times.append((time.perf_counter() - start) * 1000)
-        medians.append(f"{lang} {statistics.median(times):.1f} ms")
+            times[lang].append((time.perf_counter() - start) * 1000)
+    medians = [f"{lang} {statistics.median(ms):.1f} ms" for lang, ms in times.items()]
     pool = drawing.POOL.executor()
     pids = [p.pid for p in pool._processes.values()] if pool else []  # type: ignore[union-attr]
     rss = ", ".join(resident(pid) for pid in pids) or "?"
