@@ -1,15 +1,16 @@
 """Speed of the chart posted with the final scores (issue 14): milliseconds per chart.
 
-    python benchmarks/chart_speed.py [--repeat 30]
+    python benchmarks/chart_speed.py [--repeat 30] [--langs en,de]
 
 For a finished 2- and 5-player Santa's Workshop and a 6-player Workshop Tonttu game
 (seeded random games): the replay that makes the score timeline
 (``engine.timeline.score_timeline``), the drawing (``render.chart.render_chart``) and
 both, as ``render.render_game_chart`` does in the drawing process: p50 and p99 of
-``--repeat`` runs, and the PNG's size. Then the one-off cost: importing matplotlib and
-``render.chart`` in a fresh interpreter. Then the bot's way (``cogs/drawing.py``): the
-first chart through a new drawing process (start, imports, replay, drawing) and a warm
-chart's round trip from the event loop.
+``--repeat`` runs, and the PNG's size, once per language of ``--langs`` (issue 16: the
+labels in English and in German, measured in the same run). Then the one-off cost:
+importing matplotlib and ``render.chart`` in a fresh interpreter. Then the bot's way
+(``cogs/drawing.py``): the first chart through a new drawing process (start, imports,
+replay, drawing) and a warm chart's round trip from the event loop.
 
 A game ends once, so the chart's time is paid once per game, off the event loop; what
 matters is that the final scores do not wait long for it. Figures are noisy on a
@@ -53,15 +54,16 @@ def finished_game(name: str) -> tuple[Any, Any, dict[str, str]]:
     return game, record, names(n)
 
 
-def in_process(repeat: int) -> None:
+def in_process(repeat: int, langs: list[str]) -> None:
     from engine.timeline import score_timeline
+    from i18n import words
     from render.chart import render_chart
 
     print(
-        f"{'game':<12} {'decisions':>9} {'stages':>6}   replay ms p50/p99   "
+        f"{'game':<15} {'decisions':>9} {'stages':>6}   replay ms p50/p99   "
         f"draw ms p50/p99   both ms p50/p99   PNG KB"
     )
-    for name in GAMES:
+    for name, lang in ((name, lang) for name in GAMES for lang in langs):
         game, record, names = finished_game(name)
         decisions = [(step.player, step.action) for step in record.actions]
         replays, draws, boths = [], [], []
@@ -71,14 +73,14 @@ def in_process(repeat: int) -> None:
             start = time.perf_counter()
             timeline = score_timeline(game, record.players, record.seed, record.options, decisions)
             middle = time.perf_counter()
-            png = render_chart(timeline, names)
+            png = render_chart(timeline, names, words(lang))
             end = time.perf_counter()
             replays.append((middle - start) * 1000)
             draws.append((end - middle) * 1000)
             boths.append((end - start) * 1000)
         assert timeline is not None
         print(
-            f"{name:<12} {len(decisions):>9} {len(timeline.stages) - 1:>6}   "
+            f"{name + ' ' + lang:<15} {len(decisions):>9} {len(timeline.stages) - 1:>6}   "
             f"{percentile(replays, 50):>7.1f} / {percentile(replays, 99):<7.1f}   "
             f"{percentile(draws, 50):>6.1f} / {percentile(draws, 99):<6.1f}   "
             f"{percentile(boths, 50):>6.1f} / {percentile(boths, 99):<6.1f}   "
@@ -105,7 +107,7 @@ def import_cost() -> None:
     )
 
 
-async def through_the_worker(repeat: int) -> None:
+async def through_the_worker(repeat: int, langs: list[str]) -> None:
     from cogs import drawing
     from cogs.workers import WorkerPool
 
@@ -113,31 +115,39 @@ async def through_the_worker(repeat: int) -> None:
     decisions = [(step.player, step.action) for step in record.actions]
     args = (game.name, record.players, record.seed, record.options, decisions, names)
     drawing.POOL = pool = WorkerPool("drawing", size=1, warm=drawing._warm)
+    warm: dict[str, list[float]] = {lang: [] for lang in langs}
     try:
         start = time.perf_counter()
         pool.start()
-        await drawing.draw_chart(*args)
+        await drawing.draw_chart(*args, langs[0])
         first = (time.perf_counter() - start) * 1000
-        warm = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            await drawing.draw_chart(*args)
-            warm.append((time.perf_counter() - start) * 1000)
+        for k in range(repeat):
+            # in turns, each first every other time: a change of load hits each alike
+            for lang in langs if k % 2 == 0 else reversed(langs):
+                start = time.perf_counter()
+                await drawing.draw_chart(*args, lang)
+                warm[lang].append((time.perf_counter() - start) * 1000)
     finally:
         pool.stop(terminate=True)
+    each = "; ".join(
+        f"{lang} warm p50 {percentile(times, 50):.0f} ms, p99 {percentile(times, 99):.0f} ms"
+        for lang, times in warm.items()
+    )
     print(
         f"through the drawing process (workshop-5p): first chart of a new process "
-        f"{first:.0f} ms; warm p50 {percentile(warm, 50):.0f} ms, p99 {percentile(warm, 99):.0f} ms"
+        f"{first:.0f} ms; {each}"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--langs", default="en,de", help="labels' languages, comma-separated")
     args = parser.parse_args()
-    in_process(args.repeat)
+    langs = [lang.strip() for lang in args.langs.split(",") if lang.strip()]
+    in_process(args.repeat, langs)
     import_cost()
-    asyncio.run(through_the_worker(args.repeat))
+    asyncio.run(through_the_worker(args.repeat, langs))
 
 
 if __name__ == "__main__":

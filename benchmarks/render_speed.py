@@ -1,7 +1,7 @@
 """Board picture speed and size: milliseconds per PNG and kilobytes per PNG.
 
     python benchmarks/render_speed.py [--repeat 20] [--games 8] [--moves 40]
-                                      [--against REF]
+                                      [--langs en,de] [--against REF]
 
 Two measurements of ``render.render_board`` from the public view, as the bot draws:
 view model in, PNG bytes out.
@@ -17,6 +17,10 @@ view model in, PNG bytes out.
   decision is drawn, the games interleaved (decision 1 of every game, then decision 2,
   ...) as a busy bot's drawing process sees them. Printed: ms per picture (mean, p50,
   p99) and pictures per second of one core.
+
+Each measurement runs once per language of ``--langs`` (issue 16: the German labels are
+longer and come through the catalogue; English and German are printed one under the
+other, measured in the same run).
 
 ``--against REF`` measures a git commit (say the parent of a drawing change) in the
 same run: its tree is exported to a temporary folder, and the same measurements run
@@ -53,10 +57,19 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def fixed_positions(repeat: int) -> list[dict[str, Any]]:
+def drawer(lang: str) -> Any:
+    """``render_board`` in ``lang`` (English as a tree before languages calls it)."""
     from render import render_board
+
+    if lang == "en":
+        return render_board
+    return lambda view, table: render_board(view, table, lang)
+
+
+def fixed_positions(repeat: int, lang: str) -> list[dict[str, Any]]:
     from tests.render.states import POSITIONS, names
 
+    render_board = drawer(lang)
     rows = []
     for key, make in POSITIONS.items():
         game, state = make()
@@ -71,7 +84,7 @@ def fixed_positions(repeat: int) -> list[dict[str, Any]]:
         target = next((ms for prefix, ms in TARGET_MS.items() if key.startswith(prefix)), None)
         rows.append(
             {
-                "position": key,
+                "position": f"{key} {lang}",
                 "cold_ms": round(times[0], 1),
                 "best_ms": round(min(times[1:]), 1),
                 "median_ms": round(statistics.median(times[1:]), 1),
@@ -83,15 +96,15 @@ def fixed_positions(repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
-def games_in_play(games: int, moves: int) -> list[dict[str, Any]]:
+def games_in_play(games: int, moves: int, lang: str) -> list[dict[str, Any]]:
     """Interleaved boards of ``games`` random games per kind, one after every decision."""
     from engine.core import Rng
     from engine.records import pick_random
     from engine.tonttu import GAME as TONTTU
     from engine.workshop import GAME as WORKSHOP
-    from render import render_board
     from tests.render.states import names, players
 
+    render_board = drawer(lang)
     rows = []
     for label, game, count in (("workshop 5p", WORKSHOP, 5), ("tonttu 6p", TONTTU, 6)):
         views: list[list[Any]] = []
@@ -117,7 +130,7 @@ def games_in_play(games: int, moves: int) -> list[dict[str, Any]]:
         elapsed = time.perf_counter() - started
         rows.append(
             {
-                "games": f"{games} x {label}",
+                "games": f"{games} x {label} {lang}",
                 "pictures": len(times),
                 "mean_ms": round(statistics.mean(times), 1),
                 "p50_ms": round(percentile(times, 50), 1),
@@ -128,11 +141,18 @@ def games_in_play(games: int, moves: int) -> list[dict[str, Any]]:
     return rows
 
 
-def measure(repeat: int, games: int, moves: int) -> dict[str, Any]:
-    return {"fixed": fixed_positions(repeat), "play": games_in_play(games, moves)}
+def measure(repeat: int, games: int, moves: int, langs: list[str]) -> dict[str, Any]:
+    result: dict[str, Any] = {"fixed": [], "play": []}
+    for lang in langs:
+        result["fixed"] += fixed_positions(repeat, lang)
+    for lang in langs:
+        result["play"] += games_in_play(games, moves, lang)
+    return result
 
 
-def measure_in(root: Path | str, repeat: int, games: int, moves: int) -> dict[str, Any]:
+def measure_in(
+    root: Path | str, repeat: int, games: int, moves: int, langs: list[str]
+) -> dict[str, Any]:
     """The measurements on the tree at ``root``, in a fresh subprocess."""
     done = subprocess.run(
         [
@@ -143,6 +163,7 @@ def measure_in(root: Path | str, repeat: int, games: int, moves: int) -> dict[st
             f"--repeat={repeat}",
             f"--games={games}",
             f"--moves={moves}",
+            f"--langs={','.join(langs)}",
         ],
         capture_output=True,
         text=True,
@@ -153,7 +174,7 @@ def measure_in(root: Path | str, repeat: int, games: int, moves: int) -> dict[st
 
 
 def side_by_side(
-    ref: str, rounds: int, repeat: int, games: int, moves: int
+    ref: str, rounds: int, repeat: int, games: int, moves: int, langs: list[str]
 ) -> dict[str, dict[str, Any]]:
     """This tree and commit ``ref``, measured in turns (``rounds`` times each, so a change
     of the machine's load hits both); per tree, the round with the lowest mean."""
@@ -165,8 +186,8 @@ def side_by_side(
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
         for _ in range(rounds):
-            runs[ref].append(measure_in(folder, repeat, games, moves))
-            runs["this tree"].append(measure_in(ROOT, repeat, games, moves))
+            runs[ref].append(measure_in(folder, repeat, games, moves, langs))
+            runs["this tree"].append(measure_in(ROOT, repeat, games, moves, langs))
 
     def best(results: list[dict[str, Any]]) -> dict[str, Any]:
         return min(results, key=lambda r: sum(row["mean_ms"] for row in r["play"]))
@@ -176,13 +197,13 @@ def side_by_side(
 
 def print_fixed(name: str, rows: list[dict[str, Any]]) -> None:
     print(
-        f"\n{name}: fixed positions\n{'position':<20} {'cold ms':>8} {'best ms':>8} "
+        f"\n{name}: fixed positions\n{'position':<23} {'cold ms':>8} {'best ms':>8} "
         f"{'median ms':>10} {'max ms':>7} {'target':>7} {'KB':>6}"
     )
     for r in rows:
         target = f"< {r['target_ms']:.0f}" if r["target_ms"] else ""
         print(
-            f"{r['position']:<20} {r['cold_ms']:>8} {r['best_ms']:>8} {r['median_ms']:>10} "
+            f"{r['position']:<23} {r['cold_ms']:>8} {r['best_ms']:>8} {r['median_ms']:>10} "
             f"{r['max_ms']:>7} {target:>7} {r['kb']:>6}"
         )
     too_big = [r["position"] for r in rows if r["kb"] >= MAX_KB]
@@ -193,13 +214,13 @@ def print_fixed(name: str, rows: list[dict[str, Any]]) -> None:
 def print_play(results: dict[str, dict[str, Any]]) -> None:
     print(
         f"\ngames in play (boards after every decision, games interleaved)\n"
-        f"{'tree':<14} {'games':<18} {'pictures':>8} {'mean ms':>8} {'p50 ms':>7} "
+        f"{'tree':<14} {'games':<21} {'pictures':>8} {'mean ms':>8} {'p50 ms':>7} "
         f"{'p99 ms':>7} {'per s':>6}"
     )
     for name, result in results.items():
         for r in result["play"]:
             print(
-                f"{name:<14} {r['games']:<18} {r['pictures']:>8} {r['mean_ms']:>8} "
+                f"{name:<14} {r['games']:<21} {r['pictures']:>8} {r['mean_ms']:>8} "
                 f"{r['p50_ms']:>7} {r['p99_ms']:>7} {r['per_s']:>6}"
             )
     if len(results) == 2:
@@ -215,22 +236,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=40, help="decisions drawn per game")
     parser.add_argument("--against", metavar="REF", help="also measure this git commit")
     parser.add_argument("--rounds", type=int, default=2, help="with --against: turns each")
+    parser.add_argument("--langs", default="en,de", help="labels' languages, comma-separated")
     parser.add_argument("--measure-only", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    langs = [lang.strip() for lang in args.langs.split(",") if lang.strip()]
     if args.measure_only:  # a subprocess of --against: measure the tree at ROOT
         sys.path.insert(0, args.measure_only)
-        print(json.dumps(measure(args.repeat, args.games, args.moves)))
+        print(json.dumps(measure(args.repeat, args.games, args.moves, langs)))
         return 0
     sys.path.insert(0, str(ROOT))
     if args.against:
-        results = side_by_side(args.against, args.rounds, args.repeat, args.games, args.moves)
+        results = side_by_side(
+            args.against, args.rounds, args.repeat, args.games, args.moves, langs
+        )
     else:
-        results = {"this tree": measure(args.repeat, args.games, args.moves)}
+        results = {"this tree": measure(args.repeat, args.games, args.moves, langs)}
     for name, result in results.items():
         print_fixed(name, result["fixed"])
     print_play(results)
-    asyncio.run(through_the_worker(args.repeat))
+    print_languages(results["this tree"], langs)
+    asyncio.run(through_the_worker(args.repeat, langs))
     return 0
+
+
+def print_languages(result: dict[str, Any], langs: list[str]) -> None:
+    """Each language's mean time per picture of the games in play, against the first's."""
+    if len(langs) < 2:
+        return
+    by_lang = {
+        lang: [r["mean_ms"] for r in result["play"] if r["games"].endswith(f" {lang}")]
+        for lang in langs
+    }
+    first = langs[0]
+    for lang in langs[1:]:
+        ratios = ", ".join(
+            f"{b / a:.2f}x" for a, b in zip(by_lang[first], by_lang[lang], strict=True)
+        )
+        print(f"{lang} against {first}, mean ms per picture in play (workshop, tonttu): {ratios}")
 
 
 def resident(pid: int) -> str:
@@ -243,7 +285,7 @@ def resident(pid: int) -> str:
     return f"{int(kb) / 1024:.0f} MB" if kb else "?"
 
 
-async def through_the_worker(repeat: int) -> None:
+async def through_the_worker(repeat: int, langs: list[str]) -> None:
     """What the bot pays per picture: the round trip to the drawing process."""
     from cogs import drawing
     from render import render_board
@@ -253,19 +295,23 @@ async def through_the_worker(repeat: int) -> None:
     view, table = game.view(state, None), names(len(state.players))
     start = time.perf_counter()
     drawing.start()
-    await drawing.draw(render_board, view, table)
+    await drawing.draw(render_board, view, table, langs[0])
     first = (time.perf_counter() - start) * 1000
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        await drawing.draw(render_board, view, table)
-        times.append((time.perf_counter() - start) * 1000)
+    times: dict[str, list[float]] = {lang: [] for lang in langs}
+    for k in range(repeat):
+        # in turns, each first every other time, so a change of the machine's load (or
+        # of what the worker did last) hits each language alike
+        for lang in langs if k % 2 == 0 else reversed(langs):
+            start = time.perf_counter()
+            await drawing.draw(render_board, view, table, lang)
+            times[lang].append((time.perf_counter() - start) * 1000)
+    medians = [f"{lang} {statistics.median(ms):.1f} ms" for lang, ms in times.items()]
     pool = drawing.POOL.executor()
     pids = [p.pid for p in pool._processes.values()] if pool else []  # type: ignore[union-attr]
     rss = ", ".join(resident(pid) for pid in pids) or "?"
     print(
         f"\nworkshop-5p-mid through the drawing process: start + first picture {first:.0f} ms,"
-        f" then median {statistics.median(times):.1f} ms per picture; worker memory {rss}"
+        f" then median per picture {', '.join(medians)}; worker memory {rss}"
     )
 
 

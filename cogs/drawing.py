@@ -25,7 +25,8 @@ from typing import Any
 from cogs.workers import WorkerPool
 
 Renderer = Callable[[Any, Mapping[str, str], str], bytes]
-"""``render.render_board`` or ``render.render_private``: (view model, names) -> PNG."""
+"""``render.render_board`` or ``render.render_private``: (view model, names, language
+code of the labels) -> PNG."""
 
 
 def _warm() -> None:

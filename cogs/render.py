@@ -12,11 +12,13 @@ from typing import Any
 
 import discord
 
+import i18n
 import render
 from cogs import drawing
 from cogs.service import computer_level, engine_of
 from engine import get_game, undo
 from engine.core import PlayerId
+from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, LoadedGame, LoggedAction
 from storage.export import decision_log
 
@@ -100,12 +102,16 @@ async def render_board_png(game: LoadedGame, lang: str = "en") -> bytes:
     )
 
 
-def board_picture(game: LoadedGame, png: bytes) -> tuple[discord.Embed, discord.File]:
-    """The thread's board: a short summary, the picture, and the move number."""
+def board_picture(
+    game: LoadedGame, png: bytes, words: Words = ENGLISH
+) -> tuple[discord.Embed, discord.File]:
+    """The thread's board: a short summary, the picture, and the move number; ``words``:
+    the table's language, the picture's (:func:`render_board_png`)."""
     summary = board_summary(game)
     embed = discord.Embed(title=title_of(game), description=summary, colour=COLOUR.get(game.kind))
     embed.set_image(url=f"attachment://{BOARD_FILE}")
-    embed.set_footer(text=f"Move {game.version} · /board text:true shows the board as text")
+    footer = words.gettext("Move {version} · /board text:true shows the board as text")
+    embed.set_footer(text=footer.format(version=game.version))
     return embed, discord.File(io.BytesIO(png), BOARD_FILE, description=summary[:1024])
 
 
@@ -119,11 +125,20 @@ async def private_picture(
     )
     embed = board_embed(game, viewer=player)
     embed.set_image(url=f"attachment://{PRIVATE_FILE}")
-    return embed, discord.File(io.BytesIO(png), PRIVATE_FILE, description="Your own area")
+    alt = i18n.words(lang).gettext("Your own area")
+    return embed, discord.File(io.BytesIO(png), PRIVATE_FILE, description=alt)
 
 
 CHART_FILE = "chart.png"
-UNITS = {"workshop": "day", "tonttu": "round"}
+CHART_TITLES = {
+    "workshop": N_("How the game went: score after each day"),
+    "tonttu": N_("How the game went: score after each round"),
+}
+CHART_ALT = {
+    "workshop": N_("Score after each day, and the final score by reason: {final}"),
+    "tonttu": N_("Score after each round, and the final score by reason: {final}"),
+}
+"""The chart's title and alt text by game (German word order and case differ by unit)."""
 
 
 async def render_chart_png(
@@ -144,15 +159,23 @@ async def render_chart_png(
     )
 
 
-def chart_picture(game: GameInfo, png: bytes) -> tuple[discord.Embed, discord.File]:
+def chart_picture(
+    game: GameInfo, png: bytes, words: Words = ENGLISH
+) -> tuple[discord.Embed, discord.File]:
     """An embed showing the chart, for the final-scores message, and its file (with the
-    final scores as its alt text)."""
-    unit = UNITS.get(game.kind, "turn")
+    final scores as its alt text); ``words``: the chart's language."""
     scores: dict[str, int] = (game.result or {}).get("scores", {})
     final = ", ".join(f"{game.names.get(p, p)} {points}" for p, points in scores.items())
-    embed = discord.Embed(title=f"How the game went: score after each {unit}", colour=GOLD)
+    if game.kind in CHART_TITLES:
+        title = words.gettext(CHART_TITLES[game.kind])
+        alt = words.gettext(CHART_ALT[game.kind]).format(final=final)
+    else:  # a game added later: its own unit is not known here
+        title = words.gettext("How the game went: score after each turn")
+        alt = words.gettext("Score after each turn, and the final score by reason: {final}").format(
+            final=final
+        )
+    embed = discord.Embed(title=title, colour=GOLD)
     embed.set_image(url=f"attachment://{CHART_FILE}")
-    alt = f"Score after each {unit}, and the final score by reason: {final}"
     return embed, discord.File(io.BytesIO(png), CHART_FILE, description=cut(alt, 1024))
 
 

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from engine.core import Game, Model, Outcome, PlayerId
 from engine.records import Record
+from engine.words import N_
 
 Decision = tuple[PlayerId, Any]
 """``(player, action)``: the action as its JSON dict (the log's form) or the model."""
@@ -42,7 +43,8 @@ class Stages:
     ``ended(state)`` is the number of stages (days, rounds) over in ``state``, the last
     one included once the game is over; ``scores(state)`` each seat's score, in seat
     order; ``breakdown(outcome)`` each player's final points by reason (label → points,
-    in the order to show them; the labels add up to the final score).
+    in the order to show them; the labels add up to the final score). ``unit`` is an
+    English word marked with ``N_``: the chart translates it where it draws it.
     """
 
     unit: str
@@ -110,8 +112,8 @@ def _tonttu_breakdown(outcome: Any) -> dict[PlayerId, dict[str, int]]:
 
 
 _STAGES: dict[str, Stages] = {
-    "workshop": Stages("Day", _workshop_ended, _workshop_scores, _workshop_breakdown),
-    "tonttu": Stages("Round", _tonttu_ended, _tonttu_scores, _tonttu_breakdown),
+    "workshop": Stages(N_("Day"), _workshop_ended, _workshop_scores, _workshop_breakdown),
+    "tonttu": Stages(N_("Round"), _tonttu_ended, _tonttu_scores, _tonttu_breakdown),
 }
 
 

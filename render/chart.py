@@ -18,7 +18,8 @@ on the boards (issue 8).
 Only the pyplot-free object API is used (a :class:`~matplotlib.figure.Figure` with its
 own Agg canvas) and no global ``rcParams`` is changed, so pictures can be drawn from
 several threads (the bot's fallback when its drawing process is gone). Display names
-are drawn as plain text: a ``$`` in a name is escaped, not read as mathtext.
+are drawn as plain text: a ``$`` in a name is escaped, not read as mathtext. Titles,
+axis and legend labels are drawn in the language of the ``words`` passed in.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from matplotlib.ticker import MaxNLocator
 from engine import get_game
 from engine.core import PlayerId
 from engine.timeline import Decision, Timeline, score_timeline
+from engine.words import ENGLISH, N_, Words
 from render.canvas import (
     FONT_DIR,
     GOLD,
@@ -77,19 +79,23 @@ MARKERS = {
 
 REASONS: dict[str, tuple[str, RGB]] = {
     # Santa's Workshop (W-6.3)
-    "toy": ("toys", RED),
-    "cooperation": ("cooperation", GOLD),
-    "donation": ("donations", GREEN),
-    "ornament": ("ornaments", (121, 84, 166)),
-    "tree": ("tree spaces", (122, 168, 92)),
-    "inspection": ("inspections", (64, 104, 160)),
-    "unfinished": ("unfinished toys", (156, 148, 138)),
-    "reindeer": ("reindeer", (139, 90, 52)),
+    "toy": (N_("toys"), RED),
+    "cooperation": (N_("cooperation"), GOLD),
+    "donation": (N_("donations"), GREEN),
+    "ornament": (N_("ornaments"), (121, 84, 166)),
+    "tree": (N_("tree spaces"), (122, 168, 92)),
+    "inspection": (N_("inspections"), (64, 104, 160)),
+    "unfinished": (N_("unfinished toys"), (156, 148, 138)),
+    "reindeer": (N_("reindeer"), (139, 90, 52)),
     # Workshop Tonttu (T-5.1, T-5.2)
-    "gifts": ("gifts", GREEN),
-    "sets": ("set bonus", GOLD),
+    "gifts": (N_("gifts"), GREEN),
+    "sets": (N_("set bonus"), GOLD),
 }
-"""Label and colour of each reason of the breakdown (an unknown one is drawn grey)."""
+"""Label (translated where drawn) and colour of each reason of the breakdown (an unknown
+one is drawn grey, its key as its label)."""
+SCORE_TITLES = {"Day": N_("Score after each day"), "Round": N_("Score after each round")}
+"""The left chart's title by the timeline's unit (its word order and case differ in
+German: "nach jedem Tag", "nach jeder Runde")."""
 
 
 def _rgb(colour: RGB) -> tuple[float, float, float]:
@@ -145,9 +151,11 @@ def seat_marker(seat: int) -> str:
     return MARKERS[PLAYER_SHAPES[seat % len(PLAYER_SHAPES)]]
 
 
-def render_chart(timeline: Timeline, names: Mapping[PlayerId, str]) -> bytes:
-    """The chart as PNG bytes (``WIDTH`` × ``HEIGHT``)."""
-    figure = draw_chart(timeline, names)
+def render_chart(
+    timeline: Timeline, names: Mapping[PlayerId, str], words: Words = ENGLISH
+) -> bytes:
+    """The chart as PNG bytes (``WIDTH`` × ``HEIGHT``), its labels in ``words``' language."""
+    figure = draw_chart(timeline, names, words)
     out = io.BytesIO()
     # no "Software" text in the file: the bytes depend on the picture only
     figure.savefig(out, format="png", dpi=DPI, facecolor=_rgb(PAPER), metadata={"Software": None})
@@ -161,14 +169,22 @@ def render_game_chart(
     options: Mapping[str, Any],
     decisions: Sequence[Decision],
     names: Mapping[PlayerId, str],
+    words: Words = ENGLISH,
 ) -> bytes:
     """The chart of a finished game from its seed and decisions (PNG): the replay
     (``engine.timeline``) and the drawing in one call, for the drawing process."""
     timeline = score_timeline(get_game(game), players, seed, options, decisions)
-    return render_chart(timeline, names)
+    return render_chart(timeline, names, words)
 
 
-def draw_chart(timeline: Timeline, names: Mapping[PlayerId, str]) -> Figure:
+def score_title(unit: str, words: Words = ENGLISH) -> str:
+    """ "Score after each day" (or round, or a later game's unit)."""
+    if unit in SCORE_TITLES:
+        return words.gettext(SCORE_TITLES[unit])
+    return words.gettext("Score after each {unit}").format(unit=words.gettext(unit).lower())
+
+
+def draw_chart(timeline: Timeline, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> Figure:
     figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI, facecolor=_rgb(PAPER))
     FigureCanvasAgg(figure)
     labels = {
@@ -177,8 +193,8 @@ def draw_chart(timeline: Timeline, names: Mapping[PlayerId, str]) -> Figure:
     }
     # (left, bottom, width, height) in figure fractions: the room between the two is for
     # the bars' name labels, the room below for the two legends
-    _draw_scores(figure.add_axes((0.07, 0.3, 0.44, 0.6)), timeline, labels)
-    _draw_breakdown(figure, figure.add_axes((0.665, 0.3, 0.315, 0.6)), timeline, labels)
+    _draw_scores(figure.add_axes((0.07, 0.3, 0.44, 0.6)), timeline, labels, words)
+    _draw_breakdown(figure, figure.add_axes((0.665, 0.3, 0.315, 0.6)), timeline, labels, words)
     return figure
 
 
@@ -192,10 +208,11 @@ def _style(axes: Any, title: str) -> None:
     axes.set_title(title, loc="left", color=_rgb(INK), fontproperties=_font(TITLE_PT, True))
 
 
-def _draw_scores(axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str]) -> None:
+def _draw_scores(
+    axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str], words: Words
+) -> None:
     """Score at the start and after each day or round, one line per player."""
-    unit = timeline.unit.lower()
-    _style(axes, f"Score after each {unit}")
+    _style(axes, score_title(timeline.unit, words))
     xs = list(timeline.stages)
     many = len(xs) > 12
     for seat, player in enumerate(timeline.players):
@@ -220,7 +237,7 @@ def _draw_scores(axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str]) 
     axes.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
     axes.grid(axis="y", color=_rgb(mix(LINE, WHITE, 0.5)), linewidth=1)
     axes.set_axisbelow(True)
-    axes.set_xlabel(timeline.unit, color=_rgb(MUTED), fontproperties=_font(TEXT_PT))
+    axes.set_xlabel(words.gettext(timeline.unit), color=_rgb(MUTED), fontproperties=_font(TEXT_PT))
     handles, texts = axes.get_legend_handles_labels()
     axes.figure.legend(
         handles,
@@ -237,10 +254,10 @@ def _draw_scores(axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str]) 
 
 
 def _draw_breakdown(
-    figure: Figure, axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str]
+    figure: Figure, axes: Any, timeline: Timeline, labels: Mapping[PlayerId, str], words: Words
 ) -> None:
     """One bar per player (the winner on top), split by the reasons of the final score."""
-    _style(axes, "Final score by reason")
+    _style(axes, words.gettext("Final score by reason"))
     final = timeline.final
     seats = {p: i for i, p in enumerate(timeline.players)}
     ranked = sorted(timeline.players, key=lambda p: (-final[p], seats[p]))
@@ -256,7 +273,8 @@ def _draw_breakdown(
         widths = [max(0, timeline.breakdown[p].get(reason, 0)) for p in order]
         if not any(widths):
             continue
-        label, colour = REASONS.get(reason, (reason, MUTED))
+        template, colour = REASONS.get(reason, (reason, MUTED))
+        label = words.gettext(template) if reason in REASONS else reason
         handles[label] = axes.barh(rows, widths, left=lefts, height=0.7, color=_rgb(colour))
         for row, points in enumerate(widths):
             if points / widest >= 0.07:  # the number inside, where it fits
@@ -287,11 +305,11 @@ def _draw_breakdown(
     axes.set_ylim(-0.6, len(order) - 0.4)  # the same rows whether or not bars are drawn
     axes.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     shown = list(handles)
-    figure.legend(
+    legend = figure.legend(
         list(handles.values()),
         shown,
         loc="lower left",
-        bbox_to_anchor=(0.635, 0.0),
+        bbox_to_anchor=(LEGEND_X, 0.0),
         ncols=2 if len(shown) > 2 else len(shown) or 1,
         frameon=False,
         prop=_font(TEXT_PT),
@@ -299,3 +317,17 @@ def _draw_breakdown(
         columnspacing=1.0,
         labelcolor=_rgb(INK),
     )
+    _keep_inside(figure, legend)
+
+
+LEGEND_X = 0.635
+"""Where the reasons' legend starts (a figure fraction), below the bars."""
+
+
+def _keep_inside(figure: Figure, legend: Any) -> None:
+    """Move the reasons' legend left as far as a longer label (German) would reach past
+    the picture's right edge; where it fits, it stays where it is."""
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    over = legend.get_window_extent(renderer).x1 - (WIDTH - 4)
+    if over > 0:
+        legend.set_bbox_to_anchor((LEGEND_X - over / WIDTH, 0.0))

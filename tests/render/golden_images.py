@@ -1,4 +1,6 @@
-"""Drawing the fixed positions and comparing pictures within a small tolerance."""
+"""Drawing the fixed positions and comparing pictures within a small tolerance.
+
+A key ending in ``-de`` is the same picture with German labels (issue 16)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
+import i18n
 from render import render_board, render_private
 from render.chart import render_chart
 from tests.render.states import CHARTS, POSITIONS, PRIVATE, names
@@ -20,22 +23,40 @@ MAX_DIFFERING_PIXELS = 32
 an "Elves left" count about 50, so any change of what the board says is caught."""
 
 
+GERMAN = [
+    "workshop-2p-start",
+    "workshop-5p-mid",
+    "workshop-5p-end",
+    "workshop-5p-mid-private",
+    "tonttu-3p-reveal",
+    "tonttu-6p-pick",
+    "tonttu-6p-pick-private",
+    "chart-workshop-5p",
+    "chart-tonttu-6p",
+]
+"""The pictures also kept with German labels: both boards at the start, mid-game and at
+the end, an odd player count's legend, both private pictures and both charts."""
+
+
 def draw(key: str) -> bytes:
     """The picture of one position: ``<position>`` public, ``<position>-private`` private;
-    or a chart of how a game went (``chart-…``)."""
+    or a chart of how a game went (``chart-…``); ``…-de`` in German."""
+    lang = "de" if key.endswith("-de") else "en"
+    key = key.removesuffix("-de")
     if key in CHARTS:
         timeline = CHARTS[key]()
-        return render_chart(timeline, names(len(timeline.players)))
+        return render_chart(timeline, names(len(timeline.players)), i18n.words(lang))
     position = key.removesuffix("-private")
     game, state = POSITIONS[position]()
     table = names(len(state.players))
     if key.endswith("-private"):
-        return render_private(game.view(state, PRIVATE[position]), table)
-    return render_board(game.view(state, None), table)
+        return render_private(game.view(state, PRIVATE[position]), table, lang)
+    return render_board(game.view(state, None), table, lang)
 
 
 def keys() -> list[str]:
-    return [*POSITIONS, *(f"{p}-private" for p in PRIVATE), *CHARTS]
+    english = [*POSITIONS, *(f"{p}-private" for p in PRIVATE), *CHARTS]
+    return [*english, *(f"{key}-de" for key in GERMAN)]
 
 
 def difference(a: bytes, b: bytes) -> tuple[tuple[int, int], tuple[int, int], int]:

@@ -2,6 +2,8 @@
 
     python -m tests.render.make_golden            # every position
     python -m tests.render.make_golden workshop-5p-mid tonttu-6p-pick-private
+    python -m tests.render.make_golden workshop-5p-mid-de     # a German one (-de)
+    python -m tests.render.make_golden de                     # every German one
 
 Look at the new pictures before committing them: the tests compare against these.
 """
@@ -10,11 +12,12 @@ from __future__ import annotations
 
 import sys
 
-from tests.render.golden_images import draw, keys, save
+from tests.render.golden_images import GERMAN, draw, keys, save
 
 
 def main(argv: list[str]) -> int:
-    wanted = argv or keys()
+    wanted = [k for arg in argv for k in ([f"{g}-de" for g in GERMAN] if arg == "de" else [arg])]
+    wanted = wanted or keys()
     unknown = sorted(set(wanted) - set(keys()))
     if unknown:
         print(f"unknown positions: {', '.join(unknown)}; known: {', '.join(keys())}")

@@ -23,7 +23,10 @@ def test_picture_matches_its_golden_image(key: str) -> None:
     assert stored.exists(), f"no golden image for {key}: run python -m tests.render.make_golden"
     size, golden_size, differing = difference(png, stored.read_bytes())
     assert size == golden_size, f"{key}: drawn {size}, golden {golden_size}"
-    assert differing <= MAX_DIFFERING_PIXELS, f"{key}: {differing} pixels differ from golden"
+    hint = ""
+    if key.endswith("-de"):  # German labels follow the catalogue: a changed entry moves them
+        hint = "; after a deliberate change of the German catalogue: make_golden de, then look"
+    assert differing <= MAX_DIFFERING_PIXELS, f"{key}: {differing} pixels differ from golden{hint}"
 
 
 def test_the_tolerance_still_catches_a_score_one_point_higher() -> None:

@@ -1,11 +1,20 @@
 """Readable on a phone (issue 8): text at least 14 px high at the posted size, and player
-identity shown by shape and seat number as well as colour."""
+identity shown by shape and seat number as well as colour. In every language (issue 16:
+German words are longer): labels stay whole, inside the picture and clear of each other.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from matplotlib.text import Text
 from PIL import Image, ImageChops
 
+import i18n
+from engine.tonttu.data import CARDS
+from engine.words import Words
+from engine.workshop.data import COMPONENTS
 from render import tonttu, workshop
 from render.canvas import (
     MIN_TEXT_PX,
@@ -16,17 +25,23 @@ from render.canvas import (
     font,
     player_name,
 )
-from tests.render.states import POSITIONS, PRIVATE, names
+from render.chart import draw_chart
+from tests.render.layout import problems, recording
+from tests.render.states import CHARTS, POSITIONS, PRIVATE, names
+
+LANGUAGES = i18n.LANGUAGES
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("key", ["workshop-5p-mid", "workshop-2p-end", "tonttu-6p-pick"])
-def test_no_text_is_smaller_than_14_px(key: str) -> None:
+def test_no_text_is_smaller_than_14_px(key: str, lang: str) -> None:
     game, state = POSITIONS[key]()
     module = workshop if game.name == "workshop" else tonttu
     table = names(len(state.players))
+    words = i18n.words(lang)
     drawn = [
-        module.draw_board(game.view(state, None), table),
-        module.draw_private(game.view(state, PRIVATE.get(key, state.players[0])), table),
+        module.draw_board(game.view(state, None), table, words),
+        module.draw_private(game.view(state, PRIVATE.get(key, state.players[0])), table, words),
     ]
     for canvas in drawn:
         assert canvas.smallest_text >= MIN_TEXT_PX
@@ -79,3 +94,87 @@ def test_names_lose_the_characters_the_font_cannot_draw_instead_of_showing_boxes
     festive = {player: f"{name} 🎅" for player, name in plain.items()}
     view = game.view(state, None)
     assert workshop.render_board(view, festive) == workshop.render_board(view, plain)
+
+
+def _drawn_names(game: str, table: dict[str, str], words: Words) -> list[str]:
+    """Names a picture may cut to their room: players', toys' and gifts'."""
+    things = COMPONENTS.toy_names if game == "workshop" else [g.name for g in CARDS.gifts]
+    return [*table.values(), *(words.gettext(name) for name in things)]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("key", list(POSITIONS))
+def test_every_label_fits_whole_inside_the_picture_and_clear_of_the_others(
+    key: str, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: German labels are longer, yet none is cut short, leaves the picture or
+    lies on another text or a row of dots; public and every player's private picture."""
+    game, state = POSITIONS[key]()
+    module = workshop if game.name == "workshop" else tonttu
+    table = names(len(state.players))
+    words = i18n.words(lang)
+    with recording(monkeypatch) as layouts:
+        module.draw_board(game.view(state, None), table, words)
+        for player in state.players:
+            module.draw_private(game.view(state, player), table, words)
+    assert len(layouts) == 1 + len(state.players)
+    known = _drawn_names(game.name, table, words)
+    for layout in layouts:
+        assert len(layout.texts) > 10
+        assert problems(layout, known) == []
+
+
+def test_the_layout_check_catches_a_label_too_long_for_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A translation twice as long as the Mail Room's deck line runs into its Elf spaces."""
+
+    class Long:
+        def gettext(self, message: str) -> str:
+            if message == "deck {deck} · sleigh {sleigh}":
+                return "Kartenstapel {deck} · Schlitten {sleigh} · noch mehr Text hier"
+            if message == "Tree {n}/6":
+                return "Weihnachtsbaum {n}/6"
+            return message
+
+        def ngettext(self, singular: str, plural: str, n: int) -> str:
+            return singular if n == 1 else plural
+
+    game, state = POSITIONS["workshop-2p-mid"]()
+    with recording(monkeypatch) as layouts:
+        workshop.draw_board(game.view(state, None), names(2), Long())
+    found = problems(layouts[0], names(2).values())
+    assert any(p.startswith("cut: 'Kartenstapel") for p in found), found
+    assert any(p.startswith("cut: 'Weihnachtsbaum") for p in found), found
+
+
+def _chart_texts(figure: Any) -> list[Text]:
+    """The texts matplotlib draws: titles, axis labels, legends, the bars' numbers, and the
+    tick labels of the ticks inside each axis's limits."""
+    texts: list[Text] = []
+    for axes in figure.axes:
+        texts += [axes.title, axes.xaxis.label, *axes.texts]
+        for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
+            for tick in axis.get_major_ticks():
+                if min(low, high) <= tick.get_loc() <= max(low, high):
+                    texts.append(tick.label1)
+    for legend in figure.legends:
+        texts += legend.get_texts()
+    return [t for t in texts if t.get_visible() and t.get_text()]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("key", list(CHARTS))
+def test_every_chart_label_is_inside_the_chart_and_clear_of_the_others(key: str, lang: str) -> None:
+    timeline = CHARTS[key]()
+    figure = draw_chart(timeline, names(len(timeline.players)), i18n.words(lang))
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in _chart_texts(figure)]
+    assert len(boxes) > 20
+    width, height = figure.bbox.width, figure.bbox.height
+    for text, box in boxes:
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, text
+    for k, (text, box) in enumerate(boxes):
+        for other, second in boxes[k + 1 :]:
+            assert not box.overlaps(second), (text, other)
