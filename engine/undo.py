@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 from engine.core import Game, Model, PlayerId, RuleError
+from engine.words import ENGLISH, N_, Words
 
 UNDO_KIND = "undo"
 """The ``kind`` of an undo entry in the action log; no game may use it for an action."""
@@ -127,10 +128,10 @@ def effective_actions(entries: Iterable[E]) -> list[E]:
 
 # --------------------------------------------------------------------------- the rule
 
-CHANCE = "That decision used chance (a shuffle or a random draw), so it can't be taken back."
-TURN_OVER = "Your turn has passed, so it can't be taken back."
-GAME_OVER = "The game is over; nothing can be taken back."
-OTHER_MOVED = "Another player has moved since, so you have nothing to take back now."
+CHANCE = N_("That decision used chance (a shuffle or a random draw), so it can't be taken back.")
+TURN_OVER = N_("Your turn has passed, so it can't be taken back.")
+GAME_OVER = N_("The game is over; nothing can be taken back.")
+OTHER_MOVED = N_("Another player has moved since, so you have nothing to take back now.")
 
 
 def step_block(
@@ -297,18 +298,20 @@ def parse_event(game: Game, data: Mapping[str, Any]) -> Any:
     return game.parse_event(data)
 
 
-def describe_event(game: Game, event: Any, names: Mapping[PlayerId, str]) -> str:
+def describe_event(
+    game: Game, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+) -> str:
     """The log line of an event: the game's own, or for an undo "Aino took back: …"
     made of the game's lines for the undone events (the actor's name left out)."""
     if not isinstance(event, TookBack):
-        return game.describe_event(event, names)
+        return game.describe_event(event, names, words)
     who = names.get(event.player, event.player)
     parts = []
     for data in event.events:
-        line = game.describe_event(game.parse_event(data), names).rstrip(".")
+        line = game.describe_event(game.parse_event(data), names, words).rstrip(".")
         if line.startswith(who + " "):
             line = line[len(who) + 1 :]
         if line:
             parts.append(line)
-    what = "; ".join(parts) or "their last decision"
-    return f"{who} took back: {what}."
+    what = "; ".join(parts) or words.gettext("their last decision")
+    return words.gettext("{name} took back: {what}.").format(name=who, what=what)
