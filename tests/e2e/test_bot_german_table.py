@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from bot import WorkshopBot
+from bot import Settings, WorkshopBot
+from cogs.gates import SLOW_DOWN
 from engine.core import Rng
 from engine.workshop import GAME
 
-from .bot_helpers import make_bot, open_panel, open_table
+from .bot_helpers import Clock, make_bot, open_panel, open_table
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .test_bot_workshop_game import choose, panel_choices
 
@@ -238,3 +239,25 @@ async def test_a_whole_game_in_german_to_the_final_scores(
     leaked = [english for english in ENGLISH_PUBLIC if english in public]
     assert not leaked, leaked
     assert not re.search(r"\b(anna|ben): \d+ points?\b", public)  # final scores' English
+
+
+async def test_the_door_refuses_a_flood_in_the_users_own_language(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """issue 16: the door's "slow down" (answered before any cog) follows the raw
+    interaction's locale."""
+    settings = Settings(
+        token=fake.token,
+        database_url=f"sqlite:///{tmp_path}/bot.db",
+        timer_poll_seconds=3600,
+        flood_burst=1,
+        flood_per_second=0.01,
+    )
+    await fake.start_bot(WorkshopBot(settings, clock=Clock()))
+    anna, bob = fake.add_user("anna", locale="de"), fake.add_user("bob")
+    for user in (anna, bob):
+        await fake.slash(user, fake.channel, "board")
+    refused_de = await fake.slash(anna, fake.channel, "board")
+    refused_en = await fake.slash(bob, fake.channel, "board")
+    assert refused_de.content.startswith("Etwas langsamer bitte:")
+    assert refused_en.content == SLOW_DOWN
