@@ -314,4 +314,6 @@ def describe_event(
         if line:
             parts.append(line)
     what = "; ".join(parts) or words.gettext("their last decision")
+    if who == words.gettext("You"):  # a player's own panel (``cogs/table.py``)
+        return words.gettext("You took back: {what}.").format(what=what)
     return words.gettext("{name} took back: {what}.").format(name=who, what=what)
