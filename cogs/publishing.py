@@ -120,13 +120,13 @@ class Sync:
         self.publisher = publisher
         self.game = game
         self.flush = flush
+        """Post what could otherwise wait (a deferred sync, a catch-up)."""
         self.lang = lang
         """The language code of the server's public text (``Languages.of_guild``): the
         pictures'."""
         self.words: Words = i18n.words(lang)
         """The words of everything this round posts: one language per server, read once
         per round, so a round's posts never mix two."""
-        """Post what could otherwise wait (a deferred sync, a catch-up)."""
         self.marks: dict[str, tuple[int | None, int]] = {}
         self.later: float | None = None
         """Seconds after which the game needs another (deferred) round, if any."""
