@@ -238,8 +238,8 @@ class History:
             return never
         if not self.steps:
             if self.version == 0:
-                return "Nothing has been played yet, so there is nothing to take back."
-            return "Every decision so far has been taken back; there is nothing more to undo."
+                return N_("Nothing has been played yet, so there is nothing to take back.")
+            return N_("Every decision so far has been taken back; there is nothing more to undo.")
         last = self.steps[-1]
         if last.player != player:
             return OTHER_MOVED
