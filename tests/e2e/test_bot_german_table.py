@@ -132,7 +132,11 @@ async def test_a_german_user_in_an_english_server_reads_german_privately(
     assert busy.ephemeral
     assert busy.content.startswith("In diesem Kanal gibt es schon ein Spiel „Santas Werkstatt“")
     assert "läuft" in busy.content
-    # and a rule error's: /me from a member without a seat is English for bob...
+    # a rule error's (engine.undo's refusal, a template)
+    undo = await fake.slash(anna, thread, "undo")
+    assert undo.ephemeral
+    assert undo.content == "Es wurde noch nichts gespielt, also gibt es nichts zurückzunehmen."
+    # and the table's own: /me from a member without a seat, in each one's language
     carol = fake.add_user("carol", locale="de-DE")
     me = await fake.slash(carol, thread, "me")
     assert me.ephemeral and me.content == "Du spielst in diesem Spiel nicht mit."
