@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -11,8 +12,11 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+from cogs.language import private
 from engine.core import RuleError
+from engine.words import ENGLISH, N_, Words
 from storage import ChannelBusy, Conflict, GameNotFound, StorageError, WrongStatus
+from storage.errors import AlreadySeated, LobbyFull, NotSeated
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -20,10 +24,30 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot")
 
 NO_MENTIONS = discord.AllowedMentions.none()
-ERROR_SENTENCE = {
-    GameNotFound: "That game does not exist any more.",
-    WrongStatus: "That game is not at that stage any more.",
+GAME_TITLES = {"workshop": N_("Santa's Workshop"), "tonttu": N_("Workshop Tonttu")}
+"""Each game's title (``engine``'s ``title``) for translation: ``words.gettext(title)``."""
+STATUS_WORDS = {
+    "lobby": N_("in its lobby"),
+    "active": N_("running"),
+    "finished": N_("finished"),
+    "abandoned": N_("abandoned"),
 }
+ERROR_SENTENCE = {
+    GameNotFound: N_("That game does not exist any more."),
+    WrongStatus: N_("That game is not at that stage any more."),
+}
+STORAGE_SENTENCE: dict[type[StorageError], str] = {
+    ChannelBusy: N_(
+        "This channel already has a {kind} game (#{game}, {status}); "
+        "finish or abandon it before starting another."
+    ),
+    Conflict: N_("Game #{game} has changed since you looked at it; look again and retry."),
+    AlreadySeated: N_("You already have a seat in game #{game}."),
+    LobbyFull: N_("Game #{game} is full: it seats at most {n} players."),
+    NotSeated: N_("That player has no seat in game #{game}."),
+}
+"""Storage's sentences for players, as templates (``str(error)`` is the English one;
+the numbers are read back from it: ``storage`` keeps no language)."""
 
 
 def chosen_value(interaction: discord.Interaction, longest: int = 20) -> str:
@@ -60,16 +84,38 @@ async def reply(
         await interaction.response.send_message(**kwargs)
 
 
-def sentence_for(error: Exception) -> str | None:
-    """The sentence to show for an expected error, or ``None`` for a bug."""
-    if isinstance(error, RuleError | ChannelBusy | Conflict):
-        return str(error)
+def sentence_for(error: Exception, words: Words = ENGLISH) -> str | None:
+    """The sentence to show for an expected error, in ``words``' language, or ``None``
+    for a bug."""
+    if isinstance(error, RuleError):
+        return error.text(words)
     for kind, sentence in ERROR_SENTENCE.items():
         if isinstance(error, kind):
-            return sentence
+            return words.gettext(sentence)
     if isinstance(error, StorageError):
-        return str(error)
+        return storage_sentence(error, words)
     return None
+
+
+def storage_sentence(error: StorageError, words: Words = ENGLISH) -> str:
+    """A storage error's sentence in ``words``' language (English: ``str(error)``)."""
+    english = str(error)
+    template = next((t for k, t in STORAGE_SENTENCE.items() if isinstance(error, k)), None)
+    if template is None or words is ENGLISH:
+        return english
+    numbers = re.findall(r"[0-9]+", english)
+    kind, status = str(getattr(error, "kind", "")), str(getattr(error, "status", ""))
+    fields: dict[str, object] = {
+        "game": getattr(error, "game_id", numbers[0] if numbers else "?"),
+        "n": numbers[-1] if len(numbers) > 1 else "?",
+        "kind": kind,
+        "status": status,
+    }
+    if template.format(**fields) != english:
+        return english  # storage's sentence changed: better English than a wrong one
+    fields["kind"] = words.gettext(GAME_TITLES[kind]) if kind in GAME_TITLES else kind
+    fields["status"] = words.gettext(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+    return words.gettext(template).format(**fields)
 
 
 DISCORD_DOWN = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutError)
@@ -136,8 +182,9 @@ class LateResponse(discord.InteractionResponse):
         async with self._lock:
             if not self.late:
                 return await super().send_modal(*args, **kwargs)
+        words = private(self._parent)
         await self._parent.followup.send(
-            "That took me too long; please click again.", ephemeral=True
+            words.gettext("That took me too long; please click again."), ephemeral=True
         )
         return None
 
@@ -219,7 +266,8 @@ async def _guarded(
         if game_id is not None:
             bot_of(interaction).publisher.request(game_id)
     except Exception as error:
-        sentence = sentence_for(error)
+        words = private(interaction)
+        sentence = sentence_for(error, words)
         if sentence is None:
             error_id = secrets.token_hex(4)
             log.exception(
@@ -229,10 +277,10 @@ async def _guarded(
                 game_id,
                 interaction.user.id,
             )
-            sentence = (
-                f"Sorry, something went wrong on my side (error id `{error_id}`). "
+            sentence = words.gettext(
+                "Sorry, something went wrong on my side (error id `{error_id}`). "
                 "The game is unchanged; please try again."
-            )
+            ).format(error_id=error_id)
         try:
             await reply(interaction, sentence)
         except discord.HTTPException:

@@ -68,15 +68,20 @@ import aiohttp
 import discord
 import yarl
 
+import i18n
+from engine.words import N_
+
 log = logging.getLogger("bot.gates")
 
 T = TypeVar("T")
 
-RESTARTING = "The bot is restarting; try again in a few seconds."
-SLOW_DOWN = (
+RESTARTING = N_("The bot is restarting; try again in a few seconds.")
+SLOW_DOWN = N_(
     "Slow down a little: that was more clicks than I take from one person at once. "
     "Wait a second, then try again."
 )
+"""The refusals (templates: each is answered in the user's language, the ``locale`` of
+the raw interaction)."""
 CANCEL_GRACE = 2.0
 """Seconds the tasks cancelled at close get to end (they are only cancelled)."""
 AUTOCOMPLETE_FACTOR = 4
@@ -287,7 +292,8 @@ class Door:
         finally:
             loop.set_task_factory(previous)
 
-    def _refuse(self, data: dict[str, Any], sentence: str) -> None:
+    def _refuse(self, data: dict[str, Any], template: str) -> None:
+        sentence = i18n.words(i18n.language(data.get("locale"))).gettext(template)
         payload: Any = data
         interaction: discord.Interaction[Any] = discord.Interaction(data=payload, state=self._state)
         task = asyncio.get_running_loop().create_task(

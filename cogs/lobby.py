@@ -9,42 +9,53 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.common import bot_of, chosen_value, guarded, reply
+from cogs.common import GAME_TITLES, bot_of, chosen_value, guarded, reply
+from cogs.language import private
 from cogs.permissions import listed, missing_for_a_game
-from cogs.render import LEVEL_NAMES, lobby_embed
+from cogs.render import game_title, level_name, lobby_embed
 from engine import get_game
 from engine.core import RuleError
+from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
 
 GAME_CHOICES = [
-    app_commands.Choice(name="Santa's Workshop", value="workshop"),
-    app_commands.Choice(name="Workshop Tonttu", value="tonttu"),
+    app_commands.Choice(name=GAME_TITLES["workshop"], value="workshop"),
+    app_commands.Choice(name=GAME_TITLES["tonttu"], value="tonttu"),
 ]
 LEVEL_HINTS = {
-    "random": "random legal moves",
-    "greedy": "a careful heuristic",
-    "strong": "looks ahead: a short search each move",
+    "random": N_("random legal moves"),
+    "greedy": N_("a careful heuristic"),
+    "strong": N_("looks ahead: a short search each move"),
 }
 """What each level of ``engine.ai`` means to a player (names: ``LEVEL_NAMES``)."""
-LOBBY_VERBS = {
-    "join": ("Join", discord.ButtonStyle.success),
-    "leave": ("Leave", discord.ButtonStyle.secondary),
-    "start": ("Start", discord.ButtonStyle.primary),
-    "cancel": ("Cancel", discord.ButtonStyle.danger),
+LEVEL_LABELS = {
+    "random": N_("Easy computer player"),
+    "greedy": N_("Normal computer player"),
+    "strong": N_("Hard computer player"),
 }
+LOBBY_VERBS = {
+    "join": (N_("Join"), discord.ButtonStyle.success),
+    "leave": (N_("Leave"), discord.ButtonStyle.secondary),
+    "start": (N_("Start"), discord.ButtonStyle.primary),
+    "cancel": (N_("Cancel"), discord.ButtonStyle.danger),
+}
+"""The lobby's buttons (labels translated where the lobby message is made)."""
+LOBBY_CLOSED = N_("This lobby is closed: the game has started or was cancelled.")
 
 
 class LobbyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"lobby:(?P<gid>[0-9]{1,18}):(?P<verb>join|leave|start|cancel)",
 ):
-    def __init__(self, game_id: int, verb: str) -> None:
+    def __init__(self, game_id: int, verb: str, words: Words = ENGLISH) -> None:
         label, style = LOBBY_VERBS[verb]
         super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"lobby:{game_id}:{verb}")
+            discord.ui.Button(
+                label=words.gettext(label), style=style, custom_id=f"lobby:{game_id}:{verb}"
+            )
         )
         self.game_id = game_id
         self.verb = verb
@@ -71,15 +82,15 @@ class AddComputer(
 ):
     """The lobby's menu: pick a level, and a computer player at that level takes a seat."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, words: Words = ENGLISH) -> None:
         super().__init__(
             discord.ui.Select(
                 custom_id=f"lobbyai:{game_id}",
-                placeholder="Add a computer player…",
+                placeholder=words.gettext("Add a computer player…"),
                 options=[
                     discord.SelectOption(
-                        label=f"{LEVEL_NAMES[level].capitalize()} computer player",
-                        description=hint,
+                        label=words.gettext(LEVEL_LABELS[level]),
+                        description=words.gettext(hint),
                         value=level,
                     )
                     for level, hint in LEVEL_HINTS.items()
@@ -105,12 +116,13 @@ class AddComputer(
         )
 
 
-def lobby_view(info: GameInfo) -> discord.ui.View:
+def lobby_view(info: GameInfo, words: Words = ENGLISH) -> discord.ui.View:
+    """The lobby's buttons and menu (public: the server's language)."""
     view = discord.ui.View(timeout=None)
     if info.status == "lobby":
         for verb in LOBBY_VERBS:
-            view.add_item(LobbyButton(info.id, verb))
-        view.add_item(AddComputer(info.id))
+            view.add_item(LobbyButton(info.id, verb, words))
+        view.add_item(AddComputer(info.id, words))
     return view
 
 
@@ -122,19 +134,22 @@ def may_manage(interaction: discord.Interaction, info: GameInfo) -> bool:
     return bool(perms and perms.manage_channels)
 
 
-def lacking_sentence(lacking: list[str]) -> str:
-    """What /newgame says when the bot lacks permissions a game needs in the channel.
+def lacking_sentence(lacking: list[str], words: Words = ENGLISH) -> str:
+    """What /newgame says when the bot lacks permissions a game needs in the channel
+    (``lacking``: their English names, ``cogs.permissions.LABELS``).
 
     >>> lacking_sentence(["Attach Files"])[:69]
     'I cannot run a game in this channel: I am missing the Attach Files pe'
     """
-    plural = len(lacking) > 1
-    return (
-        f"I cannot run a game in this channel: I am missing the {listed(lacking)} "
-        f"permission{'s' if plural else ''} here. A server admin can give "
-        f"{'them' if plural else 'it'} to me (Server Settings → Roles, or this channel's "
-        "permissions); then try /newgame again."
-    )
+    return words.ngettext(
+        "I cannot run a game in this channel: I am missing the {names} permission here. "
+        "A server admin can give it to me (Server Settings → Roles, or this channel's "
+        "permissions); then try /newgame again.",
+        "I cannot run a game in this channel: I am missing the {names} permissions here. "
+        "A server admin can give them to me (Server Settings → Roles, or this channel's "
+        "permissions); then try /newgame again.",
+        len(lacking),
+    ).format(names=listed(lacking, words))
 
 
 class Lobby(commands.Cog):
@@ -142,15 +157,16 @@ class Lobby(commands.Cog):
         self.bot = bot
 
     @app_commands.command(
-        name="newgame", description="Open a lobby for a new game in this channel."
+        name="newgame", description=N_("Open a lobby for a new game in this channel.")
     )
     @app_commands.describe(
-        game="Which game to play",
-        mode="Workshop Tonttu only: tactical (default) or speed",
-        reminder_hours="Remind a player who has not acted after this many hours (default 12)",
-        turn_limit_hours="After this many hours a computer move is made for an absent player "
-        "(default: off)",
-        speed_seconds="Workshop Tonttu speed mode: seconds for each pointing race (default 60)",
+        game=N_("Which game to play"),
+        mode=N_("Workshop Tonttu only: tactical (default) or speed"),
+        reminder_hours=N_("Remind a player who has not acted after this many hours (default 12)"),
+        turn_limit_hours=N_(
+            "After this many hours a computer move is made for an absent player (default: off)"
+        ),
+        speed_seconds=N_("Workshop Tonttu speed mode: seconds for each pointing race (default 60)"),
     )
     @app_commands.choices(game=GAME_CHOICES)
     async def newgame(
@@ -176,19 +192,24 @@ class Lobby(commands.Cog):
         mode: str | None,
         settings: dict[str, Any],
     ) -> None:
+        words = private(interaction)
         if interaction.guild is None or interaction.channel is None:
             await reply(
                 interaction,
-                "Games are played in server channels: use /newgame in a text channel of a "
-                "server where I am, and the game will get its own thread there.",
+                words.gettext(
+                    "Games are played in server channels: use /newgame in a text channel of a "
+                    "server where I am, and the game will get its own thread there."
+                ),
             )
             return
         if isinstance(interaction.channel, discord.Thread):
-            await reply(interaction, "Start games in a text channel, not in a thread.")
+            await reply(
+                interaction, words.gettext("Start games in a text channel, not in a thread.")
+            )
             return
         lacking = missing_for_a_game(interaction.app_permissions)
         if lacking:
-            await reply(interaction, lacking_sentence(lacking))
+            await reply(interaction, lacking_sentence(lacking, words))
             return
         if mode is not None and kind != "tonttu":
             raise RuleError("The mode option is for Workshop Tonttu only.")
@@ -202,68 +223,103 @@ class Lobby(commands.Cog):
             host_id=interaction.user.id,
             host_name=interaction.user.display_name,
         )
-        await interaction.response.send_message(embed=lobby_embed(info), view=lobby_view(info))
+        public = await self.bot.languages.public(info.guild_id)
+        await interaction.response.send_message(
+            embed=lobby_embed(info, public), view=lobby_view(info, public)
+        )
         message = await interaction.original_response()
         await self.bot.store.set_message(info.id, "lobby", message.id)
 
     async def on_button(self, interaction: discord.Interaction, game_id: int, verb: str) -> None:
         store = self.bot.store
         info = await store.info(game_id)
+        words = private(interaction)
         if info.status != "lobby":
-            await reply(interaction, "This lobby is closed: the game has started or was cancelled.")
+            await reply(interaction, words.gettext(LOBBY_CLOSED))
             return
         user = interaction.user
         if verb == "join":
             info = await store.join(game_id, user.id, user.display_name)
         elif verb == "leave":
             if user.id == info.host_id:
-                await reply(interaction, "You are the host: press Cancel to close the lobby.")
+                await reply(
+                    interaction, words.gettext("You are the host: press Cancel to close the lobby.")
+                )
                 return
             info = await store.leave(game_id, human_player(user.id))
         elif verb == "cancel":
             if not may_manage(interaction, info):
                 await reply(
-                    interaction, "Only the host or a member who can manage this channel can cancel."
+                    interaction,
+                    words.gettext(
+                        "Only the host or a member who can manage this channel can cancel."
+                    ),
                 )
                 return
             await store.abandon(game_id)
             info = await store.info(game_id)
         elif verb == "start":
             if user.id != info.host_id:
-                await reply(interaction, "Only the host can start the game.")
+                await reply(interaction, words.gettext("Only the host can start the game."))
                 return
             rules = get_game(info.kind)
             if len(info.seats) < rules.min_players:
                 await reply(
                     interaction,
-                    f"{rules.title} needs at least {rules.min_players} players; "
-                    f"{len(info.seats)} seated. Invite others or add computer players.",
+                    words.gettext(
+                        "{title} needs at least {n} players; {seated} seated. Invite others "
+                        "or add computer players."
+                    ).format(
+                        title=game_title(info.kind, words),
+                        n=rules.min_players,
+                        seated=len(info.seats),
+                    ),
                 )
                 return
             table = self.bot.get_cog("Table")
             await table.start_game(interaction, game_id)  # type: ignore[union-attr]
             return
-        await interaction.response.edit_message(embed=lobby_embed(info), view=lobby_view(info))
+        await self._show(interaction, info)
+
+    async def _show(self, interaction: discord.Interaction, info: GameInfo) -> None:
+        """The lobby message brought up to date (public: the server's language)."""
+        public = await self.bot.languages.public(info.guild_id)
+        await interaction.response.edit_message(
+            embed=lobby_embed(info, public), view=lobby_view(info, public)
+        )
 
     async def add_computer(
         self, interaction: discord.Interaction, game_id: int, level: str
     ) -> None:
         store = self.bot.store
         info = await store.info(game_id)
+        words = private(interaction)
         if info.status != "lobby":
-            await reply(interaction, "This lobby is closed: the game has started or was cancelled.")
+            await reply(interaction, words.gettext(LOBBY_CLOSED))
             return
         if not may_manage(interaction, info):
             await reply(
                 interaction,
-                "Only the host (or a member who can manage this channel) can add computer players.",
+                words.gettext(
+                    "Only the host (or a member who can manage this channel) can add computer "
+                    "players."
+                ),
             )
             return
         if level not in LEVEL_HINTS:
-            await reply(interaction, "That level is not on the menu: choose easy, normal or hard.")
+            await reply(
+                interaction,
+                words.gettext(
+                    "That level is not on the menu: choose {easy}, {normal} or {hard}."
+                ).format(
+                    easy=level_name("random", words),
+                    normal=level_name("greedy", words),
+                    hard=level_name("strong", words),
+                ),
+            )
             return
         info = await store.add_ai(game_id, level=level)
-        await interaction.response.edit_message(embed=lobby_embed(info), view=lobby_view(info))
+        await self._show(interaction, info)
 
 
 async def setup(bot: WorkshopBot) -> None:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import discord
 
+from engine.words import ENGLISH, N_, Words
+
 NEEDED = discord.Permissions(
     view_channel=True,
     send_messages=True,
@@ -42,15 +44,16 @@ SCOPES = ("bot", "applications.commands")
 """The invite's scopes: the bot user, and its slash commands."""
 
 LABELS = {
-    "view_channel": "View Channel",
-    "send_messages": "Send Messages",
-    "embed_links": "Embed Links",
-    "attach_files": "Attach Files",
-    "read_message_history": "Read Message History",
-    "create_public_threads": "Create Public Threads",
-    "send_messages_in_threads": "Send Messages in Threads",
+    "view_channel": N_("View Channel"),
+    "send_messages": N_("Send Messages"),
+    "embed_links": N_("Embed Links"),
+    "attach_files": N_("Attach Files"),
+    "read_message_history": N_("Read Message History"),
+    "create_public_threads": N_("Create Public Threads"),
+    "send_messages_in_threads": N_("Send Messages in Threads"),
 }
-"""Each needed permission as Discord's settings name it, in Discord's order (its bit)."""
+"""Each needed permission as Discord's settings name it, in Discord's order (its bit);
+for players translated as Discord's German settings name them (:func:`listed`)."""
 
 _ALWAYS = discord.Permissions(
     view_channel=True, embed_links=True, attach_files=True, read_message_history=True
@@ -101,12 +104,14 @@ def missing_for_a_game(have: discord.Permissions) -> list[str]:
     return missing(have, needed)
 
 
-def listed(names: list[str]) -> str:
-    """``['A', 'B', 'C']`` → ``'A, B and C'``.
+def listed(names: list[str], words: Words = ENGLISH) -> str:
+    """``['A', 'B', 'C']`` → ``'A, B and C'``, each name translated by ``words`` (the
+    operator's output, ``--check``, stays English).
 
     >>> listed(["Embed Links"]), listed(["Embed Links", "Attach Files"])
     ('Embed Links', 'Embed Links and Attach Files')
     """
+    names = [words.gettext(name) for name in names]
     if len(names) <= 1:
         return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+    return words.gettext("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])

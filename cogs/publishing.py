@@ -46,6 +46,12 @@ channel it has not posted in since it started and did not create, it first reads
 last few messages, since Discord counts the posts another process (or its own earlier
 run) made there just before.
 
+In one language. Public text (log, prompts, reminders, final scores, the board's
+picture) is in the server's language (``Languages.of_guild``), read once per round
+(:attr:`Sync.words`): a round's texts are made from the log as it posts them, so
+nothing coalesced is kept in another language; the board pictures the table keeps are
+keyed by language too.
+
 Options weighed: publishing from each handler's own events (the way this bot worked
 before: nothing to catch up from, and one post and edit per move); a queue of
 messages to post stored in the database (exactly once too, but every text would be
@@ -67,8 +73,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+import i18n
 from cogs.common import DISCORD_DOWN
 from engine import get_game, undo
+from engine.words import Words
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer
 
 if TYPE_CHECKING:
@@ -106,11 +114,19 @@ def nonce(*parts: object) -> str:
 class Sync:
     """One round of one game's sync: what it posts, and the marks recording it."""
 
-    def __init__(self, publisher: Publisher, game: LoadedGame, flush: bool) -> None:
+    def __init__(
+        self, publisher: Publisher, game: LoadedGame, flush: bool, lang: str = "en"
+    ) -> None:
         self.publisher = publisher
         self.game = game
         self.flush = flush
         """Post what could otherwise wait (a deferred sync, a catch-up)."""
+        self.lang = lang
+        """The language code of the server's public text (``Languages.of_guild``): the
+        pictures'."""
+        self.words: Words = i18n.words(lang)
+        """The words of everything this round posts: one language per server, read once
+        per round, so a round's posts never mix two."""
         self.marks: dict[str, tuple[int | None, int]] = {}
         self.later: float | None = None
         """Seconds after which the game needs another (deferred) round, if any."""
@@ -300,7 +316,8 @@ class Publisher:
         keep = False
         try:
             game = await self.bot.store.load(game_id)
-            sync = Sync(self, game, flush)
+            lang = await self.bot.languages.of_guild(game.guild_id)
+            sync = Sync(self, game, flush, lang)
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
             # Another round is asked for already: it goes on with the claim held.

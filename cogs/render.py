@@ -15,6 +15,7 @@ import discord
 import i18n
 import render
 from cogs import drawing
+from cogs.common import GAME_TITLES
 from cogs.service import computer_level, engine_of
 from engine import get_game, undo
 from engine.core import PlayerId
@@ -27,25 +28,38 @@ MAX_DESCRIPTION = 4096
 MAX_CONTENT = 2000
 BUTTON_LABEL = 80
 OPTION_LABEL = 100
-LEVEL_NAMES = {"random": "easy", "greedy": "normal", "strong": "hard"}
-"""How players call the levels of ``engine.ai``."""
+LEVEL_NAMES = {"random": N_("easy"), "greedy": N_("normal"), "strong": N_("hard")}
+"""How players call the levels of ``engine.ai`` (translated where used)."""
 COLOUR = {"workshop": discord.Colour.dark_red(), "tonttu": discord.Colour.dark_green()}
 GOLD = discord.Colour.gold()
 """The final scores' colour."""
 REASON_LABELS = {
-    "toy": "toys",
-    "cooperation": "cooperation",
-    "donation": "donations",
-    "ornament": "ornaments",
-    "tree": "tree spaces",
-    "inspection": "inspections",
-    "unfinished": "unfinished tokens",
-    "reindeer": "reindeer",
+    "toy": N_("toys"),
+    "cooperation": N_("cooperation"),
+    "donation": N_("donations"),
+    "ornament": N_("ornaments"),
+    "tree": N_("tree spaces"),
+    "inspection": N_("inspections"),
+    "unfinished": N_("unfinished tokens"),
+    "reindeer": N_("reindeer"),
 }
+"""The final scores' reasons (translated where used)."""
 
 
-def title_of(info: GameInfo) -> str:
-    return f"{get_game(info.kind).title} · game #{info.id}"
+def game_title(kind: str, words: Words = ENGLISH) -> str:
+    """A game's title in ``words``' language (``GAME_TITLES``)."""
+    return words.gettext(GAME_TITLES.get(kind) or get_game(kind).title)
+
+
+def level_name(level: str, words: Words = ENGLISH) -> str:
+    """A computer level as players call it (``LEVEL_NAMES``), in ``words``' language."""
+    return words.gettext(LEVEL_NAMES[level])
+
+
+def title_of(info: GameInfo, words: Words = ENGLISH) -> str:
+    return words.gettext("{title} · game #{id}").format(
+        title=game_title(info.kind, words), id=info.id
+    )
 
 
 def cut(text: str, limit: int) -> str:
@@ -68,14 +82,17 @@ def mention(info: GameInfo, player: PlayerId) -> str:
     return f"<@{seat.user_id}>" if seat.user_id is not None else f"**{seat.display_name}**"
 
 
-def board_embed(game: LoadedGame, viewer: PlayerId | None = None) -> discord.Embed:
+def board_embed(
+    game: LoadedGame, viewer: PlayerId | None = None, words: Words = ENGLISH
+) -> discord.Embed:
     """The table as the viewer may see it (``None``: everyone)."""
     rules = engine_of(game)
-    text = rules.render_text(rules.view(game.state, viewer), game.names)
+    text = rules.render_text(rules.view(game.state, viewer), game.names, words)
     embed = discord.Embed(
-        title=title_of(game), description=code_block(text), colour=COLOUR.get(game.kind)
+        title=title_of(game, words), description=code_block(text), colour=COLOUR.get(game.kind)
     )
-    embed.set_footer(text=f"Move {game.version}" + (" · your private view" if viewer else ""))
+    footer = words.gettext("Move {n} · your private view") if viewer else words.gettext("Move {n}")
+    embed.set_footer(text=footer.format(n=game.version))
     return embed
 
 
@@ -86,10 +103,10 @@ SUMMARY_LINES = 2
 alt text; the whole text stays available with ``/board text:true``."""
 
 
-def board_summary(game: LoadedGame) -> str:
+def board_summary(game: LoadedGame, words: Words = ENGLISH) -> str:
     """The first lines of the public text board: what day or round it is, who acts."""
     rules = engine_of(game)
-    text = rules.render_text(rules.view(game.state, None), game.names)
+    text = rules.render_text(rules.view(game.state, None), game.names, words)
     lines = [line.strip("= ") for line in text.splitlines()[:SUMMARY_LINES]]
     return "\n".join(line for line in lines if not line.endswith(":"))  # not a heading
 
@@ -179,38 +196,66 @@ def chart_picture(
     return embed, discord.File(io.BytesIO(png), CHART_FILE, description=cut(alt, 1024))
 
 
-def lobby_embed(info: GameInfo) -> discord.Embed:
+OPTION_WORDS = {
+    "mode": N_("mode"),
+    "tactical": N_("tactical"),
+    "speed": N_("speed"),
+}
+"""The lobby's option names and values (translated where used; others shown as stored)."""
+LOBBY_STATUS = {
+    "lobby": N_("Press Join to take a seat. The host starts the game."),
+    "active": N_("The game has started."),
+    "finished": N_("This game has finished."),
+    "abandoned": N_("This game was cancelled."),
+}
+
+
+def _option_word(value: object, words: Words) -> str:
+    text = str(value)
+    return words.gettext(OPTION_WORDS[text]) if text in OPTION_WORDS else text
+
+
+def lobby_embed(info: GameInfo, words: Words = ENGLISH) -> discord.Embed:
+    """The lobby message (public: the server's language)."""
     rules = get_game(info.kind)
     seats = "\n".join(
-        f"{n}. {seat.display_name}"
-        + (f" (computer, {LEVEL_NAMES[computer_level(info, seat.player)]})" if seat.is_ai else "")
+        words.gettext("{n}. {name} (computer, {level})").format(
+            n=n, name=seat.display_name, level=level_name(computer_level(info, seat.player), words)
+        )
+        if seat.is_ai
+        else f"{n}. {seat.display_name}"
         for n, seat in enumerate(info.seats, 1)
     )
-    options = ", ".join(f"{k}: {v}" for k, v in info.options.items())
+    options = ", ".join(
+        f"{_option_word(k, words)}: {_option_word(v, words)}" for k, v in info.options.items()
+    )
+    description = words.gettext("Host: <@{host}>\n{low}–{high} players.").format(
+        host=info.host_id, low=rules.min_players, high=rules.max_players
+    )
+    if options:
+        description += "\n" + words.gettext("Options: {options}").format(options=options)
     embed = discord.Embed(
-        title=f"{rules.title}: lobby (game #{info.id})",
-        description=(
-            f"Host: <@{info.host_id}>\n{rules.min_players}–{rules.max_players} players."
-            + (f"\nOptions: {options}" if options else "")
+        title=words.gettext("{title}: lobby (game #{id})").format(
+            title=game_title(info.kind, words), id=info.id
         ),
+        description=description,
         colour=COLOUR.get(info.kind),
     )
-    embed.add_field(name=f"Seats ({len(info.seats)}/{rules.max_players})", value=seats or "—")
-    status = {
-        "lobby": "Press Join to take a seat. The host starts the game.",
-        "active": "The game has started.",
-        "finished": "This game has finished.",
-        "abandoned": "This game was cancelled.",
-    }[info.status]
-    embed.set_footer(text=status)
+    embed.add_field(
+        name=words.gettext("Seats ({taken}/{most})").format(
+            taken=len(info.seats), most=rules.max_players
+        ),
+        value=seats or "—",
+    )
+    embed.set_footer(text=words.gettext(LOBBY_STATUS[info.status]))
     return embed
 
 
-def event_lines(game: GameInfo, events: Iterable[Any]) -> list[str]:
+def event_lines(game: GameInfo, events: Iterable[Any], words: Words = ENGLISH) -> list[str]:
     rules = get_game(game.kind)
     lines = []
     for event in events:
-        text = undo.describe_event(rules, event, game.names)  # an undo's line too
+        text = undo.describe_event(rules, event, game.names, words)  # an undo's line too
         if text:
             lines.append(text)
     return lines
@@ -232,40 +277,53 @@ def chunk_lines(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
     return chunks
 
 
-def final_embed(info: GameInfo) -> discord.Embed:
+def final_embed(info: GameInfo, words: Words = ENGLISH) -> discord.Embed:
     """Final scores with the breakdown by reason and the winners (W-6.2, T-5.3)."""
     result = info.result or {}
     scores: dict[str, int] = result.get("scores", {})
     winners: list[str] = result.get("winners", [])
     names = info.names
+    who = ", ".join(f"**{names.get(w, w)}**" for w in winners)
     embed = discord.Embed(
-        title=f"{title_of(info)}: final scores",
-        description="Winner"
-        + ("s: " if len(winners) > 1 else ": ")
-        + ", ".join(f"**{names.get(w, w)}**" for w in winners),
+        title=words.gettext("{title}: final scores").format(title=title_of(info, words)),
+        description=words.ngettext("Winner: {names}", "Winners: {names}", len(winners) or 1).format(
+            names=who
+        ),
         colour=GOLD,
     )
     ranked = sorted(scores, key=lambda p: -scores[p])
     for player in ranked[:25]:
         detail = result.get("players", {}).get(player, {})
+        points = scores[player]
         embed.add_field(
-            name=f"{names.get(player, player)}: {scores[player]} points",
-            value=_breakdown(detail)[:1024] or "—",
+            name=words.ngettext("{name}: {n} point", "{name}: {n} points", points).format(
+                name=names.get(player, player), n=points
+            ),
+            value=_breakdown(detail, words)[:1024] or "—",
             inline=False,
         )
     return embed
 
 
-def _breakdown(detail: dict[str, Any]) -> str:
+def _breakdown(detail: dict[str, Any], words: Words = ENGLISH) -> str:
     parts = []
     for reason, points in detail.get("breakdown", {}).items():
         if points:
-            parts.append(f"{REASON_LABELS.get(reason, reason)} {points}")
+            label = words.gettext(REASON_LABELS[reason]) if reason in REASON_LABELS else reason
+            parts.append(f"{label} {points}")
     if "gifts" in detail:
-        gifts = ", ".join(f"{g['name']} ({g['category']})" for g in detail["gifts"])
-        parts.append(f"gifts: {gifts or 'none'}")
-        parts.append(f"gift points {detail.get('gift_points', 0)}")
-        parts.append(f"set bonus {detail.get('set_points', 0)}")
+        gifts = ", ".join(
+            words.gettext("{gift} ({category})").format(
+                gift=words.gettext(g["name"]), category=words.gettext(g["category"])
+            )
+            for g in detail["gifts"]
+        )
+        if gifts:
+            parts.append(words.gettext("gifts: {gifts}").format(gifts=gifts))
+        else:
+            parts.append(words.gettext("gifts: none"))
+        parts.append(words.gettext("gift points {n}").format(n=detail.get("gift_points", 0)))
+        parts.append(words.gettext("set bonus {n}").format(n=detail.get("set_points", 0)))
     if detail.get("reindeer"):
-        parts.append("reindeer: " + ", ".join(detail["reindeer"]))
+        parts.append(words.gettext("reindeer: {names}").format(names=", ".join(detail["reindeer"])))
     return " · ".join(parts)

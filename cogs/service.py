@@ -28,6 +28,7 @@ from engine.core import (
     derive_seed,
 )
 from engine.undo import GAME_OVER, CannotUndo, Undo
+from engine.words import ENGLISH, N_, Words
 from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
 
 MAX_AI_STEPS = 10_000
@@ -41,7 +42,7 @@ class StaleBoard(RuleError):
     """The user acted on a panel drawn at an older version of the game."""
 
     def __init__(self, game: LoadedGame) -> None:
-        super().__init__("The board has changed since this was shown; here is the current one.")
+        super().__init__(N_("The board has changed since this was shown; here is the current one."))
         self.game = game
 
 
@@ -83,15 +84,16 @@ def engine_of(game: LoadedGame) -> Game:
     return get_game(game.kind)
 
 
-def choices_for(game: LoadedGame, player: PlayerId) -> list[Choice]:
-    """The numbered legal actions of ``player`` at the game's current version."""
+def choices_for(game: LoadedGame, player: PlayerId, words: Words = ENGLISH) -> list[Choice]:
+    """The numbered legal actions of ``player`` at the game's current version, labelled
+    in ``words``' language."""
     rules = engine_of(game)
     if game.state is None or rules.outcome(game.state) is not None:
         return []
     names = game.names
     out = []
     for index, action in enumerate(rules.legal_actions(game.state, player)):
-        label = rules.describe_action(game.state, player, action, names)
+        label = rules.describe_action(game.state, player, action, names, words)
         out.append(Choice(index, label, action))
     return out
 
@@ -172,7 +174,7 @@ class Tables:
         check_can_act(rules, game.state, player)  # game over / not your turn, as a sentence
         legal = rules.legal_actions(game.state, player)
         if not 0 <= index < len(legal):
-            raise BadChoice("That choice is not on the list; open the panel again.")
+            raise BadChoice(N_("That choice is not on the list; open the panel again."))
         return await self._submit(game, player, legal[index])
 
     async def submit_checked(

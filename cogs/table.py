@@ -15,8 +15,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import i18n
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
 from cogs.computers import while_thinking
+from cogs.language import private
 from cogs.lobby import AddComputer, LobbyButton, may_manage
 from cogs.publishing import Sync, logged_events
 from cogs.render import (
@@ -48,6 +50,7 @@ from cogs.service import (
 )
 from engine import undo as undo_events
 from engine.core import PlayerId
+from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, LoadedGame, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
@@ -69,6 +72,15 @@ CHART_TIMEOUT = 30.0
 imports matplotlib, about a second on an idle machine) before going without it."""
 
 
+TURN_LABEL = N_("Take your turn")
+CHOOSE = N_("Choose…")
+UNDO_LABEL = N_("Undo")
+ABANDON_LABEL = N_("Yes, end this game")
+NOT_PLAYING = N_("You are not playing in this game.")
+ONLY_HOST_ENDS = N_("Only the host or a member who can manage this channel can end the game.")
+"""The components' labels (translated where a message is made: the default is the
+English a component rebuilt from its custom id has, which Discord never sees)."""
+
 # --------------------------------------------------------------------------- components
 
 
@@ -77,7 +89,7 @@ class TurnButton(
 ):
     """On the turn prompt: opens the private panel of whoever clicks."""
 
-    def __init__(self, game_id: int, label: str = "Take your turn") -> None:
+    def __init__(self, game_id: int, label: str = TURN_LABEL) -> None:
         super().__init__(
             discord.ui.Button(
                 label=label, style=discord.ButtonStyle.primary, custom_id=f"turn:{game_id}"
@@ -136,12 +148,16 @@ class ActSelect(
     """The panel's choices as a menu, when there are too many for buttons."""
 
     def __init__(
-        self, game_id: int, version: int, options: list[discord.SelectOption] | None = None
+        self,
+        game_id: int,
+        version: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str = CHOOSE,
     ) -> None:
         super().__init__(
             discord.ui.Select(
                 custom_id=f"acts:{game_id}:{version}",
-                placeholder="Choose…",
+                placeholder=placeholder,
                 options=options or [discord.SelectOption(label="?", value="0")],
             )
         )
@@ -171,10 +187,10 @@ class UndoButton(
     """On the private panel: take back the player's latest decision (``engine.undo``),
     valid only at the version it was drawn at."""
 
-    def __init__(self, game_id: int, version: int) -> None:
+    def __init__(self, game_id: int, version: int, label: str = UNDO_LABEL) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Undo",
+                label=label,
                 emoji="↩️",
                 style=discord.ButtonStyle.danger,
                 custom_id=f"undo:{game_id}:{version}",
@@ -200,10 +216,10 @@ class UndoButton(
 class AbandonButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"abandon:(?P<gid>[0-9]{1,18})"
 ):
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, label: str = ABANDON_LABEL) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Yes, end this game",
+                label=label,
                 style=discord.ButtonStyle.danger,
                 custom_id=f"abandon:{game_id}",
             )
@@ -254,19 +270,29 @@ def claimed_by_component(interaction: discord.Interaction) -> bool:
 
 
 def panel(
-    game: LoadedGame, player: PlayerId, note: str = "", *, undo: bool = False
+    game: LoadedGame,
+    player: PlayerId,
+    note: str = "",
+    *,
+    undo: bool = False,
+    words: Words = ENGLISH,
 ) -> dict[str, Any]:
     """The private panel of ``player``: their view of the board and their choices, and
-    with ``undo`` the Undo button (the engine allows them to take a decision back)."""
+    with ``undo`` the Undo button (the engine allows them to take a decision back);
+    in ``words``' language (the player's own)."""
     rules = engine_of(game)
-    embed = board_embed(game, viewer=player)
+    embed = board_embed(game, viewer=player, words=words)
     view = discord.ui.View(timeout=None)
     if game.status != "active":
-        return {"content": note + "This game is over.", "embed": embed, "view": view}
-    choices = choices_for(game, player)
+        return {
+            "content": note + words.gettext("This game is over."),
+            "embed": embed,
+            "view": view,
+        }
+    choices = choices_for(game, player, words)
     if not choices:
         waiting = ", ".join(mention(game, p) for p in sorted(rules.to_act(game.state)))
-        content = f"{note}Waiting for {waiting}."
+        content = note + words.gettext("Waiting for {names}.").format(names=waiting)
         return {"content": content, "embed": embed, "view": view}
     suggested = suggested_index(game, player, choices)
     if len(choices) <= MAX_BUTTON_CHOICES:
@@ -281,11 +307,16 @@ def panel(
             discord.SelectOption(label=cut(c.label, OPTION_LABEL), value=str(c.index))
             for c in choices[:25]
         ]
-        view.add_item(ActSelect(game.id, game.version, options))
+        view.add_item(ActSelect(game.id, game.version, options, words.gettext(CHOOSE)))
     if undo:
-        view.add_item(UndoButton(game.id, game.version))
-    hint = " (★ green: what a careful player would do)" if suggested is not None else ""
-    content = f"{note}Your move in {title_of(game)}: choose one{hint}."
+        view.add_item(UndoButton(game.id, game.version, words.gettext(UNDO_LABEL)))
+    if suggested is not None:
+        template = words.gettext(
+            "Your move in {title}: choose one (★ green: what a careful player would do)."
+        )
+    else:
+        template = words.gettext("Your move in {title}: choose one.")
+    content = note + template.format(title=title_of(game, words))
     return {"content": content, "embed": embed, "view": view}
 
 
@@ -312,9 +343,9 @@ class Presenter(Protocol):
 class Table(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
-        self._pictures: OrderedDict[tuple[int, int], bytes] = OrderedDict()
-        """Recent board pictures by (game id, version): drawn once per move, then reused
-        by the board edit, the final scores and /board."""
+        self._pictures: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
+        """Recent board pictures by (game id, version, language): drawn once per move,
+        then reused by the board edit, the final scores and /board."""
         self.presenters: dict[str, Presenter] = {}
         """By game kind; a game without one uses the generic prompt and panel."""
         self._resuming: set[asyncio.Task[None]] = set()
@@ -336,11 +367,13 @@ class Table(commands.Cog):
         for task in self._resuming:
             task.cancel()
 
-    async def board_png(self, game: LoadedGame) -> bytes:
-        key = (game.id, game.version)
+    async def board_png(self, game: LoadedGame, lang: str = "en") -> bytes:
+        """The public picture of the game's board, labelled in ``lang`` (the server's:
+        ``Languages.of_guild``)."""
+        key = (game.id, game.version, lang)
         png = self._pictures.get(key)
         if png is None:
-            png = await render_board_png(game)
+            png = await render_board_png(game, lang)
             self._pictures[key] = png
             while len(self._pictures) > RECENT_PICTURES:
                 self._pictures.popitem(last=False)
@@ -351,8 +384,9 @@ class Table(commands.Cog):
     async def start_game(self, interaction: discord.Interaction, game_id: int) -> None:
         """The host pressed Start: start, close the lobby, open the thread, post the table."""
         played = await self.bot.tables.start(game_id)
+        public = await self.bot.languages.public(played.game.guild_id)
         await interaction.response.edit_message(
-            embed=lobby_embed(played.game), view=discord.ui.View(timeout=None)
+            embed=lobby_embed(played.game, public), view=discord.ui.View(timeout=None)
         )
         thread_id = await self._open_thread(interaction, played.game)
         await self.bot.store.set_thread(game_id, thread_id)
@@ -363,8 +397,9 @@ class Table(commands.Cog):
         message = interaction.message
         assert message is not None  # a lobby button always comes with its message
         try:
+            public = await self.bot.languages.public(game.guild_id)
             thread = await message.create_thread(
-                name=cut(title_of(game), 100), auto_archive_duration=10080
+                name=cut(title_of(game, public), 100), auto_archive_duration=10080
             )
             self.bot.publisher.new_channel(thread.id)
             return thread.id
@@ -373,9 +408,11 @@ class Table(commands.Cog):
                 "game %s: cannot create a thread (%s); playing in the channel", game.id, error
             )
             await interaction.followup.send(
-                "I could not create a thread here (I need the Create Public Threads and "
-                "Send Messages in Threads permissions), so the game is played in this "
-                "channel instead.",
+                private(interaction).gettext(
+                    "I could not create a thread here (I need the Create Public Threads and "
+                    "Send Messages in Threads permissions), so the game is played in this "
+                    "channel instead."
+                ),
                 ephemeral=True,
             )
             return game.channel_id
@@ -399,7 +436,7 @@ class Table(commands.Cog):
         ``prompt`` (the version the last turn prompt was posted at), ``remind_due`` /
         ``remind`` (a reminder asked for / posted), ``board``, ``final``. A game from
         before these marks counts as shown up to its board's version."""
-        game = sync.game
+        game, words = sync.game, sync.words
         if game.status not in ("active", "finished"):
             return
         shown, version = sync.shown, game.version
@@ -410,7 +447,7 @@ class Table(commands.Cog):
         target = intent if intent > log_v else version  # a dead publisher's posts first
         actions = await sync.actions(min(log_v, prompt_v) if prompt_v >= 0 else log_v)
         news = [a for a in actions if a.seq > log_v]
-        lines = event_lines(game, logged_events(game, news, target))
+        lines = event_lines(game, logged_events(game, news, target), words)
         acting: set[PlayerId] = set()
         if game.status == "active" and target == version:
             humans = {s.player for s in game.seats if not s.is_ai}
@@ -425,7 +462,7 @@ class Table(commands.Cog):
             board_v = version
         behind = version - board_v
         edit_board = behind > 0 and (prompting or ended or sync.flush or behind >= 2)
-        drawing = asyncio.create_task(self.board_png(game)) if edit_board else None
+        drawing = asyncio.create_task(self.board_png(game, sync.lang)) if edit_board else None
         if prompting or (lines and (ended or sync.flush or intent > log_v)):
             await sync.mark_now("log_intent", target)
             chunks = chunk_lines(lines, MAX_CONTENT - PROMPT_ROOM)
@@ -436,11 +473,11 @@ class Table(commands.Cog):
                 )
             if prompting:
                 limit = await self.schedule_timers(sync, game)
-                text = self.prompt_text(game, acting, limit)
+                text = self.prompt_text(game, acting, limit, words=words)
                 if chunks:
                     text = f"{chunks[-1]}\n{text}"
                 last = await sync.post(
-                    ("log", target, len(chunks) - 1), **self.prompt_message(game, text)
+                    ("log", target, len(chunks) - 1), **self.prompt_message(game, text, words)
                 )
                 sync.mark("prompt", version)
             sync.mark("log", target, last.id if last is not None else None)
@@ -465,13 +502,13 @@ class Table(commands.Cog):
         if acting and not prompting and due == game.version:
             # at most one reminder per interval: this one schedules the next one
             limit = await self.schedule_timers(sync, game, turn_limit=False)
-            text = self.prompt_text(game, acting, limit, reminder=True)
-            await sync.post(("remind", due), **self.prompt_message(game, text))
+            text = self.prompt_text(game, acting, limit, reminder=True, words=sync.words)
+            await sync.post(("remind", due), **self.prompt_message(game, text, sync.words))
         sync.mark("remind", due)
 
     async def post_board(self, sync: Sync) -> None:
         game = sync.game
-        embed, picture = board_picture(game, await self.board_png(game))
+        embed, picture = board_picture(game, await self.board_png(game, sync.lang))
         message = await sync.post(("board", game.version), embed=embed, file=picture)
         sync.mark("board", game.version, message.id)
 
@@ -496,12 +533,13 @@ class Table(commands.Cog):
         if game.status == "finished" and "final" not in sync.shown:
             chart = asyncio.create_task(self.chart_png(sync))  # drawn beside the board
             try:
-                board = await self.board_png(game)
+                board = await self.board_png(game, sync.lang)
             except BaseException:
                 chart.cancel()
                 raise
             _, picture = board_picture(game, board)
-            final = final_embed(game).set_image(url=f"attachment://{picture.filename}")
+            final = final_embed(game, sync.words)
+            final.set_image(url=f"attachment://{picture.filename}")
             embeds, files = [final], [picture]
             png = await chart
             if png is not None:
@@ -517,7 +555,9 @@ class Table(commands.Cog):
         final scores are posted without it rather than not at all."""
         try:
             actions = await sync.actions(0)
-            return await asyncio.wait_for(render_chart_png(sync.game, actions), CHART_TIMEOUT)
+            return await asyncio.wait_for(
+                render_chart_png(sync.game, actions, sync.lang), CHART_TIMEOUT
+            )
         except Exception:
             log.exception("game %s: the chart of the game could not be drawn", sync.game.id)
             return None
@@ -539,9 +579,13 @@ class Table(commands.Cog):
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)
             await interaction.followup.send(
-                f"Your move is saved, but I am not allowed to post in {where}, so the "
-                "others cannot see the board. A server admin can give me the Send Messages "
-                "(and Send Messages in Threads) permission there.",
+                private(interaction)
+                .gettext(
+                    "Your move is saved, but I am not allowed to post in {where}, so the "
+                    "others cannot see the board. A server admin can give me the Send "
+                    "Messages (and Send Messages in Threads) permission there."
+                )
+                .format(where=where),
                 ephemeral=True,
             )
 
@@ -614,6 +658,8 @@ class Table(commands.Cog):
             log.exception("game %s: the computer players could not resume", game_id)
 
     async def announce(self, game: GameInfo, text: str) -> None:
+        """Post ``text`` in the game's thread (made in the server's language:
+        ``bot.languages.public``)."""
         await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
 
     def prompt_text(
@@ -623,18 +669,24 @@ class Table(commands.Cog):
         limit: datetime | None,
         *,
         reminder: bool = False,
+        words: Words = ENGLISH,
     ) -> str:
-        """Mention who must act; with the turn limit, when the computer moves for them."""
+        """Mention who must act; with the turn limit, when the computer moves for them
+        (public: ``words`` is the server's language)."""
         who = ", ".join(mention(game, p) for p in sorted(acting, key=game.players.index))
-        text = f"{who}: it's your turn." if not reminder else f"Reminder: {who}, it's your turn."
+        if reminder:
+            text = words.gettext("Reminder: {who}, it's your turn.").format(who=who)
+        else:
+            text = words.gettext("{who}: it's your turn.").format(who=who)
         if limit is not None:
-            text += f" Not played {discord.utils.format_dt(limit, 'R')}? The computer moves."
+            when = discord.utils.format_dt(limit, "R")
+            text += " " + words.gettext("Not played {when}? The computer moves.").format(when=when)
         return text
 
-    def prompt_message(self, game: LoadedGame, text: str) -> dict[str, Any]:
+    def prompt_message(self, game: LoadedGame, text: str, words: Words = ENGLISH) -> dict[str, Any]:
         """The turn prompt: ``text`` with the button that opens each player's panel."""
         view = discord.ui.View(timeout=None)
-        view.add_item(TurnButton(game.id))
+        view.add_item(TurnButton(game.id, words.gettext(TURN_LABEL)))
         return {
             "content": text,
             "view": view,
@@ -675,14 +727,19 @@ class Table(commands.Cog):
     async def open_panel(self, interaction: discord.Interaction, game_id: int) -> None:
         game = await self.bot.store.load(game_id)
         player = human_player(interaction.user.id)
+        words = private(interaction)
         if game.seat_of(player) is None:
             await reply(
                 interaction,
-                "You are not playing in this game; you can watch the board in this thread.",
+                words.gettext(
+                    "You are not playing in this game; you can watch the board in this thread."
+                ),
             )
             return
         undo = await self.bot.tables.can_undo(game, player)
-        await interaction.response.send_message(ephemeral=True, **panel(game, player, undo=undo))
+        await interaction.response.send_message(
+            ephemeral=True, **panel(game, player, undo=undo, words=words)
+        )
 
     async def undo(
         self, interaction: discord.Interaction, game_id: int, version: int | None
@@ -691,15 +748,16 @@ class Table(commands.Cog):
         take back the player's latest decision, answer with the fresh panel, then show
         it in the thread ("Aino took back: …")."""
         player = human_player(interaction.user.id)
+        words = private(interaction)
         try:
             played = await self.bot.tables.undo(game_id, interaction.user.id, version)
         except StaleBoard as stale:
-            await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
+            await self._respond_panel(interaction, stale.game, player, f"{stale.text(words)}\n")
             return
         game = played.game
         rules = engine_of(game)
-        you = {**game.names, player: "You"}
-        took = " ".join(undo_events.describe_event(rules, e, you) for e in played.events)
+        you = {**game.names, player: undo_events.YOU}  # the engine says "Du nimmst zurück"
+        took = " ".join(undo_events.describe_event(rules, e, you, words) for e in played.events)
         await self._respond_panel(interaction, game, player, f"{took}\n")
         await self.publish_or_warn(interaction, played)
 
@@ -710,7 +768,8 @@ class Table(commands.Cog):
         try:
             played = await self.bot.tables.choose(game_id, interaction.user.id, version, index)
         except StaleBoard as stale:
-            await self._respond_panel(interaction, stale.game, player, f"{stale}\n")
+            note = f"{stale.text(private(interaction))}\n"
+            await self._respond_panel(interaction, stale.game, player, note)
             return
         await self._respond_panel(interaction, played.game, player)  # answer first, then draw
         await self.publish_or_warn(interaction, played)
@@ -719,7 +778,7 @@ class Table(commands.Cog):
         self, interaction: discord.Interaction, game: LoadedGame, player: PlayerId, note: str = ""
     ) -> None:
         undo = await self.bot.tables.can_undo(game, player)
-        content = panel(game, player, note, undo=undo)
+        content = panel(game, player, note, undo=undo, words=private(interaction))
         message = interaction.message
         if message is not None and message.flags.ephemeral:
             await interaction.response.edit_message(**content)
@@ -733,26 +792,35 @@ class Table(commands.Cog):
         if not claimed_by_component(interaction):
             await reply(
                 interaction,
-                "I don't recognise that button. Use /board in the game's thread for the "
-                "current table.",
+                private(interaction).gettext(
+                    "I don't recognise that button. Use /board in the game's thread for the "
+                    "current table."
+                ),
             )
 
     # ------------------------------------------------------------ commands
 
     async def _game_here(self, interaction: discord.Interaction) -> LoadedGame | None:
+        words = private(interaction)
         if interaction.channel_id is None or interaction.guild is None:
-            await reply(interaction, "Use this in the game's thread or channel on the server.")
+            await reply(
+                interaction,
+                words.gettext("Use this in the game's thread or channel on the server."),
+            )
             return None
         game = await self.bot.store.find_open(interaction.channel_id)
         if game is None or game.status != "active":
-            await reply(interaction, "There is no game running here. Start one with /newgame.")
+            await reply(
+                interaction,
+                words.gettext("There is no game running here. Start one with /newgame."),
+            )
             return None
         return game
 
     @app_commands.command(
-        name="play", description="Make your move by typing (same choices as the panel)."
+        name="play", description=N_("Make your move by typing (same choices as the panel).")
     )
-    @app_commands.describe(choice="Start typing to see your legal moves")
+    @app_commands.describe(choice=N_("Start typing to see your legal moves"))
     async def play(self, interaction: discord.Interaction, choice: str) -> None:
         async def work() -> None:
             game = await self._game_here(interaction)
@@ -765,7 +833,10 @@ class Table(commands.Cog):
             version, _, index = choice.partition(":")
             if not (version.isdigit() and index.isdigit()):
                 await reply(
-                    interaction, "Pick one of the suggested moves from the list as you type."
+                    interaction,
+                    private(interaction).gettext(
+                        "Pick one of the suggested moves from the list as you type."
+                    ),
                 )
                 return
             await self.choose(interaction, game.id, int(version), int(index))
@@ -790,7 +861,7 @@ class Table(commands.Cog):
                 for label, value in pairs
                 if needle in label.lower()
             ][:25]
-        choices = choices_for(game, human_player(interaction.user.id))
+        choices = choices_for(game, human_player(interaction.user.id), private(interaction))
         return [
             app_commands.Choice(name=cut(c.label, 100), value=f"{game.version}:{c.index}")
             for c in choices
@@ -799,8 +870,9 @@ class Table(commands.Cog):
 
     @app_commands.command(
         name="undo",
-        description="Take back your last decision (same turn, nothing revealed, nobody "
-        "moved since).",
+        description=N_(
+            "Take back your last decision (same turn, nothing revealed, nobody moved since)."
+        ),
     )
     async def undo_command(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -812,7 +884,7 @@ class Table(commands.Cog):
         await guarded(interaction, work)
 
     @app_commands.command(
-        name="me", description="Your private view: your hand, toys, reindeer, score."
+        name="me", description=N_("Your private view: your hand, toys, reindeer, score.")
     )
     async def me(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -821,52 +893,54 @@ class Table(commands.Cog):
                 return
             player = human_player(interaction.user.id)
             if game.seat_of(player) is None:
-                await reply(interaction, "You are not playing in this game.")
+                await reply(interaction, private(interaction).gettext(NOT_PLAYING))
                 return
             await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
-            embed, picture = await private_picture(game, player)
+            lang = i18n.language(interaction.locale)
+            embed, picture = await private_picture(game, player, lang)
             await reply(interaction, embed=embed, file=picture)  # ephemeral: it shows secrets
 
         await guarded(interaction, work)
 
-    @app_commands.command(name="board", description="The current table of the game here.")
-    @app_commands.describe(text="Show the board as text instead of a picture")
+    @app_commands.command(name="board", description=N_("The current table of the game here."))
+    @app_commands.describe(text=N_("Show the board as text instead of a picture"))
     async def board(self, interaction: discord.Interaction, text: bool = False) -> None:
         async def work() -> None:
             game = await self._game_here(interaction)
             if game is None:
                 return
             if text:
-                await reply(interaction, embed=board_embed(game))
+                await reply(interaction, embed=board_embed(game, words=private(interaction)))
             else:
                 await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
-                embed, picture = board_picture(game, await self.board_png(game))
+                lang = i18n.language(interaction.locale)
+                embed, picture = board_picture(game, await self.board_png(game, lang))
                 await reply(interaction, embed=embed, file=picture)
 
         await guarded(interaction, work)
 
     @app_commands.command(
-        name="abandon", description="End the game running here (asks to confirm)."
+        name="abandon", description=N_("End the game running here (asks to confirm).")
     )
     async def abandon_command(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
             if interaction.channel_id is None:
                 return
+            words = private(interaction)
             game = await self.bot.store.find_open(interaction.channel_id)
             if game is None:
-                await reply(interaction, "There is no game running here.")
+                await reply(interaction, words.gettext("There is no game running here."))
                 return
             if not may_manage(interaction, game):
-                await reply(
-                    interaction,
-                    "Only the host or a member who can manage this channel can end the game.",
-                )
+                await reply(interaction, words.gettext(ONLY_HOST_ENDS))
                 return
             view = discord.ui.View(timeout=None)
-            view.add_item(AbandonButton(game.id))
+            view.add_item(AbandonButton(game.id, words.gettext(ABANDON_LABEL)))
             await reply(
                 interaction,
-                f"End {title_of(game)} for everyone? This cannot be undone.",
+                words.gettext("End {title} for everyone? This cannot be undone.").format(
+                    title=title_of(game, words)
+                ),
                 view=view,
             )
 
@@ -874,28 +948,29 @@ class Table(commands.Cog):
 
     async def abandon(self, interaction: discord.Interaction, game_id: int) -> None:
         info = await self.bot.store.info(game_id)
+        words = private(interaction)
         if not may_manage(interaction, info):
-            await reply(
-                interaction,
-                "Only the host or a member who can manage this channel can end the game.",
-            )
+            await reply(interaction, words.gettext(ONLY_HOST_ENDS))
             return
         if info.status not in ("lobby", "active"):
-            await reply(interaction, "That game has already ended.")
+            await reply(interaction, words.gettext("That game has already ended."))
             return
         await self.bot.store.abandon(game_id)
         info = await self.bot.store.info(game_id)
         await interaction.response.edit_message(
-            content=f"{title_of(info)} was ended.", view=discord.ui.View(timeout=None)
+            content=words.gettext("{title} was ended.").format(title=title_of(info, words)),
+            view=discord.ui.View(timeout=None),
         )
+        public = await self.bot.languages.public(info.guild_id)
         await self._channel(info).send(
-            f"{title_of(info)} was ended by {interaction.user.mention}. "
-            "The channel is free for a new game.",
+            public.gettext(
+                "{title} was ended by {who}. The channel is free for a new game."
+            ).format(title=title_of(info, public), who=interaction.user.mention),
             allowed_mentions=NO_MENTIONS,
         )
 
-    @app_commands.command(name="rules", description="The rules of both games, by topic.")
-    @app_commands.describe(topic="Which part of the rules")
+    @app_commands.command(name="rules", description=N_("The rules of both games, by topic."))
+    @app_commands.describe(topic=N_("Which part of the rules"))
     @app_commands.choices(
         topic=[app_commands.Choice(name=label, value=key) for key, label in RULE_TOPICS.items()]
     )

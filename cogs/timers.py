@@ -104,10 +104,14 @@ class Timers(commands.Cog):
             await self.ask_reminder(game)
         elif timer.kind == "turn_limit":
             names = ", ".join(game.names[p] for p in sorted(acting, key=game.players.index))
-            hours = game.settings.get("turn_limit_hours")
-            await table.announce(  # type: ignore[union-attr]
-                game, f"{names} did not move within {hours} hours: the computer moves for them."
-            )
+            hours = game.settings.get("turn_limit_hours") or 0
+            words = await self.bot.languages.public(game.guild_id)
+            text = words.ngettext(
+                "{names} did not move within {n} hour: the computer moves for them.",
+                "{names} did not move within {n} hours: the computer moves for them.",
+                hours,
+            ).format(names=names, n=hours)
+            await table.announce(game, text)  # type: ignore[union-attr]
             # one computer move per decision until those players are done for this turn
             for _ in range(MAX_STAND_IN_MOVES):
                 waiting = set(engine_of(game).to_act(game.state)) & acting

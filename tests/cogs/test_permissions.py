@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import discord
 
+import i18n
 from cogs import check, lobby, permissions
 from cogs.permissions import NEEDED, invite_url, listed, missing, missing_for_a_game
 
@@ -65,6 +66,21 @@ def test_a_game_needs_thread_posting_with_threads_and_channel_posting_without() 
 
 def test_listed_joins_names_in_a_sentence() -> None:
     assert listed(["A", "B", "C"]) == "A, B and C"
+
+
+def test_players_read_the_permissions_as_discords_german_settings_name_them() -> None:
+    """issue 16: /newgame's sentence in the user's language (``--check`` stays English)."""
+    de = i18n.words("de")
+    assert listed(["Embed Links", "Attach Files"], de) == "Links einbetten und Dateien anhängen"
+    one = lobby.lacking_sentence(["Attach Files"], de)
+    assert one.startswith("In diesem Kanal kann ich kein Spiel leiten: Mir fehlt hier die ")
+    assert "Berechtigung Dateien anhängen." in one
+    two = lobby.lacking_sentence(["Embed Links", "Attach Files"], de)
+    assert "Mir fehlen hier die Berechtigungen Links einbetten und Dateien anhängen." in two
+    assert lobby.lacking_sentence(["Embed Links", "Attach Files"]).startswith(
+        "I cannot run a game in this channel: I am missing the Embed Links and Attach Files "
+        "permissions here. A server admin can give them to me"
+    )
 
 
 def test_the_doctests_of_the_setup_modules() -> None:

@@ -20,10 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import i18n
 from engine import get_game
 from engine.core import Rng
 from engine.records import pick_random
-from engine.undo import History, Undo, effective_actions, replay
+from engine.undo import History, TookBack, Undo, describe_event, effective_actions, replay
 
 WORKSHOP = get_game("workshop")
 TONTTU = get_game("tonttu")
@@ -196,3 +197,29 @@ def test_a_game_without_the_hook_has_no_undo() -> None:
     history.apply(1, player, WORKSHOP.legal_actions(state, player)[0])
     assert history.window(player) == 0
     assert history.refusal(player) == "Plain has no undo."
+
+
+class _Lines:
+    """A game whose log lines are "<name> did <n>", for the undo's own line."""
+
+    def describe_event(self, event: Any, names: Any, words: Any = None) -> str:
+        return f"{names.get(event['player'], event['player'])} did {event['n']}."
+
+    def parse_event(self, data: Any) -> Any:
+        return data
+
+
+def test_an_undos_log_line_in_english_and_german() -> None:
+    """issue 16: "Aino took back: …" is a template; "You" (a player's own panel) too."""
+    game: Any = _Lines()
+    took = TookBack(player="a", seq=3, events=[{"player": "a", "n": 1}])
+    nothing = TookBack(player="a", seq=3, events=[])
+    de = i18n.words("de")
+    assert describe_event(game, took, {"a": "Aino"}) == "Aino took back: did 1."
+    assert describe_event(game, took, {"a": "Aino"}, de) == "Aino hat zurückgenommen: did 1."
+    assert describe_event(game, took, {"a": "You"}) == "You took back: did 1."
+    assert describe_event(game, took, {"a": "Du"}, de) == "Du hast zurückgenommen: did 1."
+    assert describe_event(game, nothing, {"a": "Aino"}) == "Aino took back: their last decision."
+    assert describe_event(game, nothing, {"a": "Aino"}, de) == (
+        "Aino hat zurückgenommen: die letzte Entscheidung."
+    )
