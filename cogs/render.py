@@ -124,8 +124,10 @@ def board_picture(
 ) -> tuple[discord.Embed, discord.File]:
     """The thread's board: a short summary, the picture, and the move number; ``words``:
     the table's language, the picture's (:func:`render_board_png`)."""
-    summary = board_summary(game)
-    embed = discord.Embed(title=title_of(game), description=summary, colour=COLOUR.get(game.kind))
+    summary = board_summary(game, words)
+    embed = discord.Embed(
+        title=title_of(game, words), description=summary, colour=COLOUR.get(game.kind)
+    )
     embed.set_image(url=f"attachment://{BOARD_FILE}")
     footer = words.gettext("Move {version} · /board text:true shows the board as text")
     embed.set_footer(text=footer.format(version=game.version))
@@ -140,9 +142,10 @@ async def private_picture(
     png = await drawing.draw(
         render.render_private, engine_of(game).view(game.state, player), game.names, lang
     )
-    embed = board_embed(game, viewer=player)
+    words = i18n.words(lang)
+    embed = board_embed(game, viewer=player, words=words)
     embed.set_image(url=f"attachment://{PRIVATE_FILE}")
-    alt = i18n.words(lang).gettext("Your own area")
+    alt = words.gettext("Your own area")
     return embed, discord.File(io.BytesIO(png), PRIVATE_FILE, description=alt)
 
 

@@ -508,14 +508,14 @@ class Table(commands.Cog):
 
     async def post_board(self, sync: Sync) -> None:
         game = sync.game
-        embed, picture = board_picture(game, await self.board_png(game, sync.lang))
+        embed, picture = board_picture(game, await self.board_png(game, sync.lang), sync.words)
         message = await sync.post(("board", game.version), embed=embed, file=picture)
         sync.mark("board", game.version, message.id)
 
     async def edit_board(self, sync: Sync, png: bytes) -> None:
         """Edit the board message in place, picture included (post it if it is gone)."""
         game = sync.game
-        embed, picture = board_picture(game, png)
+        embed, picture = board_picture(game, png, sync.words)
         try:
             # one edit: the new picture replaces the old attachment
             await sync.channel.get_partial_message(game.messages["board"]).edit(
@@ -537,13 +537,13 @@ class Table(commands.Cog):
             except BaseException:
                 chart.cancel()
                 raise
-            _, picture = board_picture(game, board)
+            _, picture = board_picture(game, board, sync.words)
             final = final_embed(game, sync.words)
             final.set_image(url=f"attachment://{picture.filename}")
             embeds, files = [final], [picture]
             png = await chart
             if png is not None:
-                embed, file = chart_picture(game, png)
+                embed, file = chart_picture(game, png, sync.words)
                 embeds.append(embed)
                 files.append(file)
             message = await sync.post(("final",), embeds=embeds, files=files)
@@ -914,7 +914,8 @@ class Table(commands.Cog):
             else:
                 await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
                 lang = i18n.language(interaction.locale)
-                embed, picture = board_picture(game, await self.board_png(game, lang))
+                png = await self.board_png(game, lang)
+                embed, picture = board_picture(game, png, i18n.words(lang))
                 await reply(interaction, embed=embed, file=picture)
 
         await guarded(interaction, work)

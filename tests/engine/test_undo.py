@@ -216,10 +216,13 @@ def test_an_undos_log_line_in_english_and_german() -> None:
     nothing = TookBack(player="a", seq=3, events=[])
     de = i18n.words("de")
     assert describe_event(game, took, {"a": "Aino"}) == "Aino took back: did 1."
-    assert describe_event(game, took, {"a": "Aino"}, de) == "Aino hat zurückgenommen: did 1."
+    assert describe_event(game, took, {"a": "Aino"}, de) == "Aino nimmt zurück: did 1."
     assert describe_event(game, took, {"a": "You"}) == "You took back: did 1."
-    assert describe_event(game, took, {"a": "Du"}, de) == "Du hast zurückgenommen: did 1."
+    assert describe_event(game, took, {"a": "You"}, de) == "Du nimmst zurück: did 1."
     assert describe_event(game, nothing, {"a": "Aino"}) == "Aino took back: their last decision."
     assert describe_event(game, nothing, {"a": "Aino"}, de) == (
-        "Aino hat zurückgenommen: die letzte Entscheidung."
+        "Aino nimmt die letzte Entscheidung zurück."
+    )
+    assert describe_event(game, nothing, {"a": "You"}, de) == (
+        "Du nimmst deine letzte Entscheidung zurück."
     )
