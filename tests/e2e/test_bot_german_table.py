@@ -36,10 +36,17 @@ ENGLISH_PUBLIC = (
     "(computer, ",
     "Host: <@",
     "The game has started.",
+    # the engine's log lines and the board message's caption (merged from the other parts)
+    " places an Elf ",
+    " takes ",
+    " scores ",
+    "Move ",
+    "shows the board as text",
+    "How the game went",
+    "Wood Shop",
 )
-"""English of the table's own public templates: none may show on a German server. (The
-log lines inside are the engine's and the board message's caption the pictures': their
-German is tested with them.)"""
+"""English of the table's public templates, the engine's log lines and the board
+message's caption: none may show on a German server."""
 
 
 @pytest.fixture
