@@ -113,7 +113,7 @@ async def open_game(
     assert lobby is not None
 
     def button(verb: str) -> str:
-        return next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(verb))
+        return str(next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(verb)))
 
     for user in others:
         await fake.click(user, lobby, button(":join"))
