@@ -15,7 +15,9 @@ Who may look at what:
   (or abandoned) game it gives its players the partial record, built from what a
   spectator sees (``storage.export`` says why that cannot leak a secret).
 
-Everything is answered ephemerally: each viewer steps through a replay on their own.
+Everything is answered ephemerally, in the viewer's own language (issue 16: the
+replay's picture too; the exported JSON is data and stays as it is): each viewer steps
+through a replay on their own.
 The replay's buttons carry the game id and the move they lead to
 (``rp:<game>:<move>:<f|p|n|l>``), so they work after a restart; each click checks
 the game again and clamps the move to the game's length. A ``custom_id`` that is not
@@ -33,14 +35,17 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import i18n
 import render
 from cogs import drawing
 from cogs.common import bot_of, chosen_value, guarded, reply
-from cogs.render import COLOUR, OPTION_LABEL, cut, title_of
+from cogs.language import private
+from cogs.render import COLOUR, OPTION_LABEL, cut
 from cogs.table import register_components
 from cogs.visibility import visible_channel_ids
 from engine import get_game
 from engine.records import Record
+from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, GameNotFound, LoggedAction, human_player
 from storage.export import decision_log, dump, finished_record, running_record, state_at
 
@@ -49,9 +54,9 @@ if TYPE_CHECKING:
 
 HISTORY_LIMIT = 10
 RECENT_GAMES = 16
-STEP_LABELS = {"f": "⏮ First", "p": "◀ Back", "n": "Next ▶", "l": "Last ⏭"}
+STEP_LABELS = {"f": N_("⏮ First"), "p": N_("◀ Back"), "n": N_("Next ▶"), "l": N_("Last ⏭")}
 REPLAY_FILE = "replay.png"
-NOT_VISIBLE = (
+NOT_VISIBLE = N_(
     "There is no game #{id} on this server that you can see. /history lists the "
     "finished games of the channels you can see."
 )
@@ -66,10 +71,18 @@ class StepButton(
 ):
     """One of the replay's ⏮ ◀ ▶ ⏭ buttons: shows move ``move`` of game ``gid``."""
 
-    def __init__(self, game_id: int, move: int, tag: str, *, disabled: bool = False) -> None:
+    def __init__(
+        self,
+        game_id: int,
+        move: int,
+        tag: str,
+        *,
+        disabled: bool = False,
+        words: Words = ENGLISH,
+    ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=STEP_LABELS[tag],
+                label=words.gettext(STEP_LABELS[tag]),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"rp:{game_id}:{move}:{tag}",
                 disabled=disabled,
@@ -95,11 +108,13 @@ class StepButton(
 class OpenFinal(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"history:open"):
     """/history's menu: opens the final board of the game picked (its replay, at the end)."""
 
-    def __init__(self, options: list[discord.SelectOption] | None = None) -> None:
+    def __init__(
+        self, options: list[discord.SelectOption] | None = None, words: Words = ENGLISH
+    ) -> None:
         super().__init__(
             discord.ui.Select(
                 custom_id="history:open",
-                placeholder="Open a final board…",
+                placeholder=words.gettext("Open a final board…"),
                 options=options or [discord.SelectOption(label="?", value="0")],
             )
         )
@@ -128,22 +143,28 @@ def replays_of(interaction: discord.Interaction) -> Replays:
 # --------------------------------------------------------------------------- messages
 
 
-def step_buttons(game_id: int, move: int, moves: int) -> discord.ui.View:
+def step_buttons(game_id: int, move: int, moves: int, words: Words = ENGLISH) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     at_start, at_end = move <= 0, move >= moves
-    view.add_item(StepButton(game_id, 0, "f", disabled=at_start))
-    view.add_item(StepButton(game_id, max(move - 1, 0), "p", disabled=at_start))
-    view.add_item(StepButton(game_id, min(move + 1, moves), "n", disabled=at_end))
-    view.add_item(StepButton(game_id, moves, "l", disabled=at_end))
+    view.add_item(StepButton(game_id, 0, "f", disabled=at_start, words=words))
+    view.add_item(StepButton(game_id, max(move - 1, 0), "p", disabled=at_start, words=words))
+    view.add_item(StepButton(game_id, min(move + 1, moves), "n", disabled=at_end, words=words))
+    view.add_item(StepButton(game_id, moves, "l", disabled=at_end, words=words))
     return view
 
 
-def move_lines(info: GameInfo, entry: LoggedAction | None) -> str:
+def title_of(info: GameInfo, words: Words = ENGLISH) -> str:
+    """``cogs.render.title_of`` in ``words``' language ("Workshop Tonttu · game #7")."""
+    title = words.gettext(get_game(info.kind).title)
+    return words.gettext("{title} · game #{id}").format(title=title, id=info.id)
+
+
+def move_lines(info: GameInfo, entry: LoggedAction | None, words: Words = ENGLISH) -> str:
     """What happened at this move, as the thread's log said it."""
     if entry is None:
-        return "The table before the first move."
+        return words.gettext("The table before the first move.")
     rules = get_game(info.kind)
-    lines = [rules.describe_event(rules.parse_event(e), info.names) for e in entry.events]
+    lines = [rules.describe_event(rules.parse_event(e), info.names, words) for e in entry.events]
     return "\n".join(line for line in lines if line) or "—"
 
 
@@ -175,24 +196,27 @@ class Replayed:
 
 
 async def replay_message(
-    info: GameInfo, replayed: Replayed, move: int, note: str = ""
+    info: GameInfo, replayed: Replayed, move: int, note: str = "", lang: str = "en"
 ) -> dict[str, Any]:
-    """The board after ``move`` decisions of a finished game, with the step buttons."""
+    """The board after ``move`` decisions of a finished game, with the step buttons, in
+    the viewer's language ``lang`` (a language code of :mod:`i18n`)."""
+    words = i18n.words(lang)
     moves = len(replayed.record.actions)
     rules = get_game(info.kind)
     state = await asyncio.to_thread(replayed.state_at, move)  # off the event loop
-    png = await drawing.draw(render.render_board, rules.view(state, None), info.names)
+    png = await drawing.draw(render.render_board, rules.view(state, None), info.names, lang)
     log = replayed.log
     entry = log[move - 1] if 0 < move <= len(log) else None
     embed = discord.Embed(
-        title=cut(f"{title_of(info)} · replay", 256),
-        description=cut(note + move_lines(info, entry), 4096),
+        title=cut(words.gettext("{title} · replay").format(title=title_of(info, words)), 256),
+        description=cut(note + move_lines(info, entry, words), 4096),
         colour=COLOUR.get(info.kind),
     )
     embed.set_image(url=f"attachment://{REPLAY_FILE}")
-    embed.set_footer(text=f"Move {move} of {moves}")
-    picture = discord.File(io.BytesIO(png), REPLAY_FILE, description=f"Move {move} of {moves}")
-    return {"embed": embed, "file": picture, "view": step_buttons(info.id, move, moves)}
+    where = words.gettext("Move {move} of {moves}").format(move=move, moves=moves)
+    embed.set_footer(text=where)
+    picture = discord.File(io.BytesIO(png), REPLAY_FILE, description=where)
+    return {"embed": embed, "file": picture, "view": step_buttons(info.id, move, moves, words)}
 
 
 def export_file(info: GameInfo, record: Record) -> discord.File:
@@ -223,8 +247,9 @@ class Replays(commands.Cog):
     async def visible_game(self, interaction: discord.Interaction, game_id: int) -> GameInfo | None:
         """The game if it is on this server, in a channel the member can see; otherwise
         the member is told (the same sentence whether it exists or not) and ``None``."""
+        gettext = private(interaction).gettext
         if interaction.guild is None:
-            await reply(interaction, "Use this on a server.")
+            await reply(interaction, gettext("Use this on a server."))
             return None
         info = None
         if 0 < game_id < 2**63:
@@ -237,7 +262,7 @@ class Replays(commands.Cog):
             or info.guild_id != interaction.guild.id
             or info.channel_id not in visible_channel_ids(interaction)
         ):
-            await reply(interaction, NOT_VISIBLE.format(id=game_id))
+            await reply(interaction, gettext(NOT_VISIBLE).format(id=game_id))
             return None
         return info
 
@@ -247,7 +272,7 @@ class Replays(commands.Cog):
         """:meth:`visible_game` if it is finished; otherwise the member is told."""
         info = await self.visible_game(interaction, game_id)
         if info is not None and info.status != "finished":
-            await reply(interaction, not_finished(info))
+            await reply(interaction, not_finished(info, private(interaction)))
             return None
         return info
 
@@ -261,13 +286,19 @@ class Replays(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)  # replay and drawing
         replayed = await self.replayed(info)
         moves = len(replayed.record.actions)
+        lang = i18n.language(interaction.locale)
         note = ""
         if move is None:
             move = moves
         elif not 0 <= move <= moves:
-            note = f"Game #{info.id} has moves 0 to {moves}; here is move {clamp(move, moves)}.\n"
+            note = (
+                i18n.words(lang)
+                .gettext("Game #{id} has moves 0 to {moves}; here is move {move}.")
+                .format(id=info.id, moves=moves, move=clamp(move, moves))
+            )
+            note += "\n"
             move = clamp(move, moves)
-        await reply(interaction, **await replay_message(info, replayed, move, note))
+        await reply(interaction, **await replay_message(info, replayed, move, note, lang))
 
     async def step(self, interaction: discord.Interaction, game_id: int, move: int) -> None:
         """A step button: the replay's message now shows ``move``."""
@@ -276,16 +307,18 @@ class Replays(commands.Cog):
             return
         replayed = await self.replayed(info)
         moves = len(replayed.record.actions)
-        message = await replay_message(info, replayed, clamp(move, moves))
+        lang = i18n.language(interaction.locale)
+        message = await replay_message(info, replayed, clamp(move, moves), lang=lang)
         picture = message.pop("file")
         await interaction.response.edit_message(attachments=[picture], **message)
 
     @app_commands.command(
-        name="replay", description="Step through a finished game, move by move (only you see it)."
+        name="replay",
+        description=N_("Step through a finished game, move by move (only you see it)."),
     )
     @app_commands.describe(
-        game="The game's number (/history lists them)",
-        move="The move to start at (0: before the first move; default: the end)",
+        game=N_("The game's number (/history lists them)"),
+        move=N_("The move to start at (0: before the first move; default: the end)"),
     )
     async def replay(
         self, interaction: discord.Interaction, game: int, move: int | None = None
@@ -309,48 +342,59 @@ class Replays(commands.Cog):
             interaction.guild.id, limit=25, channel_ids=visible_channel_ids(interaction)
         )
         typed = str(current or "").strip().lower()
+        gettext = private(interaction).gettext
         choices = []
         for info in games:
-            line = f"#{info.id} · {get_game(info.kind).title} · winner: {winners_of(info)}"
+            line = gettext("#{id} · {title} · winner: {winners}").format(
+                id=info.id, title=gettext(get_game(info.kind).title), winners=winners_of(info)
+            )
             if typed in line.lower():
                 choices.append(app_commands.Choice(name=cut(line, 100), value=info.id))
         return choices
 
     @app_commands.command(
-        name="export", description="A game's record as a JSON file (python -m engine replay)."
+        name="export", description=N_("A game's record as a JSON file (python -m engine replay).")
     )
-    @app_commands.describe(game="The game's number (/history lists finished ones)")
+    @app_commands.describe(game=N_("The game's number (/history lists finished ones)"))
     async def export(self, interaction: discord.Interaction, game: int) -> None:
         async def work() -> None:
             info = await self.visible_game(interaction, game)
             if info is None:
                 return
+            words = private(interaction)
+            gettext = words.gettext
             if info.status == "lobby" or info.seed is None:
-                await reply(interaction, f"Game #{info.id} never started: it has no record.")
+                text = gettext("Game #{id} never started: it has no record.").format(id=info.id)
+                await reply(interaction, text)
                 return
             player = human_player(interaction.user.id)
             if info.status != "finished" and info.seat_of(player) is None:
-                await reply(interaction, players_only(info))
+                await reply(interaction, players_only(info, words))
                 return
+            title = title_of(info, words)
             if info.status == "finished":
                 record = finished_record(info, await self.bot.store.log(info.id))
-                text = (
-                    f"The record of {title_of(info)}: `python -m engine replay` plays it "
+                text = gettext(
+                    "The record of {title}: `python -m engine replay` plays it "
                     "again from its seed and checks the final scores."
-                )
+                ).format(title=title)
             else:
                 loaded = await self.bot.store.load(info.id)  # then its log up to that state
                 log = await self.bot.store.log(info.id)
                 record = running_record(loaded, [a for a in log if a.seq <= loaded.version])
                 text = (
-                    f"The record of {title_of(info)} so far (move {record.moves}): only "
-                    "what a spectator can see, without the seed or anyone's secret "
-                    "choices. Export it again once the game has finished to replay it."
+                    gettext(
+                        "The record of {title} so far (move {move}): only "
+                        "what a spectator can see, without the seed or anyone's secret "
+                        "choices. Export it again once the game has finished to replay it."
+                    )
                     if info.status == "active"
-                    else f"The record of {title_of(info)}, ended at move {record.moves} "
-                    "before it finished: only what a spectator could see, without the "
-                    "seed or anyone's secret choices, so it cannot be replayed."
-                )
+                    else gettext(
+                        "The record of {title}, ended at move {move} "
+                        "before it finished: only what a spectator could see, without the "
+                        "seed or anyone's secret choices, so it cannot be replayed."
+                    )
+                ).format(title=title, move=record.moves)
             await reply(interaction, text, file=export_file(info, record))
 
         await guarded(interaction, work, game_id=game)
@@ -362,12 +406,15 @@ class Replays(commands.Cog):
         return await self.game_choices(interaction, current)
 
     @app_commands.command(
-        name="history", description="Finished games of the channels you can see on this server."
+        name="history",
+        description=N_("Finished games of the channels you can see on this server."),
     )
     async def history(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
+            words = private(interaction)
+            gettext = words.gettext
             if interaction.guild is None:
-                await reply(interaction, "Use this on a server.")
+                await reply(interaction, gettext("Use this on a server."))
                 return
             games = await self.bot.store.history(
                 interaction.guild.id,
@@ -375,19 +422,23 @@ class Replays(commands.Cog):
                 channel_ids=visible_channel_ids(interaction),
             )
             if not games:
-                await reply(interaction, "No finished games yet in the channels you can see here.")
+                await reply(
+                    interaction, gettext("No finished games yet in the channels you can see here.")
+                )
                 return
             lines, options = [], []
             for info in games:
                 when = info.finished_at.strftime("%Y-%m-%d") if info.finished_at else "?"
-                line = f"{when} · {title_of(info)} · winner: {winners_of(info)}"
+                line = gettext("{when} · {title} · winner: {winners}").format(
+                    when=when, title=title_of(info, words), winners=winners_of(info)
+                )
                 lines.append(line)
                 options.append(
                     discord.SelectOption(label=cut(line, OPTION_LABEL), value=str(info.id))
                 )
             view = discord.ui.View(timeout=None)
-            view.add_item(OpenFinal(options))
-            lines.append("Pick a game below to see its final board and step through it.")
+            view.add_item(OpenFinal(options, words))
+            lines.append(gettext("Pick a game below to see its final board and step through it."))
             await reply(interaction, "\n".join(lines), view=view)
 
         await guarded(interaction, work)
@@ -403,24 +454,30 @@ def clamp(move: int, moves: int) -> int:
     return min(max(move, 0), moves)
 
 
-def players_only(info: GameInfo) -> str:
+def players_only(info: GameInfo, words: Words = ENGLISH) -> str:
+    gettext = words.gettext
     if info.status == "active":
-        return (
-            f"Game #{info.id} is still running: only its players can export it now "
+        return gettext(
+            "Game #{id} is still running: only its players can export it now "
             "(anyone can once it has finished)."
-        )
-    return f"Game #{info.id} was ended before it finished: only its players can export it."
+        ).format(id=info.id)
+    return gettext(
+        "Game #{id} was ended before it finished: only its players can export it."
+    ).format(id=info.id)
 
 
-def not_finished(info: GameInfo) -> str:
+def not_finished(info: GameInfo, words: Words = ENGLISH) -> str:
+    gettext = words.gettext
     if info.status == "active":
-        return (
-            f"Game #{info.id} is still running: its replay opens when it has finished. "
+        return gettext(
+            "Game #{id} is still running: its replay opens when it has finished. "
             "/board in its thread shows the table now."
-        )
+        ).format(id=info.id)
     if info.status == "lobby":
-        return f"Game #{info.id} has not started yet, so it has no replay."
-    return f"Game #{info.id} was ended before it finished, so it has no replay."
+        return gettext("Game #{id} has not started yet, so it has no replay.").format(id=info.id)
+    return gettext("Game #{id} was ended before it finished, so it has no replay.").format(
+        id=info.id
+    )
 
 
 async def setup(bot: WorkshopBot) -> None:

@@ -5,7 +5,8 @@ member can see (:func:`cogs.visibility.visible_channel_ids`): what one member is
 shown must not reveal a private channel's games to another. A rating is one number
 per player per server, from all of the server's games; ``docs/ratings.md`` says what
 it means and how the leaderboard respects visibility. Storage does the counting
-(:mod:`storage.ratings`); this cog only reads the options and formats.
+(:mod:`storage.ratings`); this cog only reads the options and formats, in the asking
+member's language (issue 16: ``cogs.language.private``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from discord.ext import commands
 
 import engine.ai
 from cogs.common import guarded, reply
+from cogs.language import private
 from cogs.lobby import GAME_CHOICES
 from cogs.visibility import visible_channel_ids
 from engine import get_game
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
+from engine.words import ENGLISH, N_, Words
 from storage.models import BoardEntry, KindStats
 from storage.ratings import LEADERBOARD_MIN_GAMES
 
@@ -30,72 +33,99 @@ if TYPE_CHECKING:
 
 LEADERBOARD_SIZE = 10
 KINDS = tuple(choice.value for choice in GAME_CHOICES)
-LEVEL_CHOICES = [app_commands.Choice(name=level, value=level) for level in engine.ai.LEVELS]
+LEVEL_NAMES = {"random": N_("random"), "greedy": N_("greedy"), "strong": N_("strong")}
+"""The computer levels (``engine.ai.LEVELS``) as /stats names them."""
+LEVEL_CHOICES = [
+    app_commands.Choice(name=LEVEL_NAMES.get(level, level), value=level)
+    for level in engine.ai.LEVELS
+]
+STRATEGY_TITLES = (N_("Favourite station"), N_("Favourite gifts"))
+"""``engine.ratings``' strategy titles, for the catalogue (translated where shown)."""
 
 
-def title_of_kind(kind: str) -> str:
+def title_of_kind(kind: str, words: Words = ENGLISH) -> str:
     try:
-        return str(get_game(kind).title)
+        return words.gettext(str(get_game(kind).title))
     except (KeyError, ImportError):
         return kind
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def shown_rating(rating: Rating | None) -> str:
+def shown_rating(rating: Rating | None, words: Words = ENGLISH) -> str:
     """``27.3 ± 4.1`` (the estimate and its uncertainty), or "not rated yet"."""
     if rating is None:
-        return "not rated yet"
+        return words.gettext("not rated yet")
     return f"{rating.mu:.1f} ± {rating.sigma:.1f}"
 
 
-def identity_name(identity: str) -> str:
+def level_name(level: str, words: Words = ENGLISH) -> str:
+    return words.gettext(LEVEL_NAMES[level]) if level in LEVEL_NAMES else level
+
+
+def computer_name(level: str, words: Words = ENGLISH) -> str:
+    return words.gettext("Computer ({level})").format(level=level_name(level, words))
+
+
+def identity_name(identity: str, words: Words = ENGLISH) -> str:
     """How a rated identity is shown: a mention (rendered as the member's name, and an
     embed never pings) or "Computer (level)"."""
     if identity.startswith("ai:"):
-        return f"Computer ({identity[3:]})"
+        return computer_name(identity[3:], words)
     return f"<@{identity}>"
 
 
-def stats_field(stats: KindStats) -> str:
+def stats_field(stats: KindStats, words: Words = ENGLISH) -> str:
+    gettext = words.gettext
     lines = [
-        f"Games {stats.games} · wins {stats.wins} ({stats.win_rate:.0%})",
-        f"Average score {stats.average_score:.1f} · best {stats.best_score}",
-        f"Rating {shown_rating(stats.rating)} (all servers: {shown_rating(stats.global_rating)})",
+        gettext("Games {games} · wins {wins} ({rate})").format(
+            games=stats.games, wins=stats.wins, rate=f"{stats.win_rate:.0%}"
+        ),
+        gettext("Average score {average} · best {best}").format(
+            average=f"{stats.average_score:.1f}", best=stats.best_score
+        ),
+        gettext("Rating {rating} (all servers: {everywhere})").format(
+            rating=shown_rating(stats.rating, words),
+            everywhere=shown_rating(stats.global_rating, words),
+        ),
     ]
     strategy = strategy_kind(stats.kind)
     if strategy is not None and stats.favourite is not None:
-        lines.append(f"{strategy.title}: {strategy_label(stats.kind, stats.favourite)}")
+        lines.append(
+            f"{gettext(strategy.title)}: {gettext(strategy_label(stats.kind, stats.favourite))}"
+        )
     return "\n".join(lines)
 
 
-def board_lines(entries: list[BoardEntry]) -> str:
+def board_lines(entries: list[BoardEntry], words: Words = ENGLISH) -> str:
     return "\n".join(
-        f"{place}. {identity_name(entry.identity)} · {shown_rating(entry.rating)}"
-        f" · {plural(entry.games, 'game')}, {plural(entry.wins, 'win')}"
+        f"{place}. {identity_name(entry.identity, words)} · "
+        f"{shown_rating(entry.rating, words)} · "
+        + words.ngettext("{n} game", "{n} games", entry.games).format(n=entry.games)
+        + ", "
+        + words.ngettext("{n} win", "{n} wins", entry.wins).format(n=entry.wins)
         for place, entry in enumerate(entries, start=1)
     )
 
 
-def kind_of(game: str | None) -> tuple[str | None, str | None]:
+def kind_of(game: str | None, words: Words = ENGLISH) -> tuple[str | None, str | None]:
     """``(kind, None)`` for a known game or no game; ``(None, sentence)`` otherwise."""
     if game is None or game in KINDS:
         return game, None
-    known = ", ".join(f"{choice.name} (`{choice.value}`)" for choice in GAME_CHOICES)
-    return None, f"There is no game called {game!r}; choose one of {known}."
+    known = ", ".join(f"{words.gettext(choice.name)} (`{choice.value}`)" for choice in GAME_CHOICES)
+    sentence = words.gettext("There is no game called {game}; choose one of {known}.")
+    return None, sentence.format(game=repr(game), known=known)
 
 
 class Stats(commands.Cog):
     def __init__(self, bot: WorkshopBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="stats", description="A player's games, wins, scores and rating.")
+    @app_commands.command(
+        name="stats", description=N_("A player's games, wins, scores and rating.")
+    )
     @app_commands.describe(
-        user="Whose record (default: yours)",
-        game="Only this game",
-        computer="A computer level's record instead of a member's",
+        user=N_("Whose record (default: yours)"),
+        game=N_("Only this game"),
+        computer=N_("A computer level's record instead of a member's"),
     )
     @app_commands.choices(game=GAME_CHOICES, computer=LEVEL_CHOICES)
     async def stats(
@@ -122,29 +152,40 @@ class Stats(commands.Cog):
         game: str | None,
         computer: str | None,
     ) -> None:
+        words = private(interaction)
+        gettext = words.gettext
         if interaction.guild is None:
-            await reply(interaction, "Use this on a server: statistics are kept per server.")
+            await reply(
+                interaction, gettext("Use this on a server: statistics are kept per server.")
+            )
             return
-        kind, problem = kind_of(game)
+        kind, problem = kind_of(game, words)
         if problem is not None:
             await reply(interaction, problem)
             return
         if computer is not None and user is not None:
-            await reply(interaction, "Choose a member or a computer level, not both.")
+            await reply(interaction, gettext("Choose a member or a computer level, not both."))
             return
         if computer is not None and computer not in engine.ai.LEVELS:
             levels = ", ".join(engine.ai.LEVELS)
-            await reply(interaction, f"There is no computer level {computer!r}; try {levels}.")
+            await reply(
+                interaction,
+                gettext("There is no computer level {level}; try {levels}.").format(
+                    level=repr(computer), levels=levels
+                ),
+            )
             return
         if computer is not None:
-            identity, name = identity_of(None, computer), f"Computer ({computer})"
+            identity, name = identity_of(None, computer), computer_name(computer, words)
         else:
             who = user or interaction.user
             if who.bot:
                 await reply(
                     interaction,
-                    f"{who.display_name} is a bot and plays no games; to see a computer"
-                    " player's record, use the `computer` option.",
+                    gettext(
+                        "{name} is a bot and plays no games; to see a computer player's "
+                        "record, use the `computer` option."
+                    ).format(name=who.display_name),
                 )
                 return
             identity, name = identity_of(who.id, None), who.display_name
@@ -152,26 +193,32 @@ class Stats(commands.Cog):
             interaction.guild.id, identity, visible_channel_ids(interaction), kind
         )
         if not records:
-            where = f" of {title_of_kind(kind)}" if kind else ""
-            subject = "You have" if identity == str(interaction.user.id) else f"{name} has"
             await reply(
-                interaction,
-                f"{subject} no finished games{where} on this server in channels you can see.",
+                interaction, no_games(words, identity == str(interaction.user.id), name, kind)
             )
             return
-        embed = discord.Embed(title=f"Statistics of {name}", colour=discord.Colour.dark_green())
+        embed = discord.Embed(
+            title=gettext("Statistics of {name}").format(name=name),
+            colour=discord.Colour.dark_green(),
+        )
         for record in records:
             embed.add_field(
-                name=title_of_kind(record.kind), value=stats_field(record), inline=False
+                name=title_of_kind(record.kind, words),
+                value=stats_field(record, words),
+                inline=False,
             )
         embed.set_footer(
-            text="Counts: games in channels you can see. Rating: the estimate ± its"
-            " uncertainty, from every game on this server."
+            text=gettext(
+                "Counts: games in channels you can see. Rating: the estimate ± its"
+                " uncertainty, from every game on this server."
+            )
         )
         await reply(interaction, embed=embed)
 
-    @app_commands.command(name="leaderboard", description="The server's best players by rating.")
-    @app_commands.describe(game="Only this game (default: both)")
+    @app_commands.command(
+        name="leaderboard", description=N_("The server's best players by rating.")
+    )
+    @app_commands.describe(game=N_("Only this game (default: both)"))
     @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(
         self, interaction: discord.Interaction, game: app_commands.Choice[str] | None = None
@@ -182,16 +229,22 @@ class Stats(commands.Cog):
         await guarded(interaction, work)
 
     async def _leaderboard(self, interaction: discord.Interaction, game: str | None) -> None:
+        words = private(interaction)
+        gettext = words.gettext
         if interaction.guild is None:
-            await reply(interaction, "Use this on a server: each server has its own leaderboard.")
+            await reply(
+                interaction, gettext("Use this on a server: each server has its own leaderboard.")
+            )
             return
-        kind, problem = kind_of(game)
+        kind, problem = kind_of(game, words)
         if problem is not None:
             await reply(interaction, problem)
             return
         channels = visible_channel_ids(interaction)
         embed = discord.Embed(
-            title="Leaderboard" if kind is None else f"Leaderboard: {title_of_kind(kind)}",
+            title=gettext("Leaderboard")
+            if kind is None
+            else gettext("Leaderboard: {game}").format(game=title_of_kind(kind, words)),
             colour=discord.Colour.gold(),
         )
         for each in (kind,) if kind is not None else KINDS:
@@ -200,24 +253,58 @@ class Stats(commands.Cog):
             )
             if entries:
                 embed.add_field(
-                    name=title_of_kind(each),
-                    value=board_lines(entries),
+                    name=title_of_kind(each, words),
+                    value=board_lines(entries, words),
                     inline=False,
                 )
         if not embed.fields:
-            where = f" of {title_of_kind(kind)}" if kind else ""
-            await reply(
-                interaction,
-                f"No one has played {LEADERBOARD_MIN_GAMES} finished games{where} in channels"
-                " you can see on this server yet.",
-            )
+            n = LEADERBOARD_MIN_GAMES
+            if kind:
+                text = words.ngettext(
+                    "No one has played {n} finished game of {game} in channels you can see "
+                    "on this server yet.",
+                    "No one has played {n} finished games of {game} in channels you can see "
+                    "on this server yet.",
+                    n,
+                ).format(n=n, game=title_of_kind(kind, words))
+            else:
+                text = words.ngettext(
+                    "No one has played {n} finished game in channels you can see on this "
+                    "server yet.",
+                    "No one has played {n} finished games in channels you can see on this "
+                    "server yet.",
+                    n,
+                ).format(n=n)
+            await reply(interaction, text)
             return
         embed.set_footer(
-            text=f"Ranked by rating − 3 × uncertainty. Listed: players with at least"
-            f" {LEADERBOARD_MIN_GAMES} games in channels you can see (games and wins count"
-            " those)."
+            text=words.ngettext(
+                "Ranked by rating − 3 × uncertainty. Listed: players with at least {n} game "
+                "in channels you can see (games and wins count those).",
+                "Ranked by rating − 3 × uncertainty. Listed: players with at least {n} games "
+                "in channels you can see (games and wins count those).",
+                LEADERBOARD_MIN_GAMES,
+            ).format(n=LEADERBOARD_MIN_GAMES)
         )
         await reply(interaction, embed=embed)
+
+
+def no_games(words: Words, mine: bool, name: str, kind: str | None) -> str:
+    """/stats for someone without a finished game (``mine``: the asker themselves)."""
+    gettext = words.gettext
+    if mine:
+        if kind:
+            return gettext(
+                "You have no finished games of {game} on this server in channels you can see."
+            ).format(game=title_of_kind(kind, words))
+        return gettext("You have no finished games on this server in channels you can see.")
+    if kind:
+        return gettext(
+            "{name} has no finished games of {game} on this server in channels you can see."
+        ).format(name=name, game=title_of_kind(kind, words))
+    return gettext("{name} has no finished games on this server in channels you can see.").format(
+        name=name
+    )
 
 
 async def setup(bot: WorkshopBot) -> None:

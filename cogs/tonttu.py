@@ -24,6 +24,11 @@ that Discord counts against the bot); the player is told once, in the thread, an
 ask for DMs again from their private panel.
 
 No rules here: choices, their labels and the log lines all come from the engine.
+
+Languages (issue 16): the thread's text (status, reveal, race, reminders) is in the
+server's language (``bot.languages.public``); a player's panel, DM and answers in
+their own (``cogs.language.private``, or ``bot.languages.of_user`` for a DM sent
+without an interaction).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import discord
 from discord.ext import commands
 
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
+from cogs.language import private
 from cogs.publishing import Sync, logged_events, nonce
 from cogs.render import (
     BUTTON_LABEL,
@@ -46,18 +52,19 @@ from cogs.render import (
     OPTION_LABEL,
     board_embed,
     chunk_lines,
+    code_block,
     cut,
-    event_lines,
     mention,
-    title_of,
 )
 from cogs.service import choices_for, engine_of
 from cogs.table import BOARD_DELAY, register_components
+from engine import get_game
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
-from engine.tonttu.data import GIFT_NAMES
+from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
-from engine.tonttu.text import HINT
-from storage import LoadedGame, NewTimer, Timer, human_player
+from engine.tonttu.text import GOES_FACE_UP, HINT, KEEP_FACE_DOWN, TAKE_FACE_UP
+from engine.words import ENGLISH, N_, Words
+from storage import GameInfo, LoadedGame, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -115,12 +122,34 @@ def decode(value: str) -> Any:
     raise IllegalAction("That is not one of the choices; pick one from the list.")
 
 
-def confirmation(label: str, action: Any) -> str:
+POINTED_AT_MATERIAL = {
+    "": N_("You pointed at face-down material {n}."),
+    KEEP_FACE_DOWN: N_("You pointed at face-down material {n}: keep it face down."),
+    TAKE_FACE_UP: N_("You pointed at face-down material {n}: take it face up."),
+    GOES_FACE_UP: N_(
+        "You pointed at face-down material {n}: it goes face up (you already have a "
+        "face-down card)."
+    ),
+}
+"""A point at a face-down material, by the note its English menu label ends with."""
+
+
+def confirmation(label: str, action: Any, words: Words = ENGLISH) -> str:
     """ "You picked Wool." / "You pointed at Rocking Horse (needs …)." (what was chosen,
-    without the menu's note on what it would do: ``label`` may be made after the reveal)"""
+    without the menu's note on what it would do: ``label``, the choice's English menu
+    label, may be made after the reveal)"""
     if action.kind == "pick":
-        return f"You picked {action.material}."
-    return "You pointed at " + label.removeprefix("Point at ").split(HINT)[0] + "."
+        return words.gettext("You picked {material}.").format(
+            material=words.gettext(action.material)
+        )
+    if action.kind == "point_gift":
+        return words.gettext("You pointed at {gift} (needs {materials}).").format(
+            gift=words.gettext(GIFT_NAMES[action.gift]),
+            materials=", ".join(words.gettext(m) for m in GIFT_NEEDS[action.gift]),
+        )
+    note = label.split(HINT)[0].partition(": ")[2]
+    template = POINTED_AT_MATERIAL.get(note, POINTED_AT_MATERIAL[""])
+    return words.gettext(template).format(n=action.slot + 1)
 
 
 def is_race(state: Any) -> bool:
@@ -128,10 +157,65 @@ def is_race(state: Any) -> bool:
     return bool(state.phase == "point" and state.mode == "speed")
 
 
-def phase_name(state: Any) -> str:
+PHASE_NAMES = {"pick": N_("pick"), "point": N_("point"), "race": N_("speed race")}
+ROTATIONS = {"left": N_("left"), "right": N_("right")}
+"""The rotation card's sides (T-2.4), as the status line names them."""
+REMINDERS = {
+    "pick": N_(
+        "Reminder: {who}, round {round}'s pick is waiting for your choice (in my DM, or "
+        "press **Choose privately**)."
+    ),
+    "point": N_(
+        "Reminder: {who}, round {round}'s point is waiting for your choice (in my DM, or "
+        "press **Choose privately**)."
+    ),
+    "race": N_(
+        "Reminder: {who}, round {round}'s speed race is waiting for your choice (in my DM, "
+        "or press **Choose privately**)."
+    ),
+}
+
+
+def phase_of(state: Any) -> str:
+    """``pick``, ``point`` or ``race`` (a speed-mode point phase)."""
     if state.phase == "pick":
         return "pick"
-    return "speed race" if state.mode == "speed" else "point"
+    return "race" if state.mode == "speed" else "point"
+
+
+def phase_name(state: Any, words: Words = ENGLISH) -> str:
+    return words.gettext(PHASE_NAMES[phase_of(state)])
+
+
+def game_title(info: GameInfo, words: Words = ENGLISH) -> str:
+    """``cogs.render.title_of`` in ``words``' language ("Workshop Tonttu · game #7")."""
+    title = words.gettext(get_game(info.kind).title)
+    return words.gettext("{title} · game #{id}").format(title=title, id=info.id)
+
+
+def reveal_lines(game: GameInfo, events: Any, words: Words = ENGLISH) -> list[str]:
+    """``cogs.render.event_lines`` in ``words``' language (nothing in Workshop Tonttu is
+    taken back, so every line is the game's own)."""
+    rules = get_game(game.kind)
+    lines = []
+    for event in events:
+        text = rules.describe_event(event, game.names, words)
+        if text:
+            lines.append(text)
+    return lines
+
+
+def private_embed(game: LoadedGame, player: PlayerId, words: Words = ENGLISH) -> discord.Embed:
+    """``cogs.render.board_embed`` for ``player`` with the board's text in ``words``'
+    language."""
+    embed = board_embed(game, viewer=player)
+    rules = engine_of(game)
+    embed.title = game_title(game, words)
+    embed.description = code_block(
+        rules.render_text(rules.view(game.state, player), game.names, words)
+    )
+    embed.set_footer(text=words.gettext("Move {n} · your private view").format(n=game.version))
+    return embed
 
 
 # --------------------------------------------------------------------------- components
@@ -149,11 +233,13 @@ class ChoiceSelect(
         round_: int,
         phase: str,
         options: list[discord.SelectOption] | None = None,
+        words: Words = ENGLISH,
     ) -> None:
+        placeholder = N_("Choose your pick…") if phase == "pick" else N_("Choose where to point…")
         super().__init__(
             discord.ui.Select(
                 custom_id=f"tt:{game_id}:{round_}:{phase}",
-                placeholder="Choose your pick…" if phase == "pick" else "Choose where to point…",
+                placeholder=words.gettext(placeholder),
                 options=options or [discord.SelectOption(label="?", value="?")],
             )
         )
@@ -180,10 +266,10 @@ class PrivateButton(
 ):
     """In the thread: opens the clicker's choices as an ephemeral message (no DM needed)."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, words: Words = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Choose privately",
+                label=words.gettext("Choose privately"),
                 style=discord.ButtonStyle.primary,
                 custom_id=f"ttp:{game_id}",
             )
@@ -208,10 +294,10 @@ class DmAgainButton(
 ):
     """On the private panel of a player whose DMs were refused: try DMs again."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, words: Words = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Send my choices by DM again",
+                label=words.gettext("Send my choices by DM again"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"ttdm:{game_id}",
             )
@@ -291,10 +377,20 @@ def still_open(round_: int, phase: str) -> Any:
         if state.phase == "over":
             raise GameOver("The game is over; no more moves can be made.")
         if state.round != round_ or state.phase != phase:
-            what = "picks" if phase == "pick" else "points"
+            if phase == "pick":
+                raise PhaseClosed(
+                    N_(
+                        "The picks of round {round} have already been revealed; "
+                        "that choice was not counted."
+                    ),
+                    round=round_,
+                )
             raise PhaseClosed(
-                f"The {what} of round {round_} have already been revealed; "
-                "that choice was not counted."
+                N_(
+                    "The points of round {round} have already been revealed; "
+                    "that choice was not counted."
+                ),
+                round=round_,
             )
 
     return check
@@ -350,62 +446,85 @@ class Tonttu(commands.Cog):
 
     # ------------------------------------------------------------ private panels
 
-    def panel(self, game: LoadedGame, player: PlayerId, note: str = "") -> dict[str, Any]:
-        """``player``'s private board and their choices for the current phase."""
-        embed = board_embed(game, viewer=player)
+    def panel(
+        self, game: LoadedGame, player: PlayerId, note: str = "", words: Words = ENGLISH
+    ) -> dict[str, Any]:
+        """``player``'s private board and their choices for the current phase, in
+        ``words``' language (the player's own)."""
+        gettext = words.gettext
+        embed = private_embed(game, player, words)
         view = discord.ui.View(timeout=None)
         state = game.state
-        head = f"{note}**{title_of(game)}** · round {state.round} · {phase_name(state)}\n"
+        head = note + gettext("**{title}** · round {round} · {phase}").format(
+            title=game_title(game, words), round=state.round, phase=phase_name(state, words)
+        )
+        head += "\n"
         if game.status != "active" or state.phase == "over":
-            return {"content": head + "This game is over.", "embed": embed, "view": view}
+            return {"content": head + gettext("This game is over."), "embed": embed, "view": view}
         if is_race(state):
-            content = (
-                head + "It's a race: point with the buttons on the race message in the thread."
+            content = head + gettext(
+                "It's a race: point with the buttons on the race message in the thread."
             )
             return {"content": content, "embed": embed, "view": view}
         choices = choices_for(game, player)
         if not choices:
-            content = head + "Your hand is empty, so you skip this pick."  # T-2.5
+            content = head + gettext("Your hand is empty, so you skip this pick.")  # T-2.5
             return {"content": content, "embed": embed, "view": view}
-        mine = engine_of(game).view(state, player).my_choice
+        rules = engine_of(game)
+        mine = rules.view(state, player).my_choice
         options = []
         for c in choices[:25]:
-            label, _, note = c.label.partition(HINT)  # what a point would do: the description
+            shown = (
+                c.label
+                if words is ENGLISH
+                else rules.describe_action(state, player, c.action, game.names, words)
+            )
+            label, _sep, hint = shown.partition(HINT)  # what a point would do: the description
             options.append(
                 discord.SelectOption(
                     label=cut(label, OPTION_LABEL),
                     value=encode(c.action),
-                    description=cut(note, OPTION_LABEL) if note else None,
+                    description=cut(hint, OPTION_LABEL) if hint else None,
                     default=c.label == mine,
                 )
             )
-        view.add_item(ChoiceSelect(game.id, state.round, state.phase, options))
+        view.add_item(ChoiceSelect(game.id, state.round, state.phase, options, words))
         if state.phase == "pick":
-            ask = "Pick one card from your hand; it goes face up on your workbench at the reveal."
+            ask = gettext(
+                "Pick one card from your hand; it goes face up on your workbench at the reveal."
+            )
         else:
-            ask = "Point at one middle card: a gift or a face-down material."
+            ask = gettext("Point at one middle card: a gift or a face-down material.")
             if any(c.action.kind == "point_material" and not c.action.face_down for c in choices):
-                ask += (
-                    " A material you alone point at goes to your workbench face down"
+                ask += " " + gettext(
+                    "A material you alone point at goes to your workbench face down"
                     " unless you choose face up."
                 )
         if mine:
-            ask += f"\nYour choice so far: {mine}. You can change it until everyone has chosen."
+            chosen = next((c for c in choices if c.label == mine), None)
+            if chosen is not None and words is not ENGLISH:
+                mine = rules.describe_action(state, player, chosen.action, game.names, words)
+            ask += "\n" + gettext(
+                "Your choice so far: {choice}. You can change it until everyone has chosen."
+            ).format(choice=mine)
         return {"content": head + ask, "embed": embed, "view": view}
 
     async def open_private(self, interaction: discord.Interaction, game_id: int) -> None:
         """The "Choose privately" button: the clicker's panel as an ephemeral message."""
         game = await self.bot.store.load(game_id)
         player = human_player(interaction.user.id)
+        words = private(interaction)
         if game.seat_of(player) is None:
             await reply(
                 interaction,
-                "You are not playing in this game; you can watch the board in this thread.",
+                words.gettext(
+                    "You are not playing in this game; you can watch the board in this thread."
+                ),
             )
             return
-        content = self.panel(game, player)
+        content = self.panel(game, player, words=words)
         if self.dms_closed(game, player):
-            content["view"].add_item(DmAgainButton(game.id))
+            content["view"].add_item(DmAgainButton(game.id, words))
         await interaction.response.send_message(ephemeral=True, **content)
         self._keep_panel(interaction, game_id)
 
@@ -414,11 +533,12 @@ class Tonttu(commands.Cog):
         send the current choices by DM now (if Discord refuses again, say how to fix it)."""
         game = await self.bot.store.load(game_id)
         player = human_player(interaction.user.id)
+        gettext = private(interaction).gettext
         if game.seat_of(player) is None:
-            await reply(interaction, "You are not playing in this game.")
+            await reply(interaction, gettext("You are not playing in this game."))
             return
         if game.status != "active":
-            await reply(interaction, "This game is over.")
+            await reply(interaction, gettext("This game is over."))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         await self.bot.store.set_message(game.id, f"dm_closed:{player}", None)
@@ -427,20 +547,25 @@ class Tonttu(commands.Cog):
                 await self.bot.store.set_marks(game.id, {f"dm_closed:{player}": (1, game.version)})
                 await reply(
                     interaction,
-                    "I still cannot send you a DM. In Discord, open this server's Privacy "
-                    "Settings and allow direct messages from server members, then try again. "
-                    "Until then, use **Choose privately** in the thread.",
+                    gettext(
+                        "I still cannot send you a DM. In Discord, open this server's Privacy "
+                        "Settings and allow direct messages from server members, then try "
+                        "again. Until then, use **Choose privately** in the thread."
+                    ),
                 )
                 return
-            await reply(interaction, "Done: I sent your choices by DM, and will from now on.")
+            await reply(
+                interaction, gettext("Done: I sent your choices by DM, and will from now on.")
+            )
             return
-        await reply(interaction, "Done: your next choices will come by DM.")
+        await reply(interaction, gettext("Done: your next choices will come by DM."))
 
     async def choose(
         self, interaction: discord.Interaction, game_id: int, round_: int, phase: str, value: str
     ) -> None:
         """A choice from a DM or ephemeral select: confirm it privately, then publish."""
         player = human_player(interaction.user.id)
+        words = private(interaction)
         action = decode(value)
         try:
             played = await self.bot.tables.submit_checked(
@@ -448,21 +573,25 @@ class Tonttu(commands.Cog):
             )
         except PhaseClosed as closed:
             game = await self.bot.store.load(game_id)
-            await interaction.response.edit_message(**self.panel(game, player, f"{closed}\n"))
+            note = f"{closed.text(words)}\n"
+            await interaction.response.edit_message(**self.panel(game, player, note, words))
             return
         game = played.game
         label = engine_of(game).describe_action(game.state, player, action, game.names)
-        done = confirmation(label, action)
+        done = confirmation(label, action, words)
         if any(e.kind in PHASE_CHANGES for e in played.events):
             # The last choice: this panel shows the next phase's choices in a moment.
-            content = f"{done} Everyone has chosen: the reveal is in the thread."
+            content = words.gettext("{done} Everyone has chosen: the reveal is in the thread.")
             await interaction.response.edit_message(
-                content=content, view=discord.ui.View(timeout=None)
+                content=content.format(done=done), view=discord.ui.View(timeout=None)
             )
         else:
-            panel = self.panel(game, player)
+            panel = self.panel(game, player, words=words)
             panel["content"] = (
-                f"{done} You can change it until everyone has chosen.\n"
+                words.gettext("{done} You can change it until everyone has chosen.").format(
+                    done=done
+                )
+                + "\n"
                 + (panel["content"].split("\n", 1)[0])
             )
             await interaction.response.edit_message(**panel)
@@ -474,24 +603,29 @@ class Tonttu(commands.Cog):
     ) -> None:
         """T-4: a click on a race button; the first valid point (commit order) wins."""
         player = human_player(interaction.user.id)
+        words = private(interaction)
         action = decode(code)
         try:
             played = await self.bot.tables.submit_checked(
                 game_id, player, action, still_open(round_, "point")
             )
         except PhaseClosed:
-            await reply(interaction, f"The race of round {round_} is over.")
+            text = words.gettext("The race of round {round} is over.").format(round=round_)
+            await reply(interaction, text)
             return
         except IllegalAction:
-            await reply(interaction, await self._too_late(game_id, round_, action))
+            await reply(interaction, await self._too_late(game_id, round_, action, words))
             return
         event = next(e for e in played.events if e.kind == "speed_point")
-        text = engine_of(played.game).describe_event(event, played.game.names)
-        await reply(interaction, f"You pointed. {text}")
+        text = engine_of(played.game).describe_event(event, played.game.names, words)
+        await reply(interaction, words.gettext("You pointed. {what}").format(what=text))
         await self.table.publish_or_warn(interaction, played)
 
-    async def _too_late(self, game_id: int, round_: int, action: Any) -> str:
+    async def _too_late(
+        self, game_id: int, round_: int, action: Any, words: Words = ENGLISH
+    ) -> str:
         """Who got the card first (from the public log of this round)."""
+        gettext = words.gettext
         names = (await self.bot.store.info(game_id)).names
         for logged in reversed(await self.bot.store.log(game_id)):
             for event in logged.events:
@@ -506,7 +640,9 @@ class Tonttu(commands.Cog):
                     and gift.get("gift") == GIFT_NAMES[action.gift]
                 ):
                     winner = gift.get("winner")
-                    return f"Too late: {names.get(winner, winner)} already won {gift['gift']}."
+                    return gettext("Too late: {name} already won {gift}.").format(
+                        name=names.get(winner, winner), gift=gettext(gift["gift"])
+                    )
                 if (
                     action.kind == "point_material"
                     and material
@@ -514,11 +650,10 @@ class Tonttu(commands.Cog):
                     and material.get("result") == "taken"
                 ):
                     taker = material.get("taker")
-                    return (
-                        f"Too late: {names.get(taker, taker)} already took face-down "
-                        f"material {action.slot + 1}."
+                    return gettext("Too late: {name} already took face-down material {n}.").format(
+                        name=names.get(taker, taker), n=action.slot + 1
                     )
-        return "Too late: that card is no longer in the middle."
+        return gettext("Too late: that card is no longer in the middle.")
 
     # ------------------------------------------------------------ /play
 
@@ -532,11 +667,23 @@ class Tonttu(commands.Cog):
             game.id, player, action, still_open(state.round, state.phase)
         )
         label = engine_of(game).describe_action(game.state, player, action, game.names)
-        await reply(interaction, confirmation(label, action))
+        await reply(interaction, confirmation(label, action, private(interaction)))
         await self.table.publish_or_warn(interaction, played)
 
-    def play_choices(self, game: LoadedGame, player: PlayerId) -> list[tuple[str, str]]:
-        return [(c.label, encode(c.action)) for c in choices_for(game, player)]
+    def play_choices(
+        self, game: LoadedGame, player: PlayerId, words: Words = ENGLISH
+    ) -> list[tuple[str, str]]:
+        """``/play``'s choices: (label in ``words``' language, value)."""
+        if words is ENGLISH:
+            return [(c.label, encode(c.action)) for c in choices_for(game, player)]
+        rules = engine_of(game)
+        return [
+            (
+                rules.describe_action(game.state, player, c.action, game.names, words),
+                encode(c.action),
+            )
+            for c in choices_for(game, player)
+        ]
 
     # ------------------------------------------------------------ the thread
 
@@ -579,7 +726,8 @@ class Tonttu(commands.Cog):
             drawing.add_done_callback(_retrieve)
         panels: Awaitable[None] | None = None
         if not current:  # the end, or an older phase's reveal: the lines alone
-            lines = event_lines(game, [e for e in events if e.kind != "chose"])
+            words = await self.bot.languages.public(game.guild_id)
+            lines = reveal_lines(game, [e for e in events if e.kind != "chose"], words)
             await sync.mark_now("log_intent", target)
             last = None
             for i, text in enumerate(chunk_lines(lines, MAX_CONTENT)):
@@ -680,8 +828,9 @@ class Tonttu(commands.Cog):
         events = logged_events(game, await sync.actions(reveal_from), game.version)
         if deadlines is None:
             deadlines = await self._deadlines(game)
-        status, view = self._status(game, deadlines)
-        lines = event_lines(game, [e for e in events if e.kind != "chose"])
+        words = await self.bot.languages.public(game.guild_id)
+        status, view = self._status(game, deadlines, words)
+        lines = reveal_lines(game, [e for e in events if e.kind != "chose"], words)
         chunks = chunk_lines(lines, MAX_CONTENT - len(status) - 2) if lines else [""]
         content = f"{chunks[-1]}\n\n{status}" if chunks[-1] else status
         return chunks[:-1], content[:MAX_CONTENT], view
@@ -721,17 +870,17 @@ class Tonttu(commands.Cog):
         acting = self._acting_humans(game)
         if acting and due == game.version:
             state = game.state
+            words = await self.bot.languages.public(game.guild_id)
             who = ", ".join(mention(game, p) for p in acting)
             view = discord.ui.View(timeout=None)
-            view.add_item(PrivateButton(game.id))
+            view.add_item(PrivateButton(game.id, words))
             limit = await self.table.schedule_timers(sync, game, turn_limit=False)
-            text = (
-                f"Reminder: {who}, round {state.round}'s {phase_name(state)} is waiting "
-                "for your choice (in my DM, or press **Choose privately**)."
-            )
+            text = words.gettext(REMINDERS[phase_of(state)]).format(who=who, round=state.round)
             if limit is not None:
                 when = discord.utils.format_dt(limit, "R")
-                text += f" Not chosen {when}? The computer chooses for you."
+                text += " " + words.gettext(
+                    "Not chosen {when}? The computer chooses for you."
+                ).format(when=when)
             await sync.post(
                 ("remind", due), content=text, view=view, allowed_mentions=ALLOWED_PINGS
             )
@@ -766,9 +915,13 @@ class Tonttu(commands.Cog):
         if held is not None:
             interaction, used_at, said = held
             if asyncio.get_running_loop().time() - used_at < PANEL_FRESH:
-                note = f"{said} Everyone has chosen: the reveal is in the thread.\n".lstrip()
+                words = private(interaction)
+                note = words.gettext("{done} Everyone has chosen: the reveal is in the thread.")
+                note = note.format(done=said).lstrip() + "\n"
                 try:
-                    await interaction.edit_original_response(**self.panel(game, player, note))
+                    await interaction.edit_original_response(
+                        **self.panel(game, player, note, words)
+                    )
                     return True
                 except discord.HTTPException:
                     pass  # gone (dismissed, expired): a DM then
@@ -784,11 +937,12 @@ class Tonttu(commands.Cog):
         assert seat is not None and seat.user_id is not None
         state = game.state
         what = ("dm-again", game.version) if again else ("dm",)
+        words = await self.bot.languages.of_user(seat.user_id, game.guild_id)
         try:
             channel = await self.bot.create_dm(discord.Object(id=seat.user_id))
             await channel.send(
                 nonce=nonce(game.id, *what, state.round, state.phase, player),
-                **self.panel(game, player),
+                **self.panel(game, player, words=words),
             )
         except discord.HTTPException as error:
             if getattr(error, "code", 0) != DMS_CLOSED:
@@ -797,46 +951,78 @@ class Tonttu(commands.Cog):
         return True
 
     def _status(
-        self, game: LoadedGame, deadlines: dict[str, datetime]
+        self, game: LoadedGame, deadlines: dict[str, datetime], words: Words = ENGLISH
     ) -> tuple[str, discord.ui.View]:
         """The thread's live line for the phase: who must choose, who has chosen (not what),
-        and when it closes (a timestamp each reader's Discord counts down)."""
+        and when it closes (a timestamp each reader's Discord counts down); in ``words``'
+        language (the server's)."""
+        gettext = words.gettext
         state = game.state
         view = discord.ui.View(timeout=None)
         public = engine_of(game).view(state, None)
         names = game.names
         chosen = [names[s.player] for s in public.seats if s.chosen]
         waiting = [s.player for s in public.seats if s.to_act]
+        rotation = gettext(ROTATIONS.get(state.rotation, state.rotation))
         lines = [
-            f"**Round {state.round} · {phase_name(state)}** "
-            f"(hand round {state.deal_round} of 4, hands pass {state.rotation})"
+            gettext(
+                "**Round {round} · {phase}** (hand round {deal_round} of 4, hands pass {rotation})"
+            ).format(
+                round=state.round,
+                phase=phase_name(state, words),
+                deal_round=state.deal_round,
+                rotation=rotation,
+            )
         ]
         if is_race(state):
             race = deadlines.get("speed_close")
-            closes = (
-                discord.utils.format_dt(race, "R")
-                if race is not None
-                else f"after {game.settings.get('speed_seconds') or SPEED_SECONDS} seconds"
-            )
-            lines.append(
-                "Click a card to point at it: the first valid point wins it; each player "
-                f"points once; the race closes {closes}."
-            )
-            for code, label in self._race_cards(game):
+            seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
+            if race is not None:
+                closes = gettext(
+                    "Click a card to point at it: the first valid point wins it; each player "
+                    "points once; the race closes {when}."
+                ).format(when=discord.utils.format_dt(race, "R"))
+            else:
+                closes = words.ngettext(
+                    "Click a card to point at it: the first valid point wins it; each player "
+                    "points once; the race closes after {n} second.",
+                    "Click a card to point at it: the first valid point wins it; each player "
+                    "points once; the race closes after {n} seconds.",
+                    seconds,
+                ).format(n=seconds)
+            lines.append(closes)
+            for code, label in self._race_cards(game, words):
                 view.add_item(RaceButton(game.id, state.round, code, label))
         else:
-            what = "a card from your hand" if state.phase == "pick" else "a middle card"
-            lines.append(
-                f"Choose {what} in secret: I sent your choices by DM, or press "
-                "**Choose privately**."
-            )
-            view.add_item(PrivateButton(game.id))
+            if state.phase == "pick":
+                lines.append(
+                    gettext(
+                        "Choose a card from your hand in secret: I sent your choices by DM, "
+                        "or press **Choose privately**."
+                    )
+                )
+            else:
+                lines.append(
+                    gettext(
+                        "Choose a middle card in secret: I sent your choices by DM, or press "
+                        "**Choose privately**."
+                    )
+                )
+            view.add_item(PrivateButton(game.id, words))
             if "turn_limit" in deadlines:
                 when = discord.utils.format_dt(deadlines["turn_limit"], "R")
-                lines.append(f"Not chosen {when}? The computer chooses for you.")
-        lines.append("Chosen: " + (", ".join(chosen) or "nobody yet"))
+                lines.append(
+                    gettext("Not chosen {when}? The computer chooses for you.").format(when=when)
+                )
+        lines.append(
+            gettext("Chosen: {names}").format(names=", ".join(chosen) or gettext("nobody yet"))
+        )
         if waiting:
-            lines.append("Waiting for: " + ", ".join(mention(game, p) for p in waiting))
+            lines.append(
+                gettext("Waiting for: {names}").format(
+                    names=", ".join(mention(game, p) for p in waiting)
+                )
+            )
         # told once: in the phase whose DM was refused (``_start_phase`` marks both)
         sent = game.shown_versions.get(f"dm:{state.round}:{state.phase}")
         no_dm = [
@@ -848,23 +1034,27 @@ class Tonttu(commands.Cog):
         ]
         if no_dm:
             lines.append(
-                "I could not send a DM to "
-                + ", ".join(names[p] for p in no_dm)
-                + ": please press **Choose privately** (I will not try DMs again in this "
-                "game unless you ask for them there)."
+                gettext(
+                    "I could not send a DM to {names}: please press **Choose privately** (I "
+                    "will not try DMs again in this game unless you ask for them there)."
+                ).format(names=", ".join(names[p] for p in no_dm))
             )
         return "\n".join(lines)[:MAX_CONTENT], view
 
-    def _race_cards(self, game: LoadedGame) -> list[tuple[str, str]]:
+    def _race_cards(self, game: LoadedGame, words: Words = ENGLISH) -> list[tuple[str, str]]:
         """(code, label) of each card still in the middle, from the public view."""
+        gettext = words.gettext
         public = engine_of(game).view(game.state, None)
         cards = [
-            (f"g:{gift.id}", f"{gift.name} ({', '.join(gift.needs)})")
+            (
+                f"g:{gift.id}",
+                f"{gettext(gift.name)} ({', '.join(gettext(m) for m in gift.needs)})",
+            )
             for gift in public.middle_gifts
             if gift is not None
         ]
         cards += [
-            (f"m:{slot}", f"Face-down material {slot + 1}")
+            (f"m:{slot}", gettext("Face-down material {n}").format(n=slot + 1))
             for slot, there in enumerate(public.middle_materials)
             if there
         ]

@@ -1,6 +1,6 @@
 """``/rules``: every rule that decides a game is named in its topic, in words a player
 reads (no rule ids), the worked examples agree with the engines, and every answer fits
-Discord's limits."""
+Discord's limits; in English and in German (issue 16)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ from collections import Counter
 import discord
 import pytest
 
+import i18n
 from cogs.rules_text import (
     RULE_TOPICS,
+    TONTTU,
     TOPICS,
     UNKNOWN_TOPIC,
+    WORKSHOP,
     rules_embed,
     rules_summary,
     topics_listing,
@@ -333,3 +336,85 @@ def test_the_command_offers_every_topic_as_a_choice_within_discords_limits() -> 
     for topic in TOPICS:
         assert f"• {topic.name}" in listing
     assert listing.index("Santa's Workshop") < listing.index("Workshop Tonttu")
+
+
+# --------------------------------------------------------------------------- German (issue 16)
+
+DE = i18n.words("de")
+GERMAN_FACTS: dict[str, list[str]] = {  # a few per game, in the glossary's words
+    "workshop": ["2–5 Spieler, 6 Tage", "19. bis 24. Dezember", "alle ihre 3 Wichtel"],
+    "shops": ["Kooperationsbonus", "1 Punkt pro Marker", "Spendenzentrale"],
+    "tree": ["Christbaumkugeln", "Baumfelder", "1 Freude"],
+    "inspection": ["Santa inspiziert nach Tag 3 und nach Tag 6", "8, 8, 4 und 2"],
+    "tonttu": ["Werktisch", "Materialkarten", "Rotationskarte", "Taktikmodus", "Tempomodus"],
+    "round": ["Auswahl", "Zeigen", "links ↔ rechts"],
+    "resolve": ["verdeckt", "Gebot", "Ablagestapel"],
+    "speed": ["Tempomodus", "60 Sekunden", "`/play`"],
+    "tonttu-end": ["Set-Bonus", "n(n+1)/2", "10 Runden hintereinander"],
+}
+
+
+def test_every_topic_reads_in_german_for_a_german_reader() -> None:
+    for topic in TOPICS:
+        german = rules_summary(topic.key, DE)
+        assert german != topic.text and DE.gettext(topic.name) != topic.name, topic.key
+        # every number of the rules is still there, as often
+        assert Counter(re.findall(r"\d+", german)) == Counter(re.findall(r"\d+", topic.text))
+        assert not RULE_ID.search(german) and "RULES.md" not in german
+        assert german.count("**") == topic.text.count("**") and german.count("**") % 2 == 0
+        assert [fact for fact in GERMAN_FACTS.get(topic.key, []) if fact not in german] == [], (
+            topic.key
+        )
+    # the glossary's words, never the English ones
+    tonttu = " ".join(rules_summary(t.key, DE) for t in TOPICS if t.game == TONTTU)
+    workshop = " ".join(rules_summary(t.key, DE) for t in TOPICS if t.game == WORKSHOP)
+    for english in ("workbench", "gift", "rotation card", "material card", "Elf", "token"):
+        assert english not in tonttu + workshop, english
+    assert "Wichtel" in workshop and "Poststelle" in workshop and "Rentierstall" in workshop
+
+
+def test_the_german_worked_examples_agree_with_the_engines() -> None:
+    first_card = {
+        name: COMPONENTS.reindeer_card_name.index(i)
+        for i, name in enumerate(COMPONENTS.reindeer_names)
+    }
+    held = [first_card[n] for n in ("Dasher", "Dancer", "Vixen", "Cupid", "Blitzen")]
+    held += [first_card["Vixen"] + 1, first_card["Blitzen"] + 1]
+    points = workshop_rules.reindeer_points(held)
+    text = rules_summary("workshop-end", DE)
+    assert f"7 Karten mit 5 verschiedenen Namen bringen 12 + 2 × 2 = {points}" in text
+    by_category = [[g for g, c in enumerate(GIFT_CATEGORY_ID) if c == k] for k in range(3)]
+    won = by_category[0][:2] + by_category[1][:2] + by_category[2][:1]
+    text = rules_summary("tonttu-end", DE)
+    assert f"4 Geschenke also {tonttu_rules.gift_points([0, 1, 2, 3])}" in text
+    assert f"1 Set: 15 + 3 = {tonttu_rules.score(won)} Punkte" in text
+    text = rules_summary("resolve", DE)
+    assert "Ein Geschenk braucht Holz, Holz, Farbe" in text
+    assert "(Gebot 4)" in text and "Gleichstand, das Geschenk bleibt liegen" in text
+
+
+@pytest.mark.parametrize("topic", [None, *RULE_TOPICS, "no-such-topic"])
+def test_every_german_answer_fits_in_one_discord_embed(topic: str | None) -> None:
+    embed = rules_embed(topic, DE)
+    assert_fits_discord(embed)
+    if topic in RULE_TOPICS:
+        found = next(t for t in TOPICS if t.key == topic)
+        game = DE.gettext(found.game)
+        assert embed.title == f"{game}: {DE.gettext(found.name)}"
+        assert embed.description == rules_summary(topic, DE) != rules_summary(topic)
+    elif topic is None:
+        assert embed.title == "Regeln" and embed.description == topics_listing(DE)
+    else:
+        assert embed.description == DE.gettext(UNKNOWN_TOPIC) != UNKNOWN_TOPIC
+
+
+def test_every_topic_label_is_its_game_and_name_in_both_languages() -> None:
+    for topic in TOPICS:
+        assert topic.label == f"{topic.game}: {topic.name}"
+        german = DE.gettext(topic.label)
+        assert german == f"{DE.gettext(topic.game)}: {DE.gettext(topic.name)}"
+        assert 0 < len(german) <= CHOICE_NAME
+    listing = topics_listing(DE)
+    assert listing.startswith("Wähle ein Thema in der Option `topic` von `/rules`:")
+    assert listing.index("**Santas Werkstatt**") < listing.index("**Werkstatt-Tonttu**")
+    assert "• Überblick und ein Tag" in listing and "• Tempomodus" in listing

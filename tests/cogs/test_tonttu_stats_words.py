@@ -1,0 +1,138 @@
+"""The sentences of the Workshop Tonttu cog, /stats and /history in German and English
+(issue 16): a few exact sentences, plurals for 1 and 2, English unchanged."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+import i18n
+from cogs.replays import not_finished, players_only
+from cogs.stats import board_lines, kind_of, no_games, shown_rating, stats_field
+from cogs.tonttu import PhaseClosed, confirmation, phase_name, still_open
+from engine.ratings import Rating
+from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
+from engine.tonttu.models import Pick, PointGift, PointMaterial
+from engine.tonttu.text import GOES_FACE_UP, KEEP_FACE_DOWN, TAKE_FACE_UP
+from engine.words import ENGLISH
+from storage.models import BoardEntry, KindStats
+
+DE = i18n.words("de")
+
+
+def test_a_choice_is_confirmed_in_the_readers_language() -> None:
+    pick = Pick.model_validate({"material": "Wool"})
+    assert confirmation("Pick Wool", pick) == "You picked Wool."
+    assert confirmation("Pick Wool", pick, DE) == f"Du hast {DE.gettext('Wool')} gewählt."
+    gift = PointGift(gift=0)
+    needs = ", ".join(GIFT_NEEDS[0])
+    label = f"Point at {GIFT_NAMES[0]} (needs {needs}) · you can pay it"
+    assert confirmation(label, gift) == f"You pointed at {GIFT_NAMES[0]} (needs {needs})."
+    assert confirmation(label, gift, DE).startswith("Du hast auf ")
+    assert confirmation(label, gift, DE).endswith(
+        " gezeigt (braucht " + ", ".join(DE.gettext(m) for m in GIFT_NEEDS[0]) + ")."
+    )
+
+
+@pytest.mark.parametrize(
+    ("note", "english", "german"),
+    [
+        ("", "You pointed at face-down material 3.", "Du hast auf verdecktes Material 3 gezeigt."),
+        (
+            KEEP_FACE_DOWN,
+            "You pointed at face-down material 3: keep it face down.",
+            "Du hast auf verdecktes Material 3 gezeigt: Es bleibt verdeckt.",
+        ),
+        (
+            TAKE_FACE_UP,
+            "You pointed at face-down material 3: take it face up.",
+            "Du hast auf verdecktes Material 3 gezeigt: Du nimmst es offen.",
+        ),
+        (
+            GOES_FACE_UP,
+            "You pointed at face-down material 3: it goes face up (you already have a "
+            "face-down card).",
+            "Du hast auf verdecktes Material 3 gezeigt: Es kommt offen dazu (du hast schon "
+            "eine verdeckte Karte).",
+        ),
+    ],
+)
+def test_a_point_at_a_material_is_confirmed_with_what_it_does(
+    note: str, english: str, german: str
+) -> None:
+    action = PointMaterial(slot=2, face_down=note != TAKE_FACE_UP)
+    label = "Point at face-down material 3" + (f": {note}" if note else "")
+    # as the engine's label was before the choice: the English is byte for byte the old one
+    assert confirmation(label, action) == english
+    assert english == "You pointed at " + label.removeprefix("Point at ") + "."
+    assert confirmation(label, action, DE) == german
+
+
+def test_a_choice_made_too_late_is_told_in_the_readers_language() -> None:
+    state = SimpleNamespace(phase="point", round=4, mode="tactical")
+    with pytest.raises(PhaseClosed) as closed:
+        still_open(3, "pick")(state)
+    assert str(closed.value) == (
+        "The picks of round 3 have already been revealed; that choice was not counted."
+    )
+    assert closed.value.text(ENGLISH) == str(closed.value)
+    assert closed.value.text(DE) == (
+        "Die Auswahl von Runde 3 ist schon aufgedeckt; diese Wahl wurde nicht gezählt."
+    )
+    assert phase_name(state, DE) == "Zeigen"
+    assert phase_name(SimpleNamespace(phase="point", mode="speed"), DE) == "Tempo-Rennen"
+    assert phase_name(SimpleNamespace(phase="pick", mode="speed")) == "pick"
+
+
+def test_stats_lines_in_german_with_their_plurals() -> None:
+    rating = Rating(mu=27.25, sigma=4.08)
+    one = BoardEntry(identity="ai:strong", rating=rating, games=1, wins=1)
+    two = BoardEntry(identity="42", rating=rating, games=2, wins=2)
+    assert board_lines([one, two]) == (
+        "1. Computer (strong) · 27.2 ± 4.1 · 1 game, 1 win\n2. <@42> · 27.2 ± 4.1 · 2 games, 2 wins"
+    )
+    assert board_lines([one, two], DE) == (
+        "1. Computer (stark) · 27.2 ± 4.1 · 1 Spiel, 1 Sieg\n"
+        "2. <@42> · 27.2 ± 4.1 · 2 Spiele, 2 Siege"
+    )
+    assert shown_rating(None, DE) == "noch nicht bewertet"
+    stats = KindStats(
+        kind="tonttu",
+        games=4,
+        wins=1,
+        average_score=12.5,
+        best_score=20,
+        favourite=None,
+        rating=None,
+        global_rating=rating,
+    )
+    assert stats_field(stats, DE) == (
+        "Spiele 4 · Siege 1 (25%)\n"
+        "Durchschnitt 12.5 · bestes 20\n"
+        "Wertung noch nicht bewertet (alle Server: 27.2 ± 4.1)"
+    )
+    assert stats_field(stats).startswith("Games 4 · wins 1 (25%)\nAverage score 12.5 · best 20")
+    assert no_games(DE, True, "anna", "tonttu") == (
+        "Du hast auf diesem Server keine beendeten Spiele Werkstatt-Tonttu in Kanälen, die "
+        "du sehen kannst."
+    )
+    assert no_games(ENGLISH, False, "anna", None) == (
+        "anna has no finished games on this server in channels you can see."
+    )
+    assert kind_of("chess", DE)[1] == (
+        "Es gibt kein Spiel namens 'chess'; wähle eines von Santas Werkstatt (`workshop`), "
+        "Werkstatt-Tonttu (`tonttu`)."
+    )
+
+
+def test_replay_sentences_in_german() -> None:
+    info = SimpleNamespace(id=7, status="active")
+    assert not_finished(info) == (  # type: ignore[arg-type]
+        "Game #7 is still running: its replay opens when it has finished. /board in its "
+        "thread shows the table now."
+    )
+    assert not_finished(info, DE).startswith("Spiel #7 läuft noch:")  # type: ignore[arg-type]
+    assert players_only(SimpleNamespace(id=7, status="abandoned"), DE) == (  # type: ignore[arg-type]
+        "Spiel #7 wurde vor dem Ende abgebrochen: Nur seine Spieler können es exportieren."
+    )
