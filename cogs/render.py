@@ -47,8 +47,12 @@ REASON_LABELS = {
 
 
 def game_title(kind: str, words: Words = ENGLISH) -> str:
-    """A game's title in ``words``' language (``GAME_TITLES``)."""
-    return words.gettext(GAME_TITLES.get(kind) or get_game(kind).title)
+    """A game's title in ``words``' language (``GAME_TITLES``); an unknown game's kind
+    (a record of a game this bot no longer has) as it is."""
+    try:
+        return words.gettext(GAME_TITLES.get(kind) or get_game(kind).title)
+    except (KeyError, ImportError):
+        return kind
 
 
 def level_name(level: str, words: Words = ENGLISH) -> str:

@@ -40,7 +40,7 @@ import render
 from cogs import drawing
 from cogs.common import bot_of, chosen_value, guarded, reply
 from cogs.language import private
-from cogs.render import COLOUR, OPTION_LABEL, cut
+from cogs.render import COLOUR, OPTION_LABEL, cut, title_of
 from cogs.table import register_components
 from cogs.visibility import visible_channel_ids
 from engine import get_game
@@ -151,12 +151,6 @@ def step_buttons(game_id: int, move: int, moves: int, words: Words = ENGLISH) ->
     view.add_item(StepButton(game_id, min(move + 1, moves), "n", disabled=at_end, words=words))
     view.add_item(StepButton(game_id, moves, "l", disabled=at_end, words=words))
     return view
-
-
-def title_of(info: GameInfo, words: Words = ENGLISH) -> str:
-    """``cogs.render.title_of`` in ``words``' language ("Workshop Tonttu · game #7")."""
-    title = words.gettext(get_game(info.kind).title)
-    return words.gettext("{title} · game #{id}").format(title=title, id=info.id)
 
 
 def move_lines(info: GameInfo, entry: LoggedAction | None, words: Words = ENGLISH) -> str:

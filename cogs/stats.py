@@ -21,8 +21,8 @@ import engine.ai
 from cogs.common import guarded, reply
 from cogs.language import private
 from cogs.lobby import GAME_CHOICES
+from cogs.render import game_title
 from cogs.visibility import visible_channel_ids
-from engine import get_game
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
 from engine.words import ENGLISH, N_, Words
 from storage.models import BoardEntry, KindStats
@@ -41,13 +41,6 @@ LEVEL_CHOICES = [
 ]
 STRATEGY_TITLES = (N_("Favourite station"), N_("Favourite gifts"))
 """``engine.ratings``' strategy titles, for the catalogue (translated where shown)."""
-
-
-def title_of_kind(kind: str, words: Words = ENGLISH) -> str:
-    try:
-        return words.gettext(str(get_game(kind).title))
-    except (KeyError, ImportError):
-        return kind
 
 
 def shown_rating(rating: Rating | None, words: Words = ENGLISH) -> str:
@@ -203,7 +196,7 @@ class Stats(commands.Cog):
         )
         for record in records:
             embed.add_field(
-                name=title_of_kind(record.kind, words),
+                name=game_title(record.kind, words),
                 value=stats_field(record, words),
                 inline=False,
             )
@@ -244,7 +237,7 @@ class Stats(commands.Cog):
         embed = discord.Embed(
             title=gettext("Leaderboard")
             if kind is None
-            else gettext("Leaderboard: {game}").format(game=title_of_kind(kind, words)),
+            else gettext("Leaderboard: {game}").format(game=game_title(kind, words)),
             colour=discord.Colour.gold(),
         )
         for each in (kind,) if kind is not None else KINDS:
@@ -253,7 +246,7 @@ class Stats(commands.Cog):
             )
             if entries:
                 embed.add_field(
-                    name=title_of_kind(each, words),
+                    name=game_title(each, words),
                     value=board_lines(entries, words),
                     inline=False,
                 )
@@ -266,7 +259,7 @@ class Stats(commands.Cog):
                     "No one has played {n} finished games of {game} in channels you can see "
                     "on this server yet.",
                     n,
-                ).format(n=n, game=title_of_kind(kind, words))
+                ).format(n=n, game=game_title(kind, words))
             else:
                 text = words.ngettext(
                     "No one has played {n} finished game in channels you can see on this "
@@ -296,12 +289,12 @@ def no_games(words: Words, mine: bool, name: str, kind: str | None) -> str:
         if kind:
             return gettext(
                 "You have no finished games of {game} on this server in channels you can see."
-            ).format(game=title_of_kind(kind, words))
+            ).format(game=game_title(kind, words))
         return gettext("You have no finished games on this server in channels you can see.")
     if kind:
         return gettext(
             "{name} has no finished games of {game} on this server in channels you can see."
-        ).format(name=name, game=title_of_kind(kind, words))
+        ).format(name=name, game=game_title(kind, words))
     return gettext("{name} has no finished games on this server in channels you can see.").format(
         name=name
     )

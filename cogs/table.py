@@ -335,8 +335,10 @@ class Presenter(Protocol):
         self, interaction: discord.Interaction, game: LoadedGame, choice: str
     ) -> None: ...
 
-    def play_choices(self, game: LoadedGame, player: PlayerId) -> list[tuple[str, str]]:
-        """``/play`` autocomplete: (label, value) pairs."""
+    def play_choices(
+        self, game: LoadedGame, player: PlayerId, words: Words = ENGLISH
+    ) -> list[tuple[str, str]]:
+        """``/play`` autocomplete: (label in ``words``' language, value) pairs."""
         ...
 
 
@@ -855,7 +857,8 @@ class Table(commands.Cog):
         needle = current.lower()
         presenter = self.presenters.get(game.kind)
         if presenter is not None:
-            pairs = presenter.play_choices(game, human_player(interaction.user.id))
+            player = human_player(interaction.user.id)
+            pairs = presenter.play_choices(game, player, private(interaction))
             return [
                 app_commands.Choice(name=cut(label, 100), value=value)
                 for label, value in pairs
@@ -979,7 +982,8 @@ class Table(commands.Cog):
         self, interaction: discord.Interaction, topic: app_commands.Choice[str] | None = None
     ) -> None:
         chosen = topic.value if topic else None
-        await guarded(interaction, lambda: reply(interaction, embed=rules_embed(chosen)))
+        words = private(interaction)
+        await guarded(interaction, lambda: reply(interaction, embed=rules_embed(chosen, words)))
 
 
 COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = [

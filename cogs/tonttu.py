@@ -52,19 +52,19 @@ from cogs.render import (
     OPTION_LABEL,
     board_embed,
     chunk_lines,
-    code_block,
     cut,
+    event_lines,
     mention,
+    title_of,
 )
 from cogs.service import choices_for, engine_of
 from cogs.table import BOARD_DELAY, register_components
-from engine import get_game
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
 from engine.tonttu.text import GOES_FACE_UP, HINT, KEEP_FACE_DOWN, TAKE_FACE_UP
 from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, LoadedGame, NewTimer, Timer, human_player
+from storage import LoadedGame, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -185,37 +185,6 @@ def phase_of(state: Any) -> str:
 
 def phase_name(state: Any, words: Words = ENGLISH) -> str:
     return words.gettext(PHASE_NAMES[phase_of(state)])
-
-
-def game_title(info: GameInfo, words: Words = ENGLISH) -> str:
-    """``cogs.render.title_of`` in ``words``' language ("Workshop Tonttu · game #7")."""
-    title = words.gettext(get_game(info.kind).title)
-    return words.gettext("{title} · game #{id}").format(title=title, id=info.id)
-
-
-def reveal_lines(game: GameInfo, events: Any, words: Words = ENGLISH) -> list[str]:
-    """``cogs.render.event_lines`` in ``words``' language (nothing in Workshop Tonttu is
-    taken back, so every line is the game's own)."""
-    rules = get_game(game.kind)
-    lines = []
-    for event in events:
-        text = rules.describe_event(event, game.names, words)
-        if text:
-            lines.append(text)
-    return lines
-
-
-def private_embed(game: LoadedGame, player: PlayerId, words: Words = ENGLISH) -> discord.Embed:
-    """``cogs.render.board_embed`` for ``player`` with the board's text in ``words``'
-    language."""
-    embed = board_embed(game, viewer=player)
-    rules = engine_of(game)
-    embed.title = game_title(game, words)
-    embed.description = code_block(
-        rules.render_text(rules.view(game.state, player), game.names, words)
-    )
-    embed.set_footer(text=words.gettext("Move {n} · your private view").format(n=game.version))
-    return embed
 
 
 # --------------------------------------------------------------------------- components
@@ -452,11 +421,11 @@ class Tonttu(commands.Cog):
         """``player``'s private board and their choices for the current phase, in
         ``words``' language (the player's own)."""
         gettext = words.gettext
-        embed = private_embed(game, player, words)
+        embed = board_embed(game, player, words)
         view = discord.ui.View(timeout=None)
         state = game.state
         head = note + gettext("**{title}** · round {round} · {phase}").format(
-            title=game_title(game, words), round=state.round, phase=phase_name(state, words)
+            title=title_of(game, words), round=state.round, phase=phase_name(state, words)
         )
         head += "\n"
         if game.status != "active" or state.phase == "over":
@@ -727,7 +696,7 @@ class Tonttu(commands.Cog):
         panels: Awaitable[None] | None = None
         if not current:  # the end, or an older phase's reveal: the lines alone
             words = await self.bot.languages.public(game.guild_id)
-            lines = reveal_lines(game, [e for e in events if e.kind != "chose"], words)
+            lines = event_lines(game, [e for e in events if e.kind != "chose"], words)
             await sync.mark_now("log_intent", target)
             last = None
             for i, text in enumerate(chunk_lines(lines, MAX_CONTENT)):
@@ -830,7 +799,7 @@ class Tonttu(commands.Cog):
             deadlines = await self._deadlines(game)
         words = await self.bot.languages.public(game.guild_id)
         status, view = self._status(game, deadlines, words)
-        lines = reveal_lines(game, [e for e in events if e.kind != "chose"], words)
+        lines = event_lines(game, [e for e in events if e.kind != "chose"], words)
         chunks = chunk_lines(lines, MAX_CONTENT - len(status) - 2) if lines else [""]
         content = f"{chunks[-1]}\n\n{status}" if chunks[-1] else status
         return chunks[:-1], content[:MAX_CONTENT], view
