@@ -13,6 +13,7 @@ import aiohttp
 import discord
 
 from cogs.language import private
+from engine import get_game
 from engine.core import RuleError
 from engine.words import ENGLISH, N_, Words
 from storage import ChannelBusy, Conflict, GameNotFound, StorageError, WrongStatus
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot")
 
 NO_MENTIONS = discord.AllowedMentions.none()
-GAME_TITLES = {"workshop": N_("Santa's Workshop"), "tonttu": N_("Workshop Tonttu")}
-"""Each game's title (``engine``'s ``title``) for translation: ``words.gettext(title)``."""
 STATUS_WORDS = {
     "lobby": N_("in its lobby"),
     "active": N_("running"),
@@ -48,6 +47,15 @@ STORAGE_SENTENCE: dict[type[StorageError], str] = {
 }
 """Storage's sentences for players, as templates (``str(error)`` is the English one;
 the numbers are read back from it: ``storage`` keeps no language)."""
+
+
+def game_title(kind: str, words: Words = ENGLISH) -> str:
+    """A game's title (the engine's ``title``, an ``N_`` template) in ``words``'
+    language; an unknown game's kind (a record of a game this bot no longer has) as it is."""
+    try:
+        return words.gettext(get_game(kind).title)
+    except (KeyError, ImportError):
+        return kind
 
 
 def chosen_value(interaction: discord.Interaction, longest: int = 20) -> str:
@@ -113,7 +121,7 @@ def storage_sentence(error: StorageError, words: Words = ENGLISH) -> str:
     }
     if template.format(**fields) != english:
         return english  # storage's sentence changed: better English than a wrong one
-    fields["kind"] = words.gettext(GAME_TITLES[kind]) if kind in GAME_TITLES else kind
+    fields["kind"] = game_title(kind, words)
     fields["status"] = words.gettext(STATUS_WORDS[status]) if status in STATUS_WORDS else status
     return words.gettext(template).format(**fields)
 

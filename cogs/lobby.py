@@ -9,10 +9,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.common import GAME_TITLES, bot_of, chosen_value, guarded, reply
+from cogs.common import bot_of, chosen_value, game_title, guarded, reply
 from cogs.language import private
 from cogs.permissions import listed, missing_for_a_game
-from cogs.render import game_title, level_name, lobby_embed
+from cogs.render import level_name, lobby_embed
 from engine import get_game
 from engine.core import RuleError
 from engine.words import ENGLISH, N_, Words
@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from bot import WorkshopBot
 
 GAME_CHOICES = [
-    app_commands.Choice(name=GAME_TITLES["workshop"], value="workshop"),
-    app_commands.Choice(name=GAME_TITLES["tonttu"], value="tonttu"),
+    app_commands.Choice(name=game_title(kind), value=kind) for kind in ("workshop", "tonttu")
 ]
 LEVEL_HINTS = {
     "random": N_("random legal moves"),

@@ -15,7 +15,7 @@ import discord
 import i18n
 import render
 from cogs import drawing
-from cogs.common import GAME_TITLES
+from cogs.common import game_title
 from cogs.service import computer_level, engine_of
 from engine import get_game, undo
 from engine.core import PlayerId
@@ -44,15 +44,6 @@ REASON_LABELS = {
     "reindeer": N_("reindeer"),
 }
 """The final scores' reasons (translated where used)."""
-
-
-def game_title(kind: str, words: Words = ENGLISH) -> str:
-    """A game's title in ``words``' language (``GAME_TITLES``); an unknown game's kind
-    (a record of a game this bot no longer has) as it is."""
-    try:
-        return words.gettext(GAME_TITLES.get(kind) or get_game(kind).title)
-    except (KeyError, ImportError):
-        return kind
 
 
 def level_name(level: str, words: Words = ENGLISH) -> str:

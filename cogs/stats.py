@@ -18,10 +18,9 @@ from discord import app_commands
 from discord.ext import commands
 
 import engine.ai
-from cogs.common import guarded, reply
+from cogs.common import game_title, guarded, reply
 from cogs.language import private
 from cogs.lobby import GAME_CHOICES
-from cogs.render import game_title
 from cogs.visibility import visible_channel_ids
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
 from engine.words import ENGLISH, N_, Words
