@@ -76,7 +76,7 @@ class Languages:
     async def of_guild(self, guild_id: int | None) -> str:
         """The language code of a server's public text."""
         if guild_id is None:
-            return i18n.LANGUAGES[0]
+            return i18n.SOURCE
         return await self.chosen(guild_id) or i18n.language(self.guild_locale(guild_id))
 
     async def public(self, guild_id: int | None) -> Words:

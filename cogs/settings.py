@@ -56,7 +56,7 @@ class CatalogueTranslator(app_commands.Translator):
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
         code = i18n.language(locale)
-        if code == i18n.LANGUAGES[0] or context.location in self.KEEP:
+        if code == i18n.SOURCE or context.location in self.KEEP:
             return None
         if string.message in LANGUAGE_NAMES:
             return None
