@@ -68,7 +68,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -103,6 +103,9 @@ RETRY_DELAYS = (1.0, 2.0, 3.0, 5.0)
 within seconds of an outage's end; a missing permission waits a minute instead)."""
 CATCH_UP_CONCURRENCY = 8
 """Games caught up at once after a start (each waits for Discord's budgets anyway)."""
+START_GRACE = 30.0
+"""Seconds a game just started is left to the handler that started it before a catch-up
+syncs it (:meth:`Publisher.opening`); then it is synced like any other."""
 
 
 def nonce(*parts: object) -> str:
@@ -425,6 +428,11 @@ class Publisher:
             for g in await self.bot.store.list_games(statuses=["active", "finished"])
             if self.behind(g)
         ]
+        now = discord.utils.utcnow()  # storage stamps started_at with the wall clock
+        opening = [g for g in behind if self.opening(g, now)]
+        for game in opening:  # its Start handler publishes it once its thread is open
+            self._defer(game.id, START_GRACE)
+        behind = [g for g in behind if g not in opening]
         if not behind:
             return 0
         log.info("catching up %d games", len(behind))
@@ -437,6 +445,20 @@ class Publisher:
 
         await asyncio.gather(*(one(g) for g in behind))
         return len(behind)
+
+    @staticmethod
+    def opening(game: GameInfo, now: datetime) -> bool:
+        """Whether the game started within :data:`START_GRACE` and shows nothing yet:
+        the process that started it is opening its thread. Synced now, before the
+        thread is recorded, its table would be posted in the channel and the thread
+        left empty (a catch-up at start-up or reconnect, or another process's)."""
+        return (
+            game.status == "active"
+            and game.thread_id is None
+            and not game.shown_versions
+            and game.started_at is not None
+            and 0 <= (now - game.started_at).total_seconds() < START_GRACE
+        )
 
     @staticmethod
     def behind(game: GameInfo) -> bool:

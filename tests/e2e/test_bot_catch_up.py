@@ -14,6 +14,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import discord
+
 import storage
 from cogs.publishing import Publisher
 from engine import get_game
@@ -196,3 +198,70 @@ async def test_moves_stored_elsewhere_are_shown_after_a_gateway_reconnect(
         for user in acting_users(stored, users):
             assert f"<@{user.id}>" in prompts[-1].content
     await fake.stop_bot(bot)
+
+
+async def test_a_game_being_started_is_left_to_the_start_and_shown_in_its_thread(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A catch-up (at start-up, after a reconnect, or another process's) that meets a
+    game started a moment ago, whose thread is still being opened, leaves it to the
+    handler that started it. Synced before the thread was recorded, its board and
+    prompt went to the channel and the thread stayed empty (benchmarks/scale_out.py:
+    tables started while the bot became ready)."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    store = bot.store
+    lobby = await store.create_lobby(
+        guild_id=fake.guild.id,
+        channel_id=fake.channel.id,
+        kind="workshop",
+        options={},
+        host_id=alice.id,
+        host_name="alice",
+    )
+    await store.join(lobby.id, bob.id, "bob")
+    game = await store.start(lobby.id, seed=SEED)  # the Start handler's commit ...
+
+    assert await bot.publisher.catch_up() == 0  # ... while a catch-up runs
+    assert game.id in bot.publisher._deferred
+    channel = bot.get_channel(fake.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    thread = await channel.create_thread(name="game", type=discord.ChannelType.public_thread)
+    bot.publisher.new_channel(thread.id)
+    await store.set_thread(game.id, thread.id)  # ... and the handler goes on
+    await bot.publisher.sync(game.id)
+    bot.publisher.flush_deferred()  # the catch-up's sync, due after the grace, now
+    await fake.settle()
+
+    assert not fake.messages(fake.channel)
+    fake_thread = next(t for t in fake.threads(fake.channel) if t.id == thread.id)
+    assert len(turn_prompts(fake, fake_thread)) == 1
+    assert (await store.load(game.id)).shown_versions["board"] == game.version
+
+
+async def test_a_game_whose_start_never_opened_its_thread_is_shown_after_the_grace(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The process that started the game died before opening its thread: after the
+    grace, the catch-up's deferred sync shows the game in the channel."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    lobby = await bot.store.create_lobby(
+        guild_id=fake.guild.id,
+        channel_id=fake.channel.id,
+        kind="workshop",
+        options={},
+        host_id=alice.id,
+        host_name="alice",
+    )
+    await bot.store.join(lobby.id, bob.id, "bob")
+    game = await bot.store.start(lobby.id, seed=SEED)
+    assert await bot.publisher.catch_up() == 0
+    assert game.id in bot.publisher._deferred  # a sync due after the grace ...
+    bot.publisher.flush_deferred()  # ... now
+    await fake.wait_for(
+        lambda: turn_prompts(fake, fake.channel), timeout=10, what="the table in the channel"
+    )
+    await bot.publisher.sync(game.id)  # the round that posted it has written its marks
+    assert (await bot.store.load(game.id)).shown_versions["board"] == game.version
+    assert len(turn_prompts(fake, fake.channel)) == 1  # and the next round posted nothing
