@@ -3,7 +3,7 @@ whichever process receives it, timers fire once, public messages never go backwa
 
 The bot has four shards, run by three processes (``SHARD_IDS`` 0-1, 2 and 3). There is a
 server on every shard, and in each a Santa's Workshop game (a human and a computer) and a
-Workshop Tonttu game (a human and two computers; speed mode on odd shards). Tonttu
+Workshop Tonttu game (a human and two computers; speed mode on shard 2). Tonttu
 choices are made by DM (always delivered to shard 0, so to the first process, whatever
 the server) and with the thread's "Choose privately" button (delivered to the server's
 shard); race buttons are clicked in the thread. All the processes' clocks read one offset
@@ -57,8 +57,8 @@ SHARD_COUNT = 4
 PROCESSES = {"first": "0-1", "second": "2", "third": "3"}
 """SHARD_IDS of each bot process."""
 KILLED = "third"
-GAMES = {0: ("tonttu",), 1: ("workshop",), 2: ("tonttu",), 3: ("tonttu",)}
-"""The game in the server of each shard (Tonttu in speed mode on shard 2)."""
+GAMES = {shard: ("workshop", "tonttu") for shard in range(SHARD_COUNT)}
+"""The games in the server of each shard (Tonttu in speed mode on shard 2)."""
 TURN_LIMIT_HOURS = 2
 REMINDER_HOURS = 1
 JUMP = (TURN_LIMIT_HOURS + 0.1) * 3600
