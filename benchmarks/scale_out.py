@@ -13,14 +13,22 @@ actions per second completed, and p50/p99 of the time from INTERACTION_CREATE di
 to the bot's answer ("> 3 s": answers later than Discord allows). "DB ms/submit" is the
 database alone: ``Storage.submit`` timed in this process, one game at a time, on a fresh
 database of the same backend. "REST/act": requests per action that count against
-Discord's global 50 requests/s per bot (interaction callbacks and webhooks do not). "CPU
-ms/act": CPU time per action of the bot processes (with their drawing workers) and of
-this process (the fake Discord and the simulated players), while playing.
+Discord's global 50 requests/s per bot (interaction callbacks and webhooks do not).
+
+CPU per action while playing, in ms: of the bot processes' event loops ("loop"), of their
+child processes ("workers": the board pictures), of this process ("fake": the fake
+Discord and the simulated players) and of the PostgreSQL server ("db"); "cores" is how
+many of the machine's cores all of them kept busy. The last lines set each measured rate
+beside the two ceilings that work implies: one process cannot exceed what its event
+loop's core allows (1000 / loop ms), and no set-up can exceed what the machine's cores
+allow (cores × 1000 / all the CPU ms of an action). Two processes beat one only where one
+process is held by its loop while the machine still has cores to spare.
 
 PostgreSQL is a throwaway server started here the way the tests start theirs
-(``tests/postgres_server.py``); the bots run as their own processes
-(``FakeDiscord.start_bot_process``). The fake Discord runs in this process and its
-work is inside the figures; on a two-core machine it competes with the bots for CPU.
+(``tests/postgres_server.py``, durable as in production); the bots run as their own
+processes (``FakeDiscord.start_bot_process``). The fake Discord runs in this process,
+with request bodies not checked against Discord's spec (the tests do that; here it would
+be the harness's CPU on the bots' cores), and its work competes with the bots for CPU.
 """
 
 from __future__ import annotations
@@ -60,44 +68,96 @@ class Table:
 
 @dataclass
 class Figures:
+    processes: int = 1
     actions: int = 0
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     late: int = 0
+    """Interactions not answered within Discord's 3 s (the user saw a failure)."""
     rest: int = 0
+    """REST requests under the global 50/s limit (not interaction callbacks/webhooks)."""
     fake_cpu: float = 0.0
     """CPU seconds of this process (the fake Discord and the players) while playing."""
-    bot_cpu: float = 0.0
-    """CPU seconds of the bot processes and their drawing workers while playing."""
-    """REST requests under the global 50/s limit (not interaction callbacks/webhooks)."""
-    """Interactions not answered within Discord's 3 s (the user saw a failure)."""
+    loop_cpu: float = 0.0
+    """CPU seconds of the bot processes themselves (their event loops) while playing."""
+    worker_cpu: float = 0.0
+    """CPU seconds of the bot processes' children (the drawing workers) while playing."""
+    db_cpu: float = 0.0
+    """CPU seconds of the PostgreSQL server while playing (0 for SQLite: in the bots)."""
     db_ms: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.actions / self.seconds if self.seconds else 0.0
+
+    def per_action(self, cpu: float) -> float:
+        """CPU ms per action."""
+        return 1000 * cpu / max(1, self.actions)
+
+    @property
+    def all_cpu(self) -> float:
+        return self.loop_cpu + self.worker_cpu + self.fake_cpu + self.db_cpu
 
     def row(self, name: str) -> str:
         ms = [x * 1000 for x in self.latencies]
-        rate = self.actions / self.seconds if self.seconds else 0.0
+        cpu = [self.loop_cpu, self.worker_cpu, self.fake_cpu, self.db_cpu]
         return (
-            f"{name:<22} {rate:>9.1f} {percentile(ms, 50):>9.0f} {percentile(ms, 99):>9.0f}"
-            f" {self.late:>6} {self.rest / max(1, self.actions):>9.2f} {self.db_ms:>12.2f}"
-            f" {1000 * self.bot_cpu / max(1, self.actions):>12.0f}"
-            f" {1000 * self.fake_cpu / max(1, self.actions):>12.0f}"
+            f"{name:<24} {self.rate:>9.1f} {percentile(ms, 50):>7.0f} {percentile(ms, 99):>7.0f}"
+            f" {self.late:>6} {self.rest / max(1, self.actions):>8.2f} {self.db_ms:>6.2f}"
+            + "".join(f" {self.per_action(c):>7.1f}" for c in cpu)
+            + f" {self.all_cpu / self.seconds if self.seconds else 0.0:>6.2f}"
         )
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of these processes and their children (Linux /proc; 0 elsewhere)."""
-    total = 0.0
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of one process (Linux /proc; 0 elsewhere or once it is gone)."""
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    for pid in pids:
-        family = [pid]
-        with contextlib.suppress(OSError):
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-            family += [int(child) for child in children]
-        for member in family:
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    with contextlib.suppress(OSError, ValueError):
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return []
+
+
+def postmaster(server: postgres_server.PostgresServer) -> int | None:
+    """The PostgreSQL server's first process (None for a server elsewhere)."""
+    if server.folder is None:
+        return None  # TEST_POSTGRES_URL
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return int((server.folder / "data" / "postmaster.pid").read_text().split()[0])
+    return None
+
+
+@dataclass
+class CpuMeter:
+    """CPU seconds spent since it was made, by kind of process (see :class:`Figures`)."""
+
+    bots: list[int]
+    database: int | None
+    """The PostgreSQL server's postmaster: it and the backends it forks (read each time)."""
+
+    def __post_init__(self) -> None:
+        self.start = self.read()
+
+    def read(self) -> tuple[float, float, float, float]:
+        workers = [c for pid in self.bots for c in children(pid)]
+        database = [] if self.database is None else [self.database, *children(self.database)]
+        return (
+            sum(map(cpu_seconds, self.bots)),
+            sum(map(cpu_seconds, workers)),
+            time.process_time(),
+            sum(map(cpu_seconds, database)),
+        )
+
+    def spent(self) -> tuple[float, float, float, float]:
+        now = self.read()
+        return (now[0] - self.start[0], now[1] - self.start[1], now[2] - self.start[2],
+                now[3] - self.start[3])  # fmt: skip
 
 
 def act_buttons(message: FakeMessage) -> list[str]:
@@ -145,10 +205,14 @@ async def open_table(fake: FakeDiscord, guild: Any, index: int) -> Table:
 
 
 async def through_discord(
-    database_url: str, processes: int, games: int, seconds: float, think: float
-) -> Figures:
-    figures = Figures()
-    async with FakeDiscord(shard_count=processes, max_concurrency=processes) as fake:
+    database_url: str, database: int | None, processes: int, games: int, seconds: float,
+    think: float,
+) -> Figures:  # fmt: skip
+    """``database``: the PostgreSQL server's postmaster (None for SQLite)."""
+    figures = Figures(processes)
+    async with FakeDiscord(
+        shard_count=processes, max_concurrency=processes, validate_spec=False
+    ) as fake:
         fake.settle_after_interaction = False
         # FLOOD_BURST=0: the load's players are scripts, faster than any person
         env = {"DATABASE_URL": database_url, "TIMER_POLL_SECONDS": "3600", "FLOOD_BURST": "0"}
@@ -192,11 +256,10 @@ async def through_discord(
 
         begun = loop.time()
         requests_before = len(fake.requests)
-        fake_cpu, bot_cpu = time.process_time(), cpu_seconds([b.pid for b in bots])
+        meter = CpuMeter([b.pid for b in bots], database)
         await asyncio.gather(*(play(t, Rng(i)) for i, t in enumerate(tables)))
         figures.seconds = loop.time() - begun
-        figures.fake_cpu = time.process_time() - fake_cpu
-        figures.bot_cpu = cpu_seconds([b.pid for b in bots]) - bot_cpu
+        figures.loop_cpu, figures.worker_cpu, figures.fake_cpu, figures.db_cpu = meter.spent()
         figures.rest = sum(
             1
             for r in fake.requests[requests_before:]
@@ -238,7 +301,7 @@ async def submit_ms(database_url: str, submits: int) -> float:
 
 
 async def run(games: int, seconds: float, think: float, submits: int) -> None:
-    server = postgres_server.start()
+    server = postgres_server.start(durable=True)
     try:
         with tempfile.TemporaryDirectory() as folder:
             setups = [
@@ -248,22 +311,36 @@ async def run(games: int, seconds: float, think: float, submits: int) -> None:
             ]
             results = []
             for name, url, processes in setups:
-                figures = await through_discord(url, processes, games, seconds, think)
+                database = None if url.startswith("sqlite") else postmaster(server)
+                figures = await through_discord(url, database, processes, games, seconds, think)
                 db_url = f"sqlite:///{folder}/submits.db" if url.startswith("sqlite") else None
                 figures.db_ms = await submit_ms(db_url or server.new_database(), submits)
                 results.append((name, figures))
                 print(f"measured {name}", flush=True)
     finally:
         server.stop()
+    cores = os.cpu_count() or 1
     print(f"\n{games} Workshop games at once, {seconds:.0f} s each, think 0.2-{2 * think:.1f} s")
     print(
-        f"{'set-up':<22} {'actions/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'> 3 s':>6}"
-        f" {'REST/act':>9} {'DB ms/submit':>12} {'bot CPU ms/act':>12} {'fake CPU ms/act':>12}"
+        f"{'':<24} {'':>9} {'':>7} {'':>7} {'':>6} {'':>8} {'DB ms':>6}"
+        f" {'CPU ms per action':-^31} {'':>6}"
+    )
+    print(
+        f"{'set-up':<24} {'actions/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'> 3 s':>6}"
+        f" {'REST/act':>8} {'/subm.':>6} {'loop':>7} {'workers':>7} {'fake':>7} {'db':>7}"
+        f" {'cores':>6}"
     )
     for name, figures in results:
         print(figures.row(name))
-    base = {name: f.actions / f.seconds if f.seconds else 0.0 for name, f in results}
-    sqlite_rate, pg_rate, pg2_rate = base.values()
+    print(f"\nceilings on this machine's {cores} cores, from the CPU each action took:")
+    for name, figures in results:
+        loop_bound = figures.processes * 1000 / max(figures.per_action(figures.loop_cpu), 1e-9)
+        machine = cores * 1000 / max(figures.per_action(figures.all_cpu), 1e-9)
+        print(
+            f"{name:<24} measured {figures.rate:5.1f}/s; its event loops allow {loop_bound:5.1f}/s,"
+            f" the cores {machine:5.1f}/s"
+        )
+    sqlite_rate, pg_rate, pg2_rate = (f.rate for _, f in results)
     if pg_rate and sqlite_rate:
         print(f"PostgreSQL / SQLite, 1 process: {pg_rate / sqlite_rate:.2f}x")
     if pg_rate:
