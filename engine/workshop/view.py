@@ -2,11 +2,17 @@
 
 Stripped: other players' reindeer names (W-7.2), deck orders and the rewards of
 face-down ornaments (W-7.3). Only sizes and counts of those remain.
+
+The bot builds several views per action (the acting player's panel, the board, the
+greedy suggestion), so the models are built without validation
+(:func:`engine.core.constructor`): every value is made here, of its field's own type.
+``tests/engine/workshop/test_view.py`` checks that validating a view's dump gives the
+same view back.
 """
 
 from __future__ import annotations
 
-from engine.core import PlayerId
+from engine.core import PlayerId, constructor
 from engine.words import ENGLISH, Words
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS
@@ -25,9 +31,17 @@ from engine.workshop.models import (
 )
 from engine.workshop.rules import CAPACITY, STATION_NAMES, current_seat, elves_left
 
+_toy = constructor(ToyView)
+_ornament = constructor(OrnamentView)
+_space = constructor(TreeSpaceView)
+_station = constructor(StationView)
+_pending = constructor(PendingView)
+_player = constructor(PlayerView)
+_view = constructor(WorkshopView)
+
 
 def toy_view(card: int, placed: tuple[int, ...] = (0, 0, 0, 0)) -> ToyView:
-    return ToyView(
+    return _toy(
         card=card,
         name=C.toy_names[card],
         tier=C.toy_tiers[card],
@@ -38,9 +52,7 @@ def toy_view(card: int, placed: tuple[int, ...] = (0, 0, 0, 0)) -> ToyView:
 
 
 def ornament_view(ornament: int) -> OrnamentView:
-    return OrnamentView(
-        colour=C.ornament_colour(ornament), reward=C.ornament_reward(ornament).label
-    )
+    return _ornament(colour=C.ornament_colour(ornament), reward=C.ornament_reward(ornament).label)
 
 
 def santa_date(day: int, words: Words = ENGLISH) -> str:
@@ -52,7 +64,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
     over = s.phase == Phase.OVER
     acting = None if over else current_seat(s)
     acting_id = None if acting is None else s.players[acting]
-    pending = PendingView(
+    pending = _pending(
         player=acting_id,
         decision=PHASE_NAMES[s.phase],
         station=STATIONS[s.station] if s.station >= 0 and not over else None,
@@ -64,7 +76,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
         ornament=ornament_view(s.ornament) if s.ornament >= 0 else None,
     )
     stations = [
-        StationView(
+        _station(
             station=name,
             name=STATION_NAMES[name],
             capacity=CAPACITY[i] or None,
@@ -79,7 +91,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
     for i, (player, seat) in enumerate(zip(s.players, s.seats, strict=True)):
         own = viewer == player
         players.append(
-            PlayerView(
+            _player(
                 player=player,
                 seat=i,
                 score=seat.score,
@@ -87,7 +99,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
                 unfinished=[toy_view(toy[0], toy[1:]) for toy in seat.toys],
                 completed=[toy_view(card, C.toy_req[card]) for card in seat.completed],
                 tree=[
-                    TreeSpaceView(
+                    _space(
                         space=space.id,
                         label=space.label,
                         ornament=ornament_view(orn) if orn >= 0 else None,
@@ -104,7 +116,7 @@ def build_view(s: WorkshopState, viewer: PlayerId | None) -> WorkshopView:
                 cheer=list(seat.cheer),
             )
         )
-    return WorkshopView(
+    return _view(
         viewer=viewer,
         day=s.day,
         date=santa_date(s.day),
