@@ -58,6 +58,20 @@ def game_title(kind: str, words: Words = ENGLISH) -> str:
         return kind
 
 
+def components() -> discord.ui.View:
+    """An empty holder for a message's buttons and selects that discord.py does not keep.
+
+    Every component the bot sends is a :class:`discord.ui.DynamicItem`, registered at
+    start-up and dispatched by its custom_id, so no view needs to stay in discord.py's
+    view store. It would, had it not been stopped: an ephemeral answer's view is kept for
+    15 minutes with a task sleeping until then. At 30 actions a second that is tens of
+    thousands of views with their items, which every full garbage collection of the
+    process walks (each collection a pause of every table's answers)."""
+    view = discord.ui.View(timeout=None)
+    view.stop()
+    return view
+
+
 def chosen_value(interaction: discord.Interaction, longest: int = 20) -> str:
     """The first value picked in a select menu, as sent (so possibly forged): at most
     ``longest`` characters, ``""`` if there is none."""

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.common import bot_of, chosen_value, game_title, guarded, reply
+from cogs.common import bot_of, chosen_value, components, game_title, guarded, reply
 from cogs.language import private
 from cogs.permissions import listed, missing_for_a_game
 from cogs.render import level_name, lobby_embed
@@ -117,7 +117,7 @@ class AddComputer(
 
 def lobby_view(info: GameInfo, words: Words = ENGLISH) -> discord.ui.View:
     """The lobby's buttons and menu (public: the server's language)."""
-    view = discord.ui.View(timeout=None)
+    view = components()
     if info.status == "lobby":
         for verb in LOBBY_VERBS:
             view.add_item(LobbyButton(info.id, verb, words))

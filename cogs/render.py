@@ -16,7 +16,7 @@ import i18n
 import render
 from cogs import drawing
 from cogs.common import game_title
-from cogs.service import computer_level, engine_of
+from cogs.service import computer_level, engine_of, view_of
 from engine import get_game, undo
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
@@ -82,7 +82,7 @@ def board_embed(
 ) -> discord.Embed:
     """The table as the viewer may see it (``None``: everyone)."""
     rules = engine_of(game)
-    text = rules.render_text(rules.view(game.state, viewer), game.names, words)
+    text = rules.render_text(view_of(game, viewer), game.names, words)
     embed = discord.Embed(
         title=title_of(game, words), description=code_block(text), colour=COLOUR.get(game.kind)
     )
@@ -101,7 +101,7 @@ alt text; the whole text stays available with ``/board text:true``."""
 def board_summary(game: LoadedGame, words: Words = ENGLISH) -> str:
     """The first lines of the public text board: what day or round it is, who acts."""
     rules = engine_of(game)
-    text = rules.render_text(rules.view(game.state, None), game.names, words)
+    text = rules.render_text(view_of(game, None), game.names, words)
     lines = [line.strip("= ") for line in text.splitlines()[:SUMMARY_LINES]]
     return "\n".join(line for line in lines if not line.endswith(":"))  # not a heading
 
@@ -109,9 +109,7 @@ def board_summary(game: LoadedGame, words: Words = ENGLISH) -> str:
 async def render_board_png(game: LoadedGame, lang: str = "en") -> bytes:
     """Draw the public picture in the drawing process, so the event loop keeps answering;
     ``lang``: the table's language (``Languages.of_guild``)."""
-    return await drawing.draw(
-        render.render_board, engine_of(game).view(game.state, None), game.names, lang
-    )
+    return await drawing.draw(render.render_board, view_of(game, None), game.names, lang)
 
 
 def board_picture(
@@ -134,9 +132,7 @@ async def private_picture(
 ) -> tuple[discord.Embed, discord.File]:
     """The private text view with the player's own picture under it (ephemeral only);
     ``lang``: the player's own language."""
-    png = await drawing.draw(
-        render.render_private, engine_of(game).view(game.state, player), game.names, lang
-    )
+    png = await drawing.draw(render.render_private, view_of(game, player), game.names, lang)
     words = i18n.words(lang)
     embed = board_embed(game, viewer=player, words=words)
     embed.set_image(url=f"attachment://{PRIVATE_FILE}")

@@ -38,7 +38,7 @@ from discord.ext import commands
 import i18n
 import render
 from cogs import drawing
-from cogs.common import bot_of, chosen_value, guarded, reply
+from cogs.common import bot_of, chosen_value, components, guarded, reply
 from cogs.language import private
 from cogs.render import COLOUR, OPTION_LABEL, cut, title_of
 from cogs.table import register_components
@@ -144,7 +144,7 @@ def replays_of(interaction: discord.Interaction) -> Replays:
 
 
 def step_buttons(game_id: int, move: int, moves: int, words: Words = ENGLISH) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
+    view = components()
     at_start, at_end = move <= 0, move >= moves
     view.add_item(StepButton(game_id, 0, "f", disabled=at_start, words=words))
     view.add_item(StepButton(game_id, max(move - 1, 0), "p", disabled=at_start, words=words))
@@ -430,7 +430,7 @@ class Replays(commands.Cog):
                 options.append(
                     discord.SelectOption(label=cut(line, OPTION_LABEL), value=str(info.id))
                 )
-            view = discord.ui.View(timeout=None)
+            view = components()
             view.add_item(OpenFinal(options, words))
             lines.append(gettext("Pick a game below to see its final board and step through it."))
             await reply(interaction, "\n".join(lines), view=view)

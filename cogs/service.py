@@ -10,6 +10,7 @@ seats until a human must act.
 from __future__ import annotations
 
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -84,6 +85,28 @@ def engine_of(game: LoadedGame) -> Game:
     return get_game(game.kind)
 
 
+VIEWS_KEPT = 64
+_views: OrderedDict[tuple[int, int, PlayerId | None], tuple[Any, Any]] = OrderedDict()
+
+
+def view_of(game: LoadedGame, viewer: PlayerId | None) -> Any:
+    """``engine_of(game).view(game.state, viewer)``, built once per state and viewer:
+    answering one action needs the same views several times (the acting player's panel
+    and its greedy suggestion, the board's summary and its picture). A view is only
+    reused for the very state object it was built from (storage hands out one object per
+    stored version), so nothing stale is ever shown."""
+    key = (game.id, game.version, viewer)
+    kept = _views.get(key)
+    if kept is not None and kept[0] is game.state:
+        _views.move_to_end(key)
+        return kept[1]
+    view = engine_of(game).view(game.state, viewer)
+    _views[key] = (game.state, view)
+    if len(_views) > VIEWS_KEPT:
+        _views.popitem(last=False)
+    return view
+
+
 def choices_for(game: LoadedGame, player: PlayerId, words: Words = ENGLISH) -> list[Choice]:
     """The numbered legal actions of ``player`` at the game's current version, labelled
     in ``words``' language."""
@@ -128,7 +151,8 @@ def suggested_index(game: LoadedGame, player: PlayerId, choices: Sequence[Choice
     may be busy with other tables' searches."""
     if len(choices) < 2:
         return None
-    action = ai_choice(game, player, "greedy")
+    seed = decision_for(game, player, "greedy").seed
+    action = engine.ai.decide(engine_of(game), view_of(game, player), player, "greedy", seed)
     return next((c.index for c in choices if c.action == action), None)
 
 

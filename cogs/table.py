@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 import i18n
-from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
+from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
 from cogs.computers import while_thinking
 from cogs.language import private
 from cogs.lobby import AddComputer, LobbyButton, may_manage
@@ -282,7 +282,7 @@ def panel(
     in ``words``' language (the player's own)."""
     rules = engine_of(game)
     embed = board_embed(game, viewer=player, words=words)
-    view = discord.ui.View(timeout=None)
+    view = components()
     if game.status != "active":
         return {
             "content": note + words.gettext("This game is over."),
@@ -388,7 +388,7 @@ class Table(commands.Cog):
         played = await self.bot.tables.start(game_id)
         public = await self.bot.languages.public(played.game.guild_id)
         await interaction.response.edit_message(
-            embed=lobby_embed(played.game, public), view=discord.ui.View(timeout=None)
+            embed=lobby_embed(played.game, public), view=components()
         )
         thread_id = await self._open_thread(interaction, played.game)
         await self.bot.store.set_thread(game_id, thread_id)
@@ -687,7 +687,7 @@ class Table(commands.Cog):
 
     def prompt_message(self, game: LoadedGame, text: str, words: Words = ENGLISH) -> dict[str, Any]:
         """The turn prompt: ``text`` with the button that opens each player's panel."""
-        view = discord.ui.View(timeout=None)
+        view = components()
         view.add_item(TurnButton(game.id, words.gettext(TURN_LABEL)))
         return {
             "content": text,
@@ -938,7 +938,7 @@ class Table(commands.Cog):
             if not may_manage(interaction, game):
                 await reply(interaction, words.gettext(ONLY_HOST_ENDS))
                 return
-            view = discord.ui.View(timeout=None)
+            view = components()
             view.add_item(AbandonButton(game.id, words.gettext(ABANDON_LABEL)))
             await reply(
                 interaction,
@@ -963,7 +963,7 @@ class Table(commands.Cog):
         info = await self.bot.store.info(game_id)
         await interaction.response.edit_message(
             content=words.gettext("{title} was ended.").format(title=title_of(info, words)),
-            view=discord.ui.View(timeout=None),
+            view=components(),
         )
         public = await self.bot.languages.public(info.guild_id)
         await self._channel(info).send(

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_MENTIONS, bot_of, chosen_value, guarded, reply
+from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
 from cogs.language import private
 from cogs.publishing import Sync, logged_events, nonce
 from cogs.render import (
@@ -57,7 +57,7 @@ from cogs.render import (
     mention,
     title_of,
 )
-from cogs.service import choices_for, engine_of
+from cogs.service import choices_for, engine_of, view_of
 from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
@@ -422,7 +422,7 @@ class Tonttu(commands.Cog):
         ``words``' language (the player's own)."""
         gettext = words.gettext
         embed = board_embed(game, player, words)
-        view = discord.ui.View(timeout=None)
+        view = components()
         state = game.state
         head = note + gettext("**{title}** · round {round} · {phase}").format(
             title=title_of(game, words), round=state.round, phase=phase_name(state, words)
@@ -440,7 +440,7 @@ class Tonttu(commands.Cog):
             content = head + gettext("Your hand is empty, so you skip this pick.")  # T-2.5
             return {"content": content, "embed": embed, "view": view}
         rules = engine_of(game)
-        mine = rules.view(state, player).my_choice
+        mine = view_of(game, player).my_choice
         options = []
         for c in choices[:25]:
             shown = (
@@ -552,7 +552,7 @@ class Tonttu(commands.Cog):
             # The last choice: this panel shows the next phase's choices in a moment.
             content = words.gettext("{done} Everyone has chosen: the reveal is in the thread.")
             await interaction.response.edit_message(
-                content=content.format(done=done), view=discord.ui.View(timeout=None)
+                content=content.format(done=done), view=components()
             )
         else:
             panel = self.panel(game, player, words=words)
@@ -841,7 +841,7 @@ class Tonttu(commands.Cog):
             state = game.state
             words = await self.bot.languages.public(game.guild_id)
             who = ", ".join(mention(game, p) for p in acting)
-            view = discord.ui.View(timeout=None)
+            view = components()
             view.add_item(PrivateButton(game.id, words))
             limit = await self.table.schedule_timers(sync, game, turn_limit=False)
             text = words.gettext(REMINDERS[phase_of(state)]).format(who=who, round=state.round)
@@ -927,8 +927,8 @@ class Tonttu(commands.Cog):
         language (the server's)."""
         gettext = words.gettext
         state = game.state
-        view = discord.ui.View(timeout=None)
-        public = engine_of(game).view(state, None)
+        view = components()
+        public = view_of(game, None)
         names = game.names
         chosen = [names[s.player] for s in public.seats if s.chosen]
         waiting = [s.player for s in public.seats if s.to_act]
@@ -1013,7 +1013,7 @@ class Tonttu(commands.Cog):
     def _race_cards(self, game: LoadedGame, words: Words = ENGLISH) -> list[tuple[str, str]]:
         """(code, label) of each card still in the middle, from the public view."""
         gettext = words.gettext
-        public = engine_of(game).view(game.state, None)
+        public = view_of(game, None)
         cards = [
             (
                 f"g:{gift.id}",

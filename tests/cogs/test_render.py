@@ -88,3 +88,26 @@ def test_final_scores_with_plurals_in_both_languages() -> None:
     tie = finished({"a": 2, "b": 2}, ["a", "b"])
     assert "Winners: **Aino**, **Bo**" in text(final_embed(tie))
     assert "Sieger: **Aino**, **Bo**" in text(final_embed(tie, DE))
+
+
+def test_a_view_is_built_once_per_state_and_viewer_and_never_for_another_state() -> None:
+    """``view_of`` lets the panel, its suggestion, the board's summary and its picture
+    share one view; a game whose state object is another (a different version's, or
+    read afresh) gets its own view, never the one kept for the older object."""
+    from cogs.service import view_of
+    from engine import get_game
+    from storage.core import loaded
+
+    rules = get_game("workshop")
+    seats = (Seat("3", "Aino", 3), Seat("4", "Bo", 4))
+    state = rules.new_game(["3", "4"], 5, rules.parse_options({}))
+    game = loaded(info(status="active", seats=seats, version=1), state)
+    first = view_of(game, "3")
+    assert view_of(game, "3") is first
+    assert first == rules.view(state, "3")
+    assert view_of(game, None) == rules.view(state, None) != first  # other viewer
+    (player,) = rules.to_act(state)
+    after, _ = rules.apply(state, player, rules.legal_actions(state, player)[0])
+    # the same id and version with another state object (never kept): its own view
+    other = loaded(info(status="active", seats=seats, version=1), after)
+    assert view_of(other, "3") == rules.view(after, "3") != first

@@ -3,6 +3,8 @@ against the engine playing the same choices on its own (W-1 … W-6 end to end).
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import re
 from pathlib import Path
 from typing import Any
@@ -10,7 +12,7 @@ from typing import Any
 from engine.core import Rng
 from engine.workshop import COMPONENTS, GAME
 
-from .bot_helpers import make_bot, open_panel, open_table
+from .bot_helpers import make_bot, open_panel, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 
 SEED = 20261201
@@ -115,3 +117,39 @@ async def test_a_three_player_game_from_newgame_to_final_scores(
     # the channel is free again
     again = await fake.slash(users[1], fake.channel, "newgame", game="workshop")
     assert not again.ephemeral
+
+
+async def test_answered_panels_are_not_kept_by_discord_py(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Every button is dispatched by its custom_id, so no view of an answer stays in
+    discord.py's view store. One that did (an ephemeral panel's: 15 minutes, with a task
+    sleeping until then) piled up at tens of thousands on a busy bot, slowing every
+    garbage collection, which pauses all tables. The panels still work after it."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    by_player = {str(alice.id): alice, str(bob.id): bob}
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    for _ in range(6):  # a panel opened, and a choice made on it, six times
+        mentioned = turn_prompts(fake, thread)[-1].content.splitlines()[-1]
+        (user,) = [u for p, u in by_player.items() if f"<@{p}>" in mentioned]
+        opened = await open_panel(fake, user, thread)
+        assert opened.ephemeral and opened.message is not None
+        await choose(fake, user, opened.message, panel_choices(opened.message)[0])
+        await fake.settle()
+    store = bot._connection._view_store
+    assert not store._views and not store._synced_message_views
+    waiting = [t for t in asyncio.all_tasks() if "timeout_task" in repr(t.get_coro())]
+    assert not waiting, f"{len(waiting)} views kept with a timeout task"
+
+
+async def test_what_the_bot_loaded_is_left_out_of_garbage_collections(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Once started, the bot moves what it loaded (modules, classes, catalogues: most of
+    what Python's garbage collector tracks) out of the collector's generations, so a
+    full collection, a pause of every table, walks only what the games create."""
+    gc.unfreeze()  # what an earlier test's bot froze
+    await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    assert gc.get_freeze_count() > 10_000
