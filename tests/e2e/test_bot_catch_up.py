@@ -20,7 +20,7 @@ import storage
 from cogs.publishing import Publisher
 from engine import get_game
 from engine.core import Rng
-from storage import LoadedGame, human_player
+from storage import LoadedGame, Storage, human_player
 
 from .bot_helpers import Clock, make_bot, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeUser
@@ -200,17 +200,10 @@ async def test_moves_stored_elsewhere_are_shown_after_a_gateway_reconnect(
     await fake.stop_bot(bot)
 
 
-async def test_a_game_being_started_is_left_to_the_start_and_shown_in_its_thread(
-    fake: FakeDiscord, tmp_path: Path
-) -> None:
-    """A catch-up (at start-up, after a reconnect, or another process's) that meets a
-    game started a moment ago, whose thread is still being opened, leaves it to the
-    handler that started it. Synced before the thread was recorded, its board and
-    prompt went to the channel and the thread stayed empty (benchmarks/scale_out.py:
-    tables started while the bot became ready)."""
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+async def started_without_thread(fake: FakeDiscord, store: Storage) -> LoadedGame:
+    """A two-player Workshop game, started in storage the way the Start handler does
+    before it opens the game's thread."""
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    store = bot.store
     lobby = await store.create_lobby(
         guild_id=fake.guild.id,
         channel_id=fake.channel.id,
@@ -220,7 +213,20 @@ async def test_a_game_being_started_is_left_to_the_start_and_shown_in_its_thread
         host_name="alice",
     )
     await store.join(lobby.id, bob.id, "bob")
-    game = await store.start(lobby.id, seed=SEED)  # the Start handler's commit ...
+    return await store.start(lobby.id, seed=SEED)
+
+
+async def test_a_game_being_started_is_left_to_the_start_and_shown_in_its_thread(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A catch-up (at start-up, after a reconnect, or another process's) that meets a
+    game started a moment ago, whose thread is still being opened, leaves it to the
+    handler that started it. Synced before the thread was recorded, its board and
+    prompt went to the channel and the thread stayed empty (benchmarks/scale_out.py:
+    tables started while the bot became ready)."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    store = bot.store
+    game = await started_without_thread(fake, store)  # the Start handler's commit ...
 
     assert await bot.publisher.catch_up() == 0  # ... while a catch-up runs
     assert game.id in bot.publisher._deferred
@@ -245,17 +251,7 @@ async def test_a_game_whose_start_never_opened_its_thread_is_shown_after_the_gra
     """The process that started the game died before opening its thread: after the
     grace, the catch-up's deferred sync shows the game in the channel."""
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    lobby = await bot.store.create_lobby(
-        guild_id=fake.guild.id,
-        channel_id=fake.channel.id,
-        kind="workshop",
-        options={},
-        host_id=alice.id,
-        host_name="alice",
-    )
-    await bot.store.join(lobby.id, bob.id, "bob")
-    game = await bot.store.start(lobby.id, seed=SEED)
+    game = await started_without_thread(fake, bot.store)
     assert await bot.publisher.catch_up() == 0
     assert game.id in bot.publisher._deferred  # a sync due after the grace ...
     bot.publisher.flush_deferred()  # ... now
