@@ -128,12 +128,6 @@ def decision_for(game: LoadedGame, player: PlayerId, level: str) -> Decision:
     return Decision(game.id, game.version, game.kind, game.state, player, level, seed)
 
 
-def ai_choice(game: LoadedGame, player: PlayerId, level: str) -> Any:
-    """The move of :func:`decision_for`, decided here, in the caller's thread."""
-    decision = decision_for(game, player, level)
-    return engine.ai.choose(engine_of(game), decision.state, player, level, decision.seed)
-
-
 def computer_level(game: GameInfo, player: PlayerId) -> str:
     """How computer seat ``player`` plays: the level chosen when it was added (games
     from before per-seat levels: the table's ``ai_level`` setting)."""
@@ -151,7 +145,7 @@ def suggested_index(game: LoadedGame, player: PlayerId, choices: Sequence[Choice
     may be busy with other tables' searches."""
     if len(choices) < 2:
         return None
-    seed = decision_for(game, player, "greedy").seed
+    seed = decision_for(game, player, "greedy").seed  # as a greedy computer seat's
     action = engine.ai.decide(engine_of(game), view_of(game, player), player, "greedy", seed)
     return next((c.index for c in choices if c.action == action), None)
 
