@@ -198,7 +198,9 @@ async def run(
             assert table.task is not None
             table.task.cancel()
         await asyncio.gather(*(t.task for t in computers if t.task), return_exceptions=True)
-        await fake.stop_bot_process(process)
+        # Ctrl-C lets the work under way finish for up to SHUTDOWN_GRACE_SECONDS (10 s):
+        # here the computers' chains of moves, which keep the one worker busy that long
+        await fake.stop_bot_process(process, timeout=30)
         broken = fake.take_violations()  # the old way misses Discord's 3 s deadline
         kinds = sorted({v.kind for v in broken})
         print(f"  Discord rules broken during the run: {len(broken)} {', '.join(kinds)}")
