@@ -318,8 +318,8 @@ class WorkshopBot(commands.AutoShardedBot):
         await self.sync_commands()
         # What is loaded by now (modules, classes, functions, catalogues: most of the
         # objects the garbage collector tracks) lives as long as the process: moved out
-        # of its generations, a full collection walks only what the games create, and
-        # pauses every table's answers for a fraction of the time. (Garbage first.)
+        # of its generations, a full collection (a pause of every table's answers) walks
+        # only what the games create. (Garbage first.)
         gc.collect()
         gc.freeze()
         if self.application_id is not None:
