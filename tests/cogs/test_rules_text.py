@@ -259,15 +259,20 @@ def test_players_read_no_rule_ids(text: str) -> None:
     assert "RULES.md" not in text
 
 
-def test_the_worked_examples_agree_with_the_engines() -> None:
-    # Reindeer: Dasher, Dancer, Vixen ×2, Cupid, Blitzen ×2 (the rulebook's example).
+def reindeer_example_points() -> int:
+    """The engine's score of the rulebook's reindeer example: Dasher, Dancer, Vixen ×2,
+    Cupid, Blitzen ×2."""
     first_card = {
         name: COMPONENTS.reindeer_card_name.index(i)
         for i, name in enumerate(COMPONENTS.reindeer_names)
     }
     held = [first_card[n] for n in ("Dasher", "Dancer", "Vixen", "Cupid", "Blitzen")]
     held += [first_card["Vixen"] + 1, first_card["Blitzen"] + 1]
-    points = workshop_rules.reindeer_points(held)
+    return workshop_rules.reindeer_points(held)
+
+
+def test_the_worked_examples_agree_with_the_engines() -> None:
+    points = reindeer_example_points()
     assert f"7 cards with 5 different names score 12 + 2 × 2 = {points}" in rules_summary(
         "workshop-end"
     )
@@ -374,13 +379,7 @@ def test_every_topic_reads_in_german_for_a_german_reader() -> None:
 
 
 def test_the_german_worked_examples_agree_with_the_engines() -> None:
-    first_card = {
-        name: COMPONENTS.reindeer_card_name.index(i)
-        for i, name in enumerate(COMPONENTS.reindeer_names)
-    }
-    held = [first_card[n] for n in ("Dasher", "Dancer", "Vixen", "Cupid", "Blitzen")]
-    held += [first_card["Vixen"] + 1, first_card["Blitzen"] + 1]
-    points = workshop_rules.reindeer_points(held)
+    points = reindeer_example_points()
     text = rules_summary("workshop-end", DE)
     assert f"7 Karten mit 5 verschiedenen Namen bringen 12 + 2 × 2 = {points}" in text
     by_category = [[g for g, c in enumerate(GIFT_CATEGORY_ID) if c == k] for k in range(3)]

@@ -19,7 +19,7 @@ from engine.workshop import GAME
 
 from .bot_helpers import Clock, make_bot, open_panel, open_table
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
-from .test_bot_workshop_game import choose, panel_choices
+from .test_bot_workshop_game import play_to_the_end
 
 SEED = 20261201
 
@@ -209,21 +209,7 @@ async def test_a_whole_game_in_german_to_the_final_scores(
     by_player = {str(user.id): user for user in users}
     _, thread = await open_german_table(fake, german_server, users[0], users[1:])
 
-    state = GAME.new_game(list(by_player), SEED, GAME.parse_options({}))
-    rng = Rng(16)
-    panels: dict[str, FakeMessage] = {}
-    while GAME.outcome(state) is None:
-        (player,) = GAME.to_act(state)
-        user = by_player[player]
-        panel = panels.get(player)
-        if panel is None or not panel_choices(panel):
-            panel = await open_german_panel(fake, user, thread)
-        choices = panel_choices(panel)
-        legal = GAME.legal_actions(state, player)
-        assert len(choices) == len(legal), panel.text()
-        index = rng.below(len(legal))
-        panels[player] = await choose(fake, user, panel, choices[index])
-        state, _events = GAME.apply(state, player, legal[index])
+    state, _moves = await play_to_the_end(fake, thread, by_player, SEED, Rng(16), open_german_panel)
 
     outcome = GAME.outcome(state)
     assert outcome is not None

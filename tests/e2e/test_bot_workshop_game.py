@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from engine.core import Rng
 from engine.workshop import COMPONENTS, GAME
+from engine.workshop.models import WorkshopState
 
 from .bot_helpers import make_bot, open_panel, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
@@ -39,6 +41,43 @@ async def choose(fake: FakeDiscord, user: FakeUser, panel: FakeMessage, choice: 
     assert result.callback_type == 7 and result.ephemeral, result.text
     assert result.message is not None
     return result.message
+
+
+async def play_to_the_end(
+    fake: FakeDiscord,
+    thread: Any,
+    by_player: dict[str, FakeUser],
+    seed: int,
+    rng: Rng,
+    open_own_panel: Callable[[FakeDiscord, FakeUser, Any], Awaitable[FakeMessage]],
+) -> tuple[WorkshopState, int]:
+    """Every seat makes random legal choices on its private panel (opened with
+    ``open_own_panel``) while the engine, on its own and from the bot's ``seed``, follows
+    the same choices; returns the engine's final state and the number of moves."""
+    state = GAME.new_game(list(by_player), seed, GAME.parse_options({}))
+    panels: dict[str, FakeMessage] = {}
+    moves = 0
+    while GAME.outcome(state) is None:
+        (player,) = GAME.to_act(state)
+        user = by_player[player]
+        panel = panels.get(player)
+        if panel is None or not panel_choices(panel):
+            panel = await open_own_panel(fake, user, thread)
+        choices = panel_choices(panel)
+        legal = GAME.legal_actions(state, player)
+        assert len(choices) == len(legal), panel.text()
+        index = rng.below(len(legal))
+        panels[player] = await choose(fake, user, panel, choices[index])
+        state, _events = GAME.apply(state, player, legal[index])
+        moves += 1
+    return state, moves
+
+
+async def open_english_panel(fake: FakeDiscord, user: FakeUser, thread: Any) -> FakeMessage:
+    opened = await open_panel(fake, user, thread)  # "Take your turn", by its label
+    assert opened.ephemeral
+    assert opened.message is not None
+    return opened.message
 
 
 def assert_reindeer_names_stay_private(
@@ -71,26 +110,7 @@ async def test_a_three_player_game_from_newgame_to_final_scores(
     (thread,) = fake.threads(fake.channel)
 
     # The engine, on its own, follows the same choices.
-    state = GAME.new_game(list(by_player), SEED, GAME.parse_options({}))
-    rng = Rng(99)
-    panels: dict[str, FakeMessage] = {}
-    moves = 0
-    while GAME.outcome(state) is None:
-        (player,) = GAME.to_act(state)
-        user = by_player[player]
-        panel = panels.get(player)
-        if panel is None or not panel_choices(panel):
-            opened = await open_panel(fake, user, thread)
-            assert opened.ephemeral
-            panel = opened.message
-            assert panel is not None
-        choices = panel_choices(panel)
-        legal = GAME.legal_actions(state, player)
-        assert len(choices) == len(legal), panel.text()
-        index = rng.below(len(legal))
-        panels[player] = await choose(fake, user, panel, choices[index])
-        state, _events = GAME.apply(state, player, legal[index])
-        moves += 1
+    state, moves = await play_to_the_end(fake, thread, by_player, SEED, Rng(99), open_english_panel)
 
     outcome = GAME.outcome(state)
     assert outcome is not None and moves > 100
