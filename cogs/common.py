@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -46,7 +45,7 @@ STORAGE_SENTENCE: dict[type[StorageError], str] = {
     NotSeated: N_("That player has no seat in game #{game}."),
 }
 """Storage's sentences for players, as templates (``str(error)`` is the English one;
-the numbers are read back from it: ``storage`` keeps no language)."""
+the fields come from the error's attributes: ``storage`` keeps no language)."""
 
 
 def game_title(kind: str, words: Words = ENGLISH) -> str:
@@ -125,11 +124,10 @@ def storage_sentence(error: StorageError, words: Words = ENGLISH) -> str:
     template = next((t for k, t in STORAGE_SENTENCE.items() if isinstance(error, k)), None)
     if template is None or words is ENGLISH:
         return english
-    numbers = re.findall(r"[0-9]+", english)
     kind, status = str(getattr(error, "kind", "")), str(getattr(error, "status", ""))
     fields: dict[str, object] = {
-        "game": getattr(error, "game_id", numbers[0] if numbers else "?"),
-        "n": numbers[-1] if len(numbers) > 1 else "?",
+        "game": getattr(error, "game_id", "?"),
+        "n": getattr(error, "fields", {}).get("seats", "?"),  # LobbyFull
         "kind": kind,
         "status": status,
     }

@@ -59,19 +59,30 @@ class WrongStatus(StorageError):
 
 
 class SeatError(StorageError):
-    """A lobby seat change that cannot be made."""
+    """A lobby seat change that cannot be made, in game ``game_id``: the subclass's
+    ``sentence`` with the game and the error's other ``fields`` (the bot translates it
+    from them)."""
+
+    sentence = "That seat change cannot be made in game #{game}."
+
+    def __init__(self, game_id: int, **fields: int) -> None:
+        super().__init__(self.sentence.format(game=game_id, **fields))
+        self.game_id = game_id
+        self.fields = fields
 
 
 class AlreadySeated(SeatError):
-    pass
+    sentence = "You already have a seat in game #{game}."
 
 
 class NotSeated(SeatError):
-    pass
+    sentence = "That player has no seat in game #{game}."
 
 
 class LobbyFull(SeatError):
-    pass
+    """``seats``: how many the game seats at most."""
+
+    sentence = "Game #{game} is full: it seats at most {seats} players."
 
 
 class Conflict(StorageError):

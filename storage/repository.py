@@ -144,10 +144,10 @@ class SqlStorage(UndoStore, RatingStore):
             )
             taken = {row[1] for row in seats}
             if player in taken:
-                raise AlreadySeated(f"You already have a seat in game #{game_id}.")
+                raise AlreadySeated(game_id)
             maximum = self._engine(game_id, kind).max_players
             if len(seats) >= maximum:
-                raise LobbyFull(f"Game #{game_id} is full: it seats at most {maximum} players.")
+                raise LobbyFull(game_id, seats=maximum)
             if player is None:  # an AI seat: the lowest free number
                 number = next(n for n in range(1, len(seats) + 2) if f"{AI_PREFIX}{n}" not in taken)
                 player = f"{AI_PREFIX}{number}"
@@ -179,7 +179,7 @@ class SqlStorage(UndoStore, RatingStore):
                 "DELETE FROM seats WHERE game_id = ? AND player = ?", (game_id, player)
             )
             if removed != 1:
-                raise NotSeated(f"That player has no seat in game #{game_id}.")
+                raise NotSeated(game_id)
             await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (self._now(), game_id))
         return await self.load(game_id)
 

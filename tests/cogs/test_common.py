@@ -29,15 +29,15 @@ DE = i18n.words("de")
             "und versuche es erneut.",
         ),
         (
-            AlreadySeated("You already have a seat in game #5."),
+            AlreadySeated(5),
             "Du hast schon einen Platz in Spiel #5.",
         ),
         (
-            LobbyFull("Game #5 is full: it seats at most 6 players."),
+            LobbyFull(5, seats=6),
             "Spiel #5 ist voll: Es hat höchstens 6 Plätze.",
         ),
         (
-            NotSeated("That player has no seat in game #5."),
+            NotSeated(5),
             "Dieser Spieler hat keinen Platz in Spiel #5.",
         ),
         (GameNotFound(5), "Dieses Spiel gibt es nicht mehr."),
@@ -60,7 +60,11 @@ def test_an_expected_error_in_german_and_unchanged_in_english(
 def test_a_storage_sentence_the_table_does_not_know_stays_english() -> None:
     error = StorageError("The database is read-only.")
     assert sentence_for(error, DE) == "The database is read-only."
-    changed = AlreadySeated("You already sit at table #5.")  # storage's wording changed
+
+    class Changed(AlreadySeated):
+        sentence = "You already sit at table #{game}."  # storage's wording changed
+
+    changed = Changed(5)
     assert sentence_for(changed, DE) == "You already sit at table #5."
 
 
