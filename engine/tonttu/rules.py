@@ -7,13 +7,13 @@ Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__
 about twenty entries), replaces the sequences that change by new tuples, and takes the
 copy over as the next state's ``__dict__`` (``engine.core.successor_of``): every
 unchanged tuple is shared with the previous state, and nothing is validated, since
-every value is made here from valid ones. Events are built the same way, by
-constructors that :func:`engine.core.constructor` generates; a :class:`Chose` (who
-chose, in which phase, replacing or not) holds no other information, so one instance
-of each is shared, as the actions are. Two events have always listed their JSON keys in an order
-other than their model's (``GiftResult`` starts with ``result``, ``RoundEnded`` ends
-with ``reshuffled``): their constructors keep that order, so stored records stay
-byte for byte what they were.
+every value is made here from valid ones. Events are built the same way, each from a
+dict display naming all its fields (``successor_of`` the event's model); a
+:class:`Chose` (who chose, in which phase, replacing or not) holds no other
+information, so one instance of each is shared, as the actions are. Two events have
+always listed their JSON keys in an order other than their model's (``GiftResult``
+starts with ``result``, ``RoundEnded`` ends with ``reshuffled``): their dict displays
+keep that order, so stored records stay byte for byte what they were.
 
 Resolution order (T-2.3, T-3): gifts in middle slot order, then face-down materials
 in slot order; then the refill of gifts, then of materials (reshuffling the discard
@@ -96,7 +96,12 @@ def set_points(won: Sequence[int]) -> int:
 
 
 def score(won: Sequence[int]) -> int:
-    return gift_points(won) + set_points(won)
+    """T-5.1 + T-5.2 (:func:`gift_points` plus :func:`set_points`, in one pass)."""
+    n = len(won)
+    counts = [0, 0, 0]
+    for gift in won:
+        counts[GIFT_CATEGORY_ID[gift]] += 1
+    return n * (n + 1) // 2 + SET_BONUS * min(counts)
 
 
 def winners(state: TonttuState) -> list[PlayerId]:
@@ -189,42 +194,19 @@ def _pay_offer(
 
 # --------------------------------------------------------------------------- building
 
-new_gift_result = constructor(
-    GiftResult,
-    order=(
-        "result",
-        "gift",
-        "category",
-        "slot",
-        "pointers",
-        "contenders",
-        "offers",
-        "winner",
-        "paid",
-        "face_down_paid",
-    ),
-)
-new_material_result = constructor(MaterialResult)
-new_picks_revealed = constructor(PicksRevealed)
-new_points_revealed = constructor(PointsRevealed)
-new_speed_point = constructor(SpeedPoint)
-new_point_phase_closed = constructor(PointPhaseClosed)
-new_round_ended = constructor(
-    RoundEnded,
-    order=(
-        "kind",
-        "round",
-        "gift_won",
-        "gifts_refilled",
-        "materials_refilled",
-        "passed",
-        "discarded",
-        "rotation",
-        "dealt",
-        "reshuffled",
-    ),
-)
-new_game_ended = constructor(GameEnded)
+# Each event is built from a dict display that names every field, in the order of its
+# JSON keys (successor_of: no keyword matching, no validation; every field counts as
+# set, as in an event parsed from its JSON). Two events have always listed their keys
+# in an order other than their model's: GiftResult starts with ``result``, RoundEnded
+# ends with ``reshuffled``; their displays keep that order.
+_gift_result = successor_of(GiftResult)
+_material_result = successor_of(MaterialResult)
+_picks_revealed = successor_of(PicksRevealed)
+_points_revealed = successor_of(PointsRevealed)
+_speed_point_event = successor_of(SpeedPoint)
+_point_phase_closed = successor_of(PointPhaseClosed)
+_round_ended = successor_of(RoundEnded)
+_game_ended = successor_of(GameEnded)
 new_chose = constructor(Chose, shared=True)
 """A :class:`Chose` holds nothing but who chose, in which phase, replacing or not: one
 shared instance for each, like the shared actions."""
@@ -237,7 +219,9 @@ _next_state = successor_of(TonttuState)
 
 def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
     """``values`` with item ``i`` replaced."""
-    return (*values[:i], value, *values[i + 1 :])
+    changed = list(values)
+    changed[i] = value
+    return tuple(changed)
 
 
 # --------------------------------------------------------------------------- apply
@@ -352,7 +336,9 @@ def _reveal_picks(
     values["face_up"] = tuple(face_up)
     values["phase"] = "point"
     values["choices"] = NO_CHOICES[len(choices)]
-    reveal = new_picks_revealed(round=state.round, picks=picks, skipped=skipped)
+    reveal = _picks_revealed(
+        {"kind": "picks_revealed", "round": state.round, "picks": picks, "skipped": skipped}
+    )
     return _next_state(values), [first, reveal]
 
 
@@ -394,17 +380,19 @@ def _resolve_points(
         pointer_names = list(map(players.__getitem__, pointers))
         if not contenders:
             gift_results.append(
-                new_gift_result(
-                    result="nobody_can_pay",
-                    gift=GIFT_NAMES[gift],
-                    category=GIFT_CATEGORY[gift],
-                    slot=slot,
-                    pointers=pointer_names,
-                    contenders=[],
-                    offers={},
-                    winner=None,
-                    paid=[],
-                    face_down_paid=None,
+                _gift_result(
+                    {
+                        "result": "nobody_can_pay",
+                        "gift": GIFT_NAMES[gift],
+                        "category": GIFT_CATEGORY[gift],
+                        "slot": slot,
+                        "pointers": pointer_names,
+                        "contenders": [],
+                        "offers": {},
+                        "winner": None,
+                        "paid": [],
+                        "face_down_paid": None,
+                    }
                 )
             )
             continue
@@ -420,17 +408,19 @@ def _resolve_points(
             top = [s for s, o in offers.items() if o == best]
             if len(top) > 1:  # T-3.2: a tie for highest: nobody gets it, nobody pays
                 gift_results.append(
-                    new_gift_result(
-                        result="tie",
-                        gift=GIFT_NAMES[gift],
-                        category=GIFT_CATEGORY[gift],
-                        slot=slot,
-                        pointers=pointer_names,
-                        contenders=contender_names,
-                        offers=named_offers,
-                        winner=None,
-                        paid=[],
-                        face_down_paid=None,
+                    _gift_result(
+                        {
+                            "result": "tie",
+                            "gift": GIFT_NAMES[gift],
+                            "category": GIFT_CATEGORY[gift],
+                            "slot": slot,
+                            "pointers": pointer_names,
+                            "contenders": contender_names,
+                            "offers": named_offers,
+                            "winner": None,
+                            "paid": [],
+                            "face_down_paid": None,
+                        }
                     )
                 )
                 continue
@@ -451,17 +441,19 @@ def _resolve_points(
         won[winner] = won_cards
         scores[winner] = score(won_cards)
         gift_results.append(
-            new_gift_result(
-                result="won",
-                gift=GIFT_NAMES[gift],
-                category=GIFT_CATEGORY[gift],
-                slot=slot,
-                pointers=pointer_names,
-                contenders=contender_names,
-                offers=named_offers,
-                winner=players[winner],
-                paid=list(map(CARD_NAME.__getitem__, paid)),
-                face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
+            _gift_result(
+                {
+                    "result": "won",
+                    "gift": GIFT_NAMES[gift],
+                    "category": GIFT_CATEGORY[gift],
+                    "slot": slot,
+                    "pointers": pointer_names,
+                    "contenders": contender_names,
+                    "offers": named_offers,
+                    "winner": players[winner],
+                    "paid": list(map(CARD_NAME.__getitem__, paid)),
+                    "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
+                }
             )
         )
     if won_any:
@@ -483,13 +475,15 @@ def _resolve_points(
             continue
         if len(takers) > 1:  # T-3.1: two or more pointers, nothing happens
             material_results.append(
-                new_material_result(
-                    slot=slot,
-                    pointers=list(map(players.__getitem__, takers)),
-                    result="contested",
-                    taker=None,
-                    face_down=False,
-                    material=None,
+                _material_result(
+                    {
+                        "slot": slot,
+                        "pointers": list(map(players.__getitem__, takers)),
+                        "result": "contested",
+                        "taker": None,
+                        "face_down": False,
+                        "material": None,
+                    }
                 )
             )
             continue
@@ -506,7 +500,14 @@ def _resolve_points(
         values["middle_materials"] = tuple(middle_materials)
     values["face_up"] = tuple(face_up)
     values["face_down"] = tuple(face_down)
-    reveal = new_points_revealed(round=state.round, gifts=gift_results, materials=material_results)
+    reveal = _points_revealed(
+        {
+            "kind": "points_revealed",
+            "round": state.round,
+            "gifts": gift_results,
+            "materials": material_results,
+        }
+    )
     new_state, end_events = _end_round(state, values)
     return new_state, [first, reveal, *end_events]
 
@@ -525,22 +526,26 @@ def _take_material(
     player = players[seat]
     if wants_face_down and face_down[seat] is None:
         face_down[seat] = card
-        return new_material_result(
-            slot=slot,
-            pointers=[player],
-            result="taken",
-            taker=player,
-            face_down=True,
-            material=None,
+        return _material_result(
+            {
+                "slot": slot,
+                "pointers": [player],
+                "result": "taken",
+                "taker": player,
+                "face_down": True,
+                "material": None,
+            }
         )
     face_up[seat] = (*face_up[seat], card)
-    return new_material_result(
-        slot=slot,
-        pointers=[player],
-        result="taken",
-        taker=player,
-        face_down=False,
-        material=CARD_NAME[card],
+    return _material_result(
+        {
+            "slot": slot,
+            "pointers": [player],
+            "result": "taken",
+            "taker": player,
+            "face_down": False,
+            "material": CARD_NAME[card],
+        }
     )
 
 
@@ -570,30 +575,34 @@ def _speed_point(
             values["won"] = _put(state.won, seat, won)
             values["scores"] = _put(state.scores, seat, score(won))
             values["gift_won_this_round"] = True
-            gift_result = new_gift_result(
-                result="won",
-                gift=GIFT_NAMES[gift],
-                category=GIFT_CATEGORY[gift],
-                slot=slot,
-                pointers=[player],
-                contenders=[player],
-                offers={},
-                winner=player,
-                paid=list(map(CARD_NAME.__getitem__, paid)),
-                face_down_paid=None if paid_down is None else CARD_NAME[paid_down],
+            gift_result = _gift_result(
+                {
+                    "result": "won",
+                    "gift": GIFT_NAMES[gift],
+                    "category": GIFT_CATEGORY[gift],
+                    "slot": slot,
+                    "pointers": [player],
+                    "contenders": [player],
+                    "offers": {},
+                    "winner": player,
+                    "paid": list(map(CARD_NAME.__getitem__, paid)),
+                    "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
+                }
             )
         else:  # a wasted point: the gift stays open
-            gift_result = new_gift_result(
-                result="wasted",
-                gift=GIFT_NAMES[gift],
-                category=GIFT_CATEGORY[gift],
-                slot=slot,
-                pointers=[player],
-                contenders=[],
-                offers={},
-                winner=None,
-                paid=[],
-                face_down_paid=None,
+            gift_result = _gift_result(
+                {
+                    "result": "wasted",
+                    "gift": GIFT_NAMES[gift],
+                    "category": GIFT_CATEGORY[gift],
+                    "slot": slot,
+                    "pointers": [player],
+                    "contenders": [],
+                    "offers": {},
+                    "winner": None,
+                    "paid": [],
+                    "face_down_paid": None,
+                }
             )
     else:
         card = state.middle_materials[slot]
@@ -601,26 +610,36 @@ def _speed_point(
         values["middle_materials"] = _put(state.middle_materials, slot, None)
         if code < MATERIAL_POINT_UP and state.face_down[seat] is None:  # T-3.1
             values["face_down"] = _put(state.face_down, seat, card)
-            material_result = new_material_result(
-                slot=slot,
-                pointers=[player],
-                result="taken",
-                taker=player,
-                face_down=True,
-                material=None,
+            material_result = _material_result(
+                {
+                    "slot": slot,
+                    "pointers": [player],
+                    "result": "taken",
+                    "taker": player,
+                    "face_down": True,
+                    "material": None,
+                }
             )
         else:
             values["face_up"] = _put(state.face_up, seat, (*state.face_up[seat], card))
-            material_result = new_material_result(
-                slot=slot,
-                pointers=[player],
-                result="taken",
-                taker=player,
-                face_down=False,
-                material=CARD_NAME[card],
+            material_result = _material_result(
+                {
+                    "slot": slot,
+                    "pointers": [player],
+                    "result": "taken",
+                    "taker": player,
+                    "face_down": False,
+                    "material": CARD_NAME[card],
+                }
             )
-    event = new_speed_point(
-        round=state.round, player=player, gift=gift_result, material=material_result
+    event = _speed_point_event(
+        {
+            "kind": "speed_point",
+            "round": state.round,
+            "player": player,
+            "gift": gift_result,
+            "material": material_result,
+        }
     )
     choices[seat] = code
     if None in choices:
@@ -633,7 +652,9 @@ def _speed_point(
 def _close_point_phase(state: TonttuState) -> tuple[TonttuState, list[Any]]:
     """T-4: the table's timer ran out; seats that did not point simply missed out."""
     missed = [p for p, c in zip(state.players, state.choices, strict=True) if c is None]
-    event = new_point_phase_closed(round=state.round, missed=missed)
+    event = _point_phase_closed(
+        {"kind": "point_phase_closed", "round": state.round, "missed": missed}
+    )
     new_state, end_events = _end_round(state, state.__dict__.copy())
     return new_state, [event, *end_events]
 
@@ -748,21 +769,31 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
     values["discard"] = deck.discard
     if deck.rng is not None:
         values["rng"] = deck.rng.state
-    round_ended = new_round_ended(
-        round=state.round,
-        gift_won=gift_won,
-        gifts_refilled=refilled,
-        materials_refilled=materials_refilled,
-        passed=passed,
-        discarded=discarded,
-        rotation=rotation,
-        dealt=dealt,
-        reshuffled=deck.reshuffles,
+    round_ended = _round_ended(
+        {
+            "kind": "round_ended",
+            "round": state.round,
+            "gift_won": gift_won,
+            "gifts_refilled": refilled,
+            "materials_refilled": materials_refilled,
+            "passed": passed,
+            "discarded": discarded,
+            "rotation": rotation,
+            "dealt": dealt,
+            "reshuffled": deck.reshuffles,
+        }
     )
     if end_reason is not None:
         final = _next_state(values)
         scores = dict(zip(players, final.scores, strict=True))
-        ended = new_game_ended(reason=end_reason, scores=scores, winners=winners(final))
+        ended = _game_ended(
+            {
+                "kind": "game_ended",
+                "reason": end_reason,
+                "scores": scores,
+                "winners": winners(final),
+            }
+        )
         return final, [round_ended, ended]
     values["round"] = state.round + 1
     # T-2.5: with every hand empty there is nothing to pick; go straight to pointing.
