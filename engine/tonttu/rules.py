@@ -136,7 +136,9 @@ _MATCH: tuple[tuple[int, ...], ...] = tuple(
 
 def _can_pay(face_up: Sequence[int], face_down: int | None, gift: int) -> bool:
     """T-3.2: the workbench (face-down card included) covers the gift's requirement."""
-    have = sum(map(_UNIT.__getitem__, face_up)) | _GUARDS
+    have = _GUARDS  # a loop: map and sum cost more than they save on a few cards
+    for card in face_up:
+        have += _UNIT[card]
     if face_down is not None:
         have += _UNIT[face_down]
     return (have - _NEED[gift]) & _GUARDS == _GUARDS
@@ -173,7 +175,9 @@ def _pay_exact(
 def _offer(face_up: Sequence[int], face_down: int | None, gift: int) -> int:
     """T-3.2: how many workbench cards show a type that appears on the gift."""
     match = _MATCH[gift]
-    count = sum(map(match.__getitem__, face_up))
+    count = 0
+    for card in face_up:
+        count += match[card]
     if face_down is not None:
         count += match[face_down]
     return count
@@ -376,8 +380,15 @@ def _resolve_points(
         if gift is None or gift not in pointed:
             continue
         pointers = pointed[gift]
-        contenders = [s for s in pointers if _can_pay(face_up[s], face_down[s], gift)]
-        pointer_names = list(map(players.__getitem__, pointers))
+        contenders: list[int] = []
+        pointer_names: list[PlayerId] = []
+        contender_names: list[PlayerId] = []
+        for s in pointers:
+            name = players[s]
+            pointer_names.append(name)
+            if _can_pay(face_up[s], face_down[s], gift):
+                contenders.append(s)
+                contender_names.append(name)
         if not contenders:
             gift_results.append(
                 _gift_result(
@@ -396,7 +407,6 @@ def _resolve_points(
                 )
             )
             continue
-        contender_names = list(map(players.__getitem__, contenders))
         named_offers: dict[PlayerId, int] = {}
         if len(contenders) == 1:
             winner = contenders[0]
@@ -430,7 +440,7 @@ def _resolve_points(
         up, down, paid, paid_down = pay(face_up[winner], face_down[winner], gift)
         face_up[winner] = up
         face_down[winner] = down
-        values["discard"] = (*values["discard"], *paid)
+        values["discard"] += tuple(paid)
         if not won_any:
             won_any = True
             middle = list(middle_gifts)
@@ -451,7 +461,7 @@ def _resolve_points(
                     "contenders": contender_names,
                     "offers": named_offers,
                     "winner": players[winner],
-                    "paid": list(map(CARD_NAME.__getitem__, paid)),
+                    "paid": [CARD_NAME[card] for card in paid],
                     "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
                 }
             )
@@ -478,7 +488,7 @@ def _resolve_points(
                 _material_result(
                     {
                         "slot": slot,
-                        "pointers": list(map(players.__getitem__, takers)),
+                        "pointers": [players[s] for s in takers],
                         "result": "contested",
                         "taker": None,
                         "face_down": False,
@@ -569,7 +579,7 @@ def _speed_point(
             up, down, paid, paid_down = _pay_exact(face_up[seat], face_down[seat], gift)
             values["face_up"] = _put(face_up, seat, up)
             values["face_down"] = _put(face_down, seat, down)
-            values["discard"] = (*state.discard, *paid)  # T-3.3
+            values["discard"] = state.discard + tuple(paid)  # T-3.3
             values["middle_gifts"] = _put(state.middle_gifts, slot, None)
             won = (*state.won[seat], gift)
             values["won"] = _put(state.won, seat, won)
@@ -585,7 +595,7 @@ def _speed_point(
                     "contenders": [player],
                     "offers": {},
                     "winner": player,
-                    "paid": list(map(CARD_NAME.__getitem__, paid)),
+                    "paid": [CARD_NAME[card] for card in paid],
                     "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
                 }
             )
@@ -717,16 +727,24 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         stack = stack[len(refilled) :]
         values["middle_gifts"] = tuple(middle)
     # refill the face-down materials, in slot order, from the top of the deck
-    deck = _Deck(values["deck"], values["discard"], state.rng)
+    top = values["deck"]
+    deck: _Deck | None = None  # made when the deck may run out (T-2.4) or for a new deal
     materials = values["middle_materials"]
     materials_refilled = 0
     if None in materials:
         middle = list(materials)
+        empty = middle.count(None)
+        if empty <= len(top):
+            cards = top[:empty]
+            top = top[empty:]
+        else:
+            deck = _Deck(top, values["discard"], state.rng)
+            cards = deck.take(empty)  # T-2.4: empty slots stay empty at the end
         slot = -1
-        for card in deck.take(middle.count(None)):  # T-2.4: empty slots stay empty at the end
+        for card in cards:
             slot = middle.index(None, slot + 1)
             middle[slot] = card
-            materials_refilled += 1
+        materials_refilled = len(cards)
         values["middle_materials"] = tuple(middle)
     gift_won = values["gift_won_this_round"]
     without = 0 if gift_won else state.rounds_without_gift + 1
@@ -749,12 +767,14 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
     elif state.deal_round < ROUNDS_PER_DEAL:
         # T-2.3: pass the whole remaining hand the way the rotation card shows.
         passed = state.rotation
-        hands = (hands[-1], *hands[:-1]) if passed == "left" else (*hands[1:], hands[0])
+        hands = hands[-1:] + hands[:-1] if passed == "left" else hands[1:] + hands[:1]
         values["hands"] = hands
         values["deal_round"] = state.deal_round + 1
     else:
         # T-2.3: after the 4th round of a deal: discard, flip the rotation card, deal 5.
         discarded = sum(map(len, hands))
+        if deck is None:
+            deck = _Deck(top, values["discard"], state.rng)
         deck.discard = tuple(chain(deck.discard, *hands))
         rotation = "right" if state.rotation == "left" else "left"
         # one card at a time in seat order; T-2.4: what there is, if the cards run out
@@ -765,10 +785,15 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         values["deal_round"] = 1
         values["short_deal"] = len(cards) < HAND_SIZE * n
         dealt = dict(zip(players, map(len, hands), strict=True))
-    values["deck"] = deck.deck
-    values["discard"] = deck.discard
-    if deck.rng is not None:
-        values["rng"] = deck.rng.state
+    reshuffled = 0
+    if deck is None:
+        values["deck"] = top
+    else:
+        values["deck"] = deck.deck
+        values["discard"] = deck.discard
+        reshuffled = deck.reshuffles
+        if deck.rng is not None:
+            values["rng"] = deck.rng.state
     round_ended = _round_ended(
         {
             "kind": "round_ended",
@@ -780,7 +805,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
             "discarded": discarded,
             "rotation": rotation,
             "dealt": dealt,
-            "reshuffled": deck.reshuffles,
+            "reshuffled": reshuffled,
         }
     )
     if end_reason is not None:
