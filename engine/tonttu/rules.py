@@ -576,14 +576,25 @@ def _speed_point(
         face_up = state.face_up
         face_down = state.face_down
         if _can_pay(face_up[seat], face_down[seat], gift):
-            up, down, paid, paid_down = _pay_exact(face_up[seat], face_down[seat], gift)
-            values["face_up"] = _put(face_up, seat, up)
-            values["face_down"] = _put(face_down, seat, down)
+            up, _, paid, paid_down = _pay_exact(face_up[seat], face_down[seat], gift)
+            # the seat's items replaced in lists: cheaper than a helper per tuple
+            workbenches = list(face_up)
+            workbenches[seat] = up
+            values["face_up"] = tuple(workbenches)
+            if paid_down is not None:
+                downs = list(face_down)
+                downs[seat] = None
+                values["face_down"] = tuple(downs)
             values["discard"] = state.discard + tuple(paid)  # T-3.3
-            values["middle_gifts"] = _put(state.middle_gifts, slot, None)
-            won = (*state.won[seat], gift)
-            values["won"] = _put(state.won, seat, won)
-            values["scores"] = _put(state.scores, seat, score(won))
+            gifts = list(state.middle_gifts)
+            gifts[slot] = None
+            values["middle_gifts"] = tuple(gifts)
+            won = list(state.won)
+            won[seat] = won_cards = (*won[seat], gift)
+            values["won"] = tuple(won)
+            scores = list(state.scores)
+            scores[seat] = score(won_cards)
+            values["scores"] = tuple(scores)
             values["gift_won_this_round"] = True
             gift_result = _gift_result(
                 {
