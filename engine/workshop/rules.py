@@ -148,7 +148,17 @@ _next_seat = successor_of(Seat)
 def _seat(seat: Seat, changes: dict[str, Any]) -> Seat:
     """A copy of ``seat`` with ``changes`` (``engine.core.successor_of`` on the merged
     values: every field counts as set, as in every seat ``new_state`` makes)."""
-    return _next_seat({**seat.__dict__, **changes})
+    values = seat.__dict__.copy()
+    values.update(changes)
+    return _next_seat(values)
+
+
+def _seat_with(seat: Seat, name: str, value: Any) -> Seat:
+    """A copy of ``seat`` with one field replaced (as :func:`_seat`, without a dict of
+    changes)."""
+    values = seat.__dict__.copy()
+    values[name] = value
+    return _next_seat(values)
 
 
 # --------------------------------------------------------------------------- action tables
@@ -451,35 +461,26 @@ class _Tx:
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
         seat = self.seats[i]
+        values = seat.__dict__.copy()
         breakdown = list(seat.breakdown)
         breakdown[REASON_INDEX[reason]] += points
-        self.seats[i] = _seat(seat, {"score": seat.score + points, "breakdown": tuple(breakdown)})
+        values["score"] = seat.score + points
+        values["breakdown"] = tuple(breakdown)
+        self.seats[i] = _next_seat(values)
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
 
-    def _seats(self) -> tuple[Seat, ...]:
-        """The seats as a tuple: the old one itself if no seat was replaced."""
-        old = self.s.seats
-        seats = tuple(self.seats)
-        return seats if any(map(is_not, seats, old)) else old
-
     def build(self) -> WorkshopState:
-        """The next state. It takes ``v`` over as its ``__dict__``: call this once, last."""
+        """The next state. It takes ``v`` over as its ``__dict__``: call this once, last.
+        The seats stay the old tuple itself if no seat was replaced."""
         v = self.v
-        old = self.s.seats
-        seats = tuple(self.seats)
-        if any(map(is_not, seats, old)):  # as _seats(), written out: every apply
-            v["seats"] = seats
+        seats = self.seats
+        if any(map(is_not, seats, self.s.seats)):
+            v["seats"] = tuple(seats)
         if self.rng is not None:
             v["rng"] = self.rng.state
         return _next_state(v)
-
-    def preview(self) -> WorkshopState:
-        """The next state as it stands now, leaving the transaction open."""
-        values = self.v.copy()
-        values["seats"] = self._seats()
-        return _next_state(values)
 
 
 REASON_INDEX: dict[str, int] = {reason: k for k, reason in enumerate(REASONS)}
@@ -549,7 +550,7 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
     else:
-        tx.seats[seat_index] = _seat(seat, {"toys": (*toys[:k], new_toy, *toys[k + 1 :])})
+        tx.seats[seat_index] = _seat_with(seat, "toys", (*toys[:k], new_toy, *toys[k + 1 :]))
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
@@ -594,7 +595,7 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         card = mail[slot]
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = _seat(seat, {"toys": (*seat.toys, (card, 0, 0, 0, 0))})
+    tx.seats[seat_index] = _seat_with(seat, "toys", (*seat.toys, (card, 0, 0, 0, 0)))
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -710,29 +711,37 @@ def _final_scoring(tx: _Tx) -> None:
         if points:
             tx.score(i, points, R_REINDEER, f"{len(seat.reindeer)} reindeer")
     tx.v["phase"] = P_OVER
-    result = outcome_of(tx.preview())
-    tx.events.append(new_game_ended(scores=result.scores, winners=result.winners))
+    # the outcome's scores and winners, without building (and validating) the outcome
+    scores, winners = standings(tx.players, tx.seats)
+    tx.events.append(new_game_ended(scores=scores, winners=winners))
+
+
+def standings(
+    players: Sequence[PlayerId], seats: Sequence[Seat]
+) -> tuple[dict[PlayerId, int], list[PlayerId]]:
+    """Scores by player and the winners (W-6.2): the most points; a tie goes to the
+    most reindeer points; still tied, all of them win."""
+    scores = {p: seat.score for p, seat in zip(players, seats, strict=True)}
+    best = max(scores.values())
+    top = [i for i, p in enumerate(players) if scores[p] == best]
+    reindeer = {i: reindeer_points(seats[i].reindeer) for i in top}
+    best_reindeer = max(reindeer.values())
+    winners = [players[i] for i in top if reindeer[i] == best_reindeer]
+    return scores, winners
 
 
 def outcome_of(s: WorkshopState) -> WorkshopOutcome:
     """Scores, winners (W-6.2) and per-player detail of a finished game."""
     players = {}
-    reindeer = []
     for player, seat in zip(s.players, s.seats, strict=True):
-        points = reindeer_points(seat.reindeer)
-        reindeer.append(points)
         players[player] = PlayerOutcome(
             breakdown=dict(zip(REASONS, seat.breakdown, strict=True)),
             reindeer=[C.reindeer_names[C.reindeer_card_name[c]] for c in seat.reindeer],
             unfinished_tokens=sum(sum(toy[1:]) for toy in seat.toys),
             cheer=list(seat.cheer),
-            reindeer_points=points,
+            reindeer_points=reindeer_points(seat.reindeer),
         )
-    scores = {p: seat.score for p, seat in zip(s.players, s.seats, strict=True)}
-    best = max(scores.values())
-    top = [i for i, p in enumerate(s.players) if scores[p] == best]
-    best_reindeer = max(reindeer[i] for i in top)
-    winners = [s.players[i] for i in top if reindeer[i] == best_reindeer]
+    scores, winners = standings(s.players, s.seats)
     return WorkshopOutcome(scores=scores, winners=winners, players=players)
 
 
@@ -786,7 +795,7 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     card = stalls[action.stall]
     tx.v["stalls"] = _set_index(stalls, action.stall, -1)
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = _seat(seat, {"reindeer": (*seat.reindeer, card)})
+    tx.seats[seat_index] = _seat_with(seat, "reindeer", (*seat.reindeer, card))
     tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
     _continue(tx, seat_index)
 
@@ -837,7 +846,7 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     k = SPACE_INDEX[action.space]
     ornament = tx.s.ornament
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = _seat(seat, {"tree": _set_index(seat.tree, k, ornament)})
+    tx.seats[seat_index] = _seat_with(seat, "tree", _set_index(seat.tree, k, ornament))
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(
