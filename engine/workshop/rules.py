@@ -762,8 +762,9 @@ def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
     )
     if i < 4:
         # W-3.1: every player first scores 1 per Elf of theirs already here.
-        for owner in sorted(set(occupants)):
-            tx.score(owner, occupants.count(owner), R_COOP, STATION_NAMES[action.station])
+        if occupants:
+            for owner in sorted(set(occupants)):
+                tx.score(owner, occupants.count(owner), R_COOP, STATION_NAMES[action.station])
         _receive(tx, seat_index, i, space + 2)
         _continue(tx, seat_index)
     elif i == DONATION:
