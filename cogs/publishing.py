@@ -16,12 +16,19 @@ what is missing. The same call serves every case:
 
 Exactly once. Posts carry a *nonce* derived from the game, what is posted and the
 version (Discord's ``enforce_nonce``: a second post with the same nonce within a few
-minutes returns the first message instead of a new one). Before posting log lines the
-publisher records its *intent* (the version the lines go up to), so a publisher that
-dies mid-post is followed by one that posts exactly the same messages with the same
-nonces; after posting, one write records what was posted (the marks) with the timers
-the posts announced (``Sync.schedule``: a phase's or a turn's reminder and turn limit,
-a race's close), and then the game's publishing claim is given back. A round that dies
+minutes returns the first message instead of a new one). Turn prompts and log lines go
+out instead as followups of the last click in the thread while it is fresh
+(:meth:`Publisher.followup`): Discord does not count interaction webhooks against the
+bot's 50 requests per second, so a turn change costs one budgeted request (the board's
+edit) instead of two. A followup has no nonce, so the round records it at once
+(``Sync.save``), and a round that takes over a recorded intent first looks for the
+followups posted after the newest message it knows (``Sync._posted_by_the_dead``).
+Before posting log lines the publisher records its *intent* (the version the lines go
+up to), so a publisher that dies mid-post is followed by one that posts exactly the
+same messages with the same nonces; after posting, one write records what was posted
+(the marks) with the timers the posts announced (``Sync.schedule``: a phase's or a
+turn's reminder and turn limit, a race's close), and then the game's publishing claim
+is given back. A round that dies
 before that write has recorded nothing, so the next one does everything again, the
 timers included. Between processes a claim per game (``try_claim(f"publish:{game}")``)
 lets one publisher at a time work on a game; a process killed while holding it blocks
@@ -65,7 +72,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -106,6 +113,12 @@ CATCH_UP_CONCURRENCY = 8
 START_GRACE = 30.0
 """Seconds a game just started is left to the handler that started it before a catch-up
 syncs it (:meth:`Publisher.opening`); then it is synced like any other."""
+ANSWER_FRESH = 10 * 60.0
+"""Seconds after a player's interaction during which the game's turn prompts may go out
+as its followups (Discord keeps an interaction's token for 15 minutes)."""
+FOLLOWUPS_KEPT = 256
+"""Turn prompts posted as followups, remembered by nonce: a round that failed after one
+and runs again finds it instead of posting it twice (the nonce's job for a post)."""
 
 
 def nonce(*parts: object) -> str:
@@ -140,6 +153,12 @@ class Sync:
         """Timers to schedule (and kinds to cancel) with this round's marks, after its
         posts: a timer is never needed before the messages that announce it."""
         self._log: tuple[int, list[LoggedAction]] | None = None
+        self.recovering = False
+        """The round posts what an earlier one recorded its intent to post and may have
+        posted (set by the presenter): :meth:`post` looks for its followups first."""
+        self.unguarded = False
+        """A followup went out this round: no nonce guards it against being posted again
+        by a publisher that takes over, so its marks are written at once (:meth:`save`)."""
 
     @property
     def shown(self) -> Mapping[str, int]:
@@ -159,6 +178,14 @@ class Sync:
         """Record a mark before going on (an intent: what the next posts will cover)."""
         await self.publisher.bot.store.set_marks(self.game.id, {key: (message_id, version)})
 
+    async def save(self) -> None:
+        """Write the round's marks, with its timers, before going on; the round's end
+        writes them again (the same values: no harm)."""
+        cancel = sorted(self.cancel)
+        await self.publisher.bot.store.set_marks(
+            self.game.id, self.marks, timers=self.timers, cancel=cancel
+        )
+
     def schedule(self, *timers: NewTimer, cancel: Iterable[str] = ()) -> None:
         """Schedule ``timers`` (each replacing its kind's pending one) and cancel the
         pending timers of ``cancel`` with the round's marks. A round that dies before
@@ -174,14 +201,42 @@ class Sync:
     def channel(self) -> discord.PartialMessageable:
         return self.publisher.channel(self.game)
 
-    async def post(self, what: Any, **kwargs: Any) -> discord.Message:
-        """Post in the game's thread, once: ``what`` names the message for its nonce."""
+    async def post(self, what: Any, *, answer: bool = False, **kwargs: Any) -> discord.Message:
+        """Post in the game's thread, once: ``what`` names the message for its nonce.
+
+        ``answer``: a message the bot never edits afterwards (log lines, a turn prompt)
+        goes out as a followup of the last player's click in the thread while that is
+        fresh (:meth:`Publisher.answered`): Discord does not count interaction webhooks
+        against the bot's 50 requests per second."""
         channel_id = self.game.thread_id or self.game.channel_id
+        if answer and self.recovering:
+            found = await self._posted_by_the_dead(kwargs.get("content"))
+            if found is not None:
+                return found
         slot = await self.publisher.post_slot(channel_id)
+        key = nonce(self.game.id, *what)
         try:
-            return await self.channel.send(nonce=nonce(self.game.id, *what), **kwargs)
+            if answer:
+                message = await self.publisher.followup(self.game.id, channel_id, key, kwargs)
+                if message is not None:
+                    self.unguarded = True
+                    return message
+            return await self.channel.send(nonce=key, **kwargs)
         finally:
             self.publisher.posted(channel_id, slot)
+
+    async def _posted_by_the_dead(self, content: str | None) -> discord.Message | None:
+        """The bot's message with ``content`` posted after the game's newest recorded
+        one: a followup a publisher that died (or failed) made before recording it. A
+        text repeated from an older turn lies before that recorded message."""
+        if not content or not self.game.messages:
+            return None
+        after = discord.Object(id=max(self.game.messages.values()))
+        me = self.publisher.bot.user
+        async for message in self.channel.history(limit=10, after=after):
+            if me is not None and message.author.id == me.id and message.content == content:
+                return message
+        return None
 
     async def actions(self, after: int) -> list[LoggedAction]:
         """The logged actions after version ``after`` (read once per round)."""
@@ -218,6 +273,10 @@ class Publisher:
         (loop time) it was last claimed or renewed."""
         self._posts: dict[int, deque[float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._answered: dict[int, tuple[discord.Interaction, float]] = {}
+        """By game: the last player interaction in its thread that was answered, and
+        when (loop time)."""
+        self._followups: OrderedDict[str, discord.Message] = OrderedDict()
 
     @property
     def owner(self) -> str:
@@ -323,6 +382,8 @@ class Publisher:
             sync = Sync(self, game, flush, lang)
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
+            if game.status != "active":
+                self._answered.pop(game_id, None)  # no more prompts
             # Another round is asked for already: it goes on with the claim held.
             keep = game_id in self._again or sync.again
         finally:
@@ -364,6 +425,39 @@ class Publisher:
             claimed = loop.time()
             if await self.bot.store.try_claim(name, self.owner, PUBLISH_LEASE):
                 self._held[game_id] = claimed
+
+    def answered(self, game_id: int, interaction: discord.Interaction) -> None:
+        """A player's click in the game was answered: the game's next turn prompts may
+        ride on it (:meth:`Sync.post`). Only a click (a component): a public followup of
+        a slash command would show as a reply to its private answer."""
+        if interaction.type == discord.InteractionType.component and interaction.response.is_done():
+            self._answered[game_id] = (interaction, asyncio.get_running_loop().time())
+
+    async def followup(
+        self, game_id: int, channel_id: int, key: str, kwargs: dict[str, Any]
+    ) -> discord.Message | None:
+        """Post ``kwargs`` as a followup of the game's last fresh interaction in
+        ``channel_id``; ``None``: there is none (or its token is gone), post normally.
+        Posted once per ``key``, like a post's nonce, within this process."""
+        if key in self._followups:
+            return self._followups[key]
+        interaction, at = self._answered.get(game_id, (None, 0.0))
+        if interaction is None or interaction.channel_id != channel_id:
+            return None
+        if asyncio.get_running_loop().time() - at > ANSWER_FRESH:
+            del self._answered[game_id]
+            return None
+        try:
+            message = await interaction.followup.send(wait=True, **kwargs)
+        except discord.HTTPException as error:
+            if error.status not in (401, 403, 404):  # a token gone or refused: nothing posted
+                raise
+            del self._answered[game_id]
+            return None
+        self._followups[key] = message
+        if len(self._followups) > FOLLOWUPS_KEPT:
+            self._followups.popitem(last=False)
+        return message
 
     async def post_slot(self, channel_id: int) -> float:
         """Wait until this process may post in the channel without passing Discord's

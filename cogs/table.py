@@ -447,6 +447,7 @@ class Table(commands.Cog):
         prompt_v = shown.get("prompt", board_v)
         intent = shown.get("log_intent", -1)
         target = intent if intent > log_v else version  # a dead publisher's posts first
+        sync.recovering = intent > log_v
         actions = await sync.actions(min(log_v, prompt_v) if prompt_v >= 0 else log_v)
         news = [a for a in actions if a.seq > log_v]
         lines = event_lines(game, logged_events(game, news, target), words)
@@ -471,7 +472,7 @@ class Table(commands.Cog):
             last: discord.Message | None = None
             for i, text in enumerate(chunks[:-1] if prompting else chunks):
                 last = await sync.post(
-                    ("log", target, i), content=text, allowed_mentions=NO_MENTIONS
+                    ("log", target, i), answer=True, content=text, allowed_mentions=NO_MENTIONS
                 )
             if prompting:
                 limit = await self.schedule_timers(sync, game)
@@ -479,10 +480,14 @@ class Table(commands.Cog):
                 if chunks:
                     text = f"{chunks[-1]}\n{text}"
                 last = await sync.post(
-                    ("log", target, len(chunks) - 1), **self.prompt_message(game, text, words)
+                    ("log", target, len(chunks) - 1),
+                    answer=True,
+                    **self.prompt_message(game, text, words),
                 )
                 sync.mark("prompt", version)
             sync.mark("log", target, last.id if last is not None else None)
+            if sync.unguarded:
+                await sync.save()
             if target < version:
                 sync.again = True
         elif lines:
@@ -573,6 +578,7 @@ class Table(commands.Cog):
 
         The move itself is already saved, so the game goes on once the permission is
         given back (the board message is re-posted when it cannot be edited)."""
+        self.bot.publisher.answered(played.game.id, interaction)
         try:
             await self.publish(played)
             if any(seat.is_ai for seat in played.game.seats):

@@ -101,9 +101,15 @@ def check_posted_once(fake: FakeDiscord, thread: Any) -> None:
     ]
     nonces = Counter(m.data.get("nonce") for m in posts)
     assert all(n == 1 for nonce, n in nonces.items() if nonce is not None), nonces
-    # (two turns may read alike: the nonce says which version a post is for)
-    alike = Counter((m.history[0].get("content"), m.data.get("nonce")) for m in posts)
+    # (two turns may read alike: the nonce says which version a post is for, and a turn
+    # prompt posted as a followup has none, but rides on the click that ended the turn)
+    alike = Counter((m.history[0].get("content"), m.data.get("nonce"), rode_on(m)) for m in posts)
     assert max(alike.values()) == 1, alike.most_common(1)
+
+
+def rode_on(message: Any) -> str | None:
+    """The interaction a followup was posted through (``None``: a post of the bot's)."""
+    return (message.data.get("interaction_metadata") or {}).get("id")
 
 
 def human_moves(logged: list[Any]) -> list[tuple[str, dict[str, Any]]]:

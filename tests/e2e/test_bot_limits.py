@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yarl
 
 import storage
 from bot import Settings, WorkshopBot
+from cogs import publishing
 from cogs.gates import SLOW_DOWN, budgeted
 from engine import get_game
 
 from .bot_helpers import Clock, open_panel, open_table, turn_prompts
-from .fake_discord import FakeDiscord, FakeMessage
+from .fake_discord import FakeDiscord, FakeMessage, FakeUser, is_rate_limited
+from .fake_discord.model import RecordedRequest
 
 FLOOD = 40
 """Clicks the flooding script sends at once."""
@@ -183,3 +187,73 @@ async def test_posts_made_just_before_a_restart_still_count_after_it(
     assert [r.path for r in reads if r.path.startswith("/channels/")] == [
         f"/channels/{thread.id}/messages"
     ]  # one read, for the channel the restarted process had not posted in
+
+
+async def play_a_turn(fake: FakeDiscord, thread: Any, seated: dict[str, FakeUser]) -> Any:
+    """The player the latest prompt mentions plays their whole turn (first choices);
+    returns the result of the click that ended it."""
+    prompt = turn_prompts(fake, thread)[-1]
+    (player,) = [p for p in seated if f"<@{p}>" in prompt.content.splitlines()[-1]]
+    result = await fake.click(seated[player], prompt, "Take your turn")
+    while act_buttons(result.message):
+        result = await fake.click(seated[player], result.message, act_buttons(result.message)[0])
+    await fake.settle()
+    return result
+
+
+async def test_a_turn_prompt_rides_on_the_click_that_ended_the_turn(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Issue 12: the next turn's prompt (with the log lines before it) is a followup of
+    the click that passed the turn, an interaction webhook, which Discord does not count
+    against the bot's 50 requests per second. The thread reads the same."""
+    bot = await fake.start_bot(bot_with(fake, tmp_path))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    seated = {str(alice.id): alice, str(bob.id): bob}
+    first = len(fake.requests)
+    for _ in range(3):
+        before = turn_prompts(fake, thread)[-1]
+        ended = await play_a_turn(fake, thread, seated)
+        prompt = turn_prompts(fake, thread)[-1]
+        assert prompt.id != before.id
+        assert prompt.content.splitlines()[-1] != before.content.splitlines()[-1]  # the other
+        assert (prompt.data.get("interaction_metadata") or {}).get("id") == str(
+            ended.interaction_id
+        )
+    posts = [
+        r
+        for r in fake.requests[first:]
+        if is_post(r) and r.path.startswith(f"/channels/{thread.id}")
+    ]
+    assert posts == []  # every new message in the thread was a followup
+    budgeted = [
+        r for r in fake.requests[first:] if is_rate_limited(r.method, r.path, fake.application_id)
+    ]
+    assert budgeted and all(r.method == "PATCH" for r in budgeted)  # the board's edits
+    await fake.stop_bot(bot)
+    fake.check_no_violations()
+
+
+async def test_a_turn_prompt_is_posted_when_the_last_click_is_no_longer_fresh(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A click's token lasts 15 minutes: past ``ANSWER_FRESH`` the prompt is the bot's
+    own post again (with its nonce), never a request on an old token."""
+    monkeypatch.setattr(publishing, "ANSWER_FRESH", 0.0)
+    bot = await fake.start_bot(bot_with(fake, tmp_path))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    first = len(fake.requests)
+    await play_a_turn(fake, thread, {str(alice.id): alice, str(bob.id): bob})
+    prompt = turn_prompts(fake, thread)[-1]
+    assert "interaction_metadata" not in prompt.data and prompt.data.get("nonce")
+    assert not [r for r in fake.requests[first:] if r.method == "POST" and "/webhooks/" in r.path]
+    await fake.stop_bot(bot)
+    fake.check_no_violations()
+
+
+def is_post(request: RecordedRequest) -> bool:
+    return request.method == "POST" and request.path.endswith("/messages")
