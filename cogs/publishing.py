@@ -72,6 +72,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import re
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
@@ -119,6 +120,10 @@ as its followups (Discord keeps an interaction's token for 15 minutes)."""
 FOLLOWUPS_KEPT = 256
 """Turn prompts posted as followups, remembered by nonce: a round that failed after one
 and runs again finds it instead of posting it twice (the nonce's job for a post)."""
+
+
+TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")
+"""Discord's timestamp markup (``discord.utils.format_dt``)."""
 
 
 def nonce(*parts: object) -> str:
@@ -233,8 +238,10 @@ class Sync:
             return None
         after = discord.Object(id=max(self.game.messages.values()))
         me = self.publisher.bot.user
+        text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
         async for message in self.channel.history(limit=10, after=after):
-            if me is not None and message.author.id == me.id and message.content == content:
+            mine = me is not None and message.author.id == me.id
+            if mine and TIMESTAMP.sub("<t>", message.content) == text:
                 return message
         return None
 

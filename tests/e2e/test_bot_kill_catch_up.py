@@ -245,7 +245,8 @@ async def test_three_kills_with_posts_in_flight_in_one_workshop_game(
     bot = BotProcess(fake, tmp_path)
     await bot.start()
     users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
-    await open_table(fake, users[0], users[1:])
+    # with a turn limit: a prompt made again names its deadline counted from then
+    await open_table(fake, users[0], users[1:], turn_limit_hours=24)
     (thread,) = fake.threads(fake.channel)
     store = await open_storage(bot.url)
     try:
