@@ -270,7 +270,10 @@ class Publisher:
         self.bot = bot
         self.syncers: dict[str, Syncer] = {}
         """By game kind, plus ``""`` for the generic one (set by the cogs)."""
-        self._running: dict[int, asyncio.Future[None]] = {}
+        self._running: set[int] = set()
+        """Games whose rounds a task of this process is running."""
+        self._next: dict[int, asyncio.Future[None]] = {}
+        """By game: the outcome of its next round to start, for the callers waiting."""
         self._again: dict[int, bool] = {}
         """Games whose sync must run (once more); the value: whether to flush."""
         self._deferred: dict[int, asyncio.TimerHandle] = {}
@@ -304,15 +307,18 @@ class Publisher:
         self._request(game_id, flush)
 
     def _request(self, game_id: int, flush: bool) -> asyncio.Future[None]:
+        """The outcome of the game's next round to start (for ``sync``'s callers). The
+        task running the rounds ends quietly: ``_failed`` logged the error already (a
+        traceback per retry of an outage would be a storm). A graceful stop waits for
+        the task."""
         self._again[game_id] = self._again.get(game_id, False) or flush
-        future = self._running.get(game_id)
+        future = self._next.get(game_id)
         if future is None:
-            # The round's outcome goes to ``future`` (for ``sync``'s callers); the task
-            # itself ends quietly: ``_failed`` logged the error already (a traceback per
-            # retry of an outage would be a storm). A graceful stop waits for the task.
-            future = self._running[game_id] = asyncio.get_running_loop().create_future()
+            future = self._next[game_id] = asyncio.get_running_loop().create_future()
             future.add_done_callback(_retrieve)
-            self.bot.background(self._run(game_id, future), f"publish-{game_id}")
+        if game_id not in self._running:
+            self._running.add(game_id)
+            self.bot.background(self._run(game_id), f"publish-{game_id}")
         return future
 
     def _defer(self, game_id: int, seconds: float, *, retry: bool = False) -> None:
@@ -340,25 +346,35 @@ class Publisher:
 
         self._deferred[game_id] = loop.call_later(seconds, fire)
 
-    async def _run(self, game_id: int, future: asyncio.Future[None]) -> None:
+    async def _run(self, game_id: int) -> None:
+        """The game's rounds, one after the other while more are asked for; each
+        round's outcome goes to the callers that asked before it started, so a click's
+        handler waits for one round, not for every round its table's moves keep asking
+        for."""
+        future: asyncio.Future[None] | None = None
         try:
             while game_id in self._again:
                 flush = self._again.pop(game_id)
+                future = self._next.pop(game_id, None)
                 try:
                     later = await self._round(game_id, flush)
                 except Exception as error:
                     self._again.pop(game_id, None)
                     self._failed(game_id, error)
-                    future.set_exception(error)
+                    for waiting in (future, self._next.pop(game_id, None)):
+                        if waiting is not None:
+                            waiting.set_exception(error)
                     return
                 self._failures.pop(game_id, None)
                 if later is not None:
                     self._defer(game_id, later)
-            future.set_result(None)
+                if future is not None:
+                    future.set_result(None)
         finally:
-            self._running.pop(game_id, None)
-            if not future.done():  # cancelled (the bot stopped)
-                future.cancel()
+            self._running.discard(game_id)
+            for waiting in (future, self._next.pop(game_id, None)):
+                if waiting is not None and not waiting.done():
+                    waiting.cancel()  # the task was cancelled (the bot stopped)
 
     def _failed(self, game_id: int, error: Exception) -> None:
         """Try again later: the moves are stored, only the thread is behind."""

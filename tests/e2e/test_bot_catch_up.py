@@ -261,3 +261,46 @@ async def test_a_game_whose_start_never_opened_its_thread_is_shown_after_the_gra
     await bot.publisher.sync(game.id)  # the round that posted it has written its marks
     assert (await bot.store.load(game.id)).shown_versions["board"] == game.version
     assert len(turn_prompts(fake, fake.channel)) == 1  # and the next round posted nothing
+
+
+async def test_a_sync_waits_for_the_next_round_not_for_every_round_asked_for_after_it(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A click's handler waits for the publishing round that starts after its move.
+    On a busy table more rounds are asked for while that one runs; the handler does not
+    wait for those too (it used to, so a table that kept moving held every handler and
+    its interaction until the table paused, and a graceful stop waited the whole grace
+    for them)."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    gates = [asyncio.Event(), asyncio.Event()]
+    started: list[int] = []
+    presenter = bot.publisher.syncers[""]
+
+    async def held(sync: Any) -> None:
+        started.append(len(started))
+        await gates[min(len(started), 2) - 1].wait()
+        await presenter(sync)
+
+    bot.publisher.syncers[""] = held
+    loop = asyncio.get_running_loop()
+
+    async def until(condition: Any) -> None:
+        end = loop.time() + 5
+        while not condition():
+            assert loop.time() < end
+            await asyncio.sleep(0.01)
+
+    first = asyncio.create_task(bot.publisher.sync(game.id))
+    await until(lambda: len(started) == 1)
+    second = asyncio.create_task(bot.publisher.sync(game.id))  # asked during round 1
+    gates[0].set()
+    await asyncio.wait_for(first, 5)  # round 1 is over; round 2 is held
+    await until(lambda: len(started) == 2)
+    assert not second.done()
+    gates[1].set()
+    await asyncio.wait_for(second, 5)
+    await fake.stop_bot(bot)
