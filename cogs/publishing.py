@@ -28,13 +28,12 @@ up to), so a publisher that dies mid-post is followed by one that posts exactly 
 same messages with the same nonces; after posting, one write records what was posted
 (the marks) with the timers the posts announced (``Sync.schedule``: a phase's or a
 turn's reminder and turn limit, a race's close), and then the game's publishing claim
-is given back. A round that dies
-before that write has recorded nothing, so the next one does everything again, the
-timers included. Between processes a claim per game (``try_claim(f"publish:{game}")``)
-lets one publisher at a time work on a game; a process killed while holding it blocks
-that game's thread for at most :data:`PUBLISH_LEASE`. When another round of the same
-game is asked for while one runs, the claim is kept for it rather than given back and
-taken again.
+is given back. A round that dies before that write has recorded nothing, so the next
+one does everything again, the timers included. Between processes a claim per game
+(``try_claim(f"publish:{game}")``) lets one publisher at a time work on a game; a
+process killed while holding it blocks that game's thread for at most
+:data:`PUBLISH_LEASE`. When another round of the same game is asked for while one runs,
+the claim is kept for it rather than given back and taken again.
 
 Short. Every write waits in one queue (``storage/core.py``'s write lock) behind every
 other table's moves, so what stands between a move and its post is kept to a few
@@ -115,11 +114,11 @@ START_GRACE = 30.0
 """Seconds a game just started is left to the handler that started it before a catch-up
 syncs it (:meth:`Publisher.opening`); then it is synced like any other."""
 ANSWER_FRESH = 10 * 60.0
-"""Seconds after a player's interaction during which the game's turn prompts may go out
-as its followups (Discord keeps an interaction's token for 15 minutes)."""
+"""Seconds after a player's click during which the game's log lines and turn prompts may
+go out as its followups (Discord keeps an interaction's token for 15 minutes)."""
 FOLLOWUPS_KEPT = 256
-"""Turn prompts posted as followups, remembered by nonce: a round that failed after one
-and runs again finds it instead of posting it twice (the nonce's job for a post)."""
+"""Messages posted as followups, remembered by nonce: a round that failed after one and
+runs again finds it instead of posting it twice (the nonce's job for a post)."""
 
 
 TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")
@@ -284,8 +283,8 @@ class Publisher:
         self._posts: dict[int, deque[float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._answered: dict[int, tuple[discord.Interaction, float]] = {}
-        """By game: the last player interaction in its thread that was answered, and
-        when (loop time)."""
+        """By game: the last player click in it that was answered, and when (loop
+        time)."""
         self._followups: OrderedDict[str, discord.Message] = OrderedDict()
 
     @property
