@@ -116,6 +116,11 @@ syncs it (:meth:`Publisher.opening`); then it is synced like any other."""
 ANSWER_FRESH = 10 * 60.0
 """Seconds after a player's click during which the game's log lines and turn prompts may
 go out as its followups (Discord keeps an interaction's token for 15 minutes)."""
+FOLLOWUPS_PER_MINUTE = 25
+"""Followups this process posts in one channel per minute at most; beyond, it posts
+itself. Discord is reported to hold webhook messages, interaction followups included,
+to about 30 a minute per channel (measured by users, not documented): a 429 there would
+hold a prompt back, while a post of the bot's only spends its budget."""
 FOLLOWUPS_KEPT = 256
 """Messages posted as followups, remembered by nonce: a round that failed after one and
 runs again finds it instead of posting it twice (the nonce's job for a post)."""
@@ -286,6 +291,8 @@ class Publisher:
         """By game: the last player click in it that was answered, and when (loop
         time)."""
         self._followups: OrderedDict[str, discord.Message] = OrderedDict()
+        self._followed: dict[int, deque[float]] = {}
+        """By channel: when (loop time) this process posted its recent followups."""
 
     @property
     def owner(self) -> str:
@@ -404,8 +411,9 @@ class Publisher:
             sync = Sync(self, game, flush, lang)
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
-            if game.status != "active":
-                self._answered.pop(game_id, None)  # no more prompts
+            if game.status != "active":  # no more prompts
+                self._answered.pop(game_id, None)
+                self._followed.pop(game.thread_id or game.channel_id, None)
             # Another round is asked for already: it goes on with the claim held.
             keep = game_id in self._again or sync.again
         finally:
@@ -466,8 +474,14 @@ class Publisher:
         interaction, at = self._answered.get(game_id, (None, 0.0))
         if interaction is None or interaction.channel_id != channel_id:
             return None
-        if asyncio.get_running_loop().time() - at > ANSWER_FRESH:
+        now = asyncio.get_running_loop().time()
+        if now - at > ANSWER_FRESH:
             del self._answered[game_id]
+            return None
+        recent = self._followed.setdefault(channel_id, deque())
+        while recent and recent[0] <= now - 60.0:
+            recent.popleft()
+        if len(recent) >= FOLLOWUPS_PER_MINUTE:
             return None
         try:
             message = await interaction.followup.send(wait=True, **kwargs)
@@ -476,6 +490,7 @@ class Publisher:
                 raise
             del self._answered[game_id]
             return None
+        recent.append(now)
         self._followups[key] = message
         if len(self._followups) > FOLLOWUPS_KEPT:
             self._followups.popitem(last=False)

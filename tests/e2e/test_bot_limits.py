@@ -257,3 +257,24 @@ async def test_a_turn_prompt_is_posted_when_the_last_click_is_no_longer_fresh(
 
 def is_post(request: RecordedRequest) -> bool:
     return request.method == "POST" and request.path.endswith("/messages")
+
+
+async def test_a_channel_s_followups_per_minute_are_capped_and_the_rest_are_posts(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord is reported to hold webhook messages to about 30 a minute per channel:
+    past ``FOLLOWUPS_PER_MINUTE`` in a channel, the prompt is the bot's own post."""
+    monkeypatch.setattr(publishing, "FOLLOWUPS_PER_MINUTE", 1)
+    bot = await fake.start_bot(bot_with(fake, tmp_path))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    seated = {str(alice.id): alice, str(bob.id): bob}
+    prompts = []
+    for _ in range(2):
+        await play_a_turn(fake, thread, seated)
+        prompts.append(turn_prompts(fake, thread)[-1])
+    assert "interaction_metadata" in prompts[0].data  # the minute's one followup
+    assert "interaction_metadata" not in prompts[1].data and prompts[1].data.get("nonce")
+    await fake.stop_bot(bot)
+    fake.check_no_violations()
