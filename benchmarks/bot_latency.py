@@ -79,6 +79,7 @@ from tests.e2e.fake_discord import (
     RecordedRequest,
     ViolationError,
 )
+from tests.e2e.fake_discord.model import EPHEMERAL
 from tests.e2e.tonttu_helpers import (
     choice_select,
     choose_privately,
@@ -136,9 +137,6 @@ def channel_of(request: RecordedRequest) -> int | None:
 def is_post(request: RecordedRequest) -> bool:
     """A new message in a channel (what the per-channel 5 per 5 s budget counts)."""
     return request.method == "POST" and bool(re.fullmatch(r"/channels/\d+/messages", request.path))
-
-
-EPHEMERAL = 1 << 6
 
 
 def followup_channel(fake: FakeDiscord, request: RecordedRequest) -> int | None:

@@ -130,6 +130,13 @@ TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")
 """Discord's timestamp markup (``discord.utils.format_dt``)."""
 
 
+def within(times: deque[float], now: float, window: float) -> deque[float]:
+    """``times`` (oldest first) without those ``window`` seconds or more before ``now``."""
+    while times and times[0] <= now - window:
+        times.popleft()
+    return times
+
+
 def nonce(*parts: object) -> str:
     """A message nonce for Discord's ``enforce_nonce`` (at most 25 characters)."""
     text = ":".join(map(str, parts)).encode()
@@ -468,7 +475,8 @@ class Publisher:
     ) -> discord.Message | None:
         """Post ``kwargs`` as a followup of the game's last fresh interaction in
         ``channel_id``; ``None``: there is none (or its token is gone), post normally.
-        Posted once per ``key``, like a post's nonce, within this process."""
+        Posted once per ``key``, like a post's nonce, within this process; at most
+        :data:`FOLLOWUPS_PER_MINUTE` in a channel."""
         if key in self._followups:
             return self._followups[key]
         interaction, at = self._answered.get(game_id, (None, 0.0))
@@ -478,9 +486,7 @@ class Publisher:
         if now - at > ANSWER_FRESH:
             del self._answered[game_id]
             return None
-        recent = self._followed.setdefault(channel_id, deque())
-        while recent and recent[0] <= now - 60.0:
-            recent.popleft()
+        recent = within(self._followed.setdefault(channel_id, deque()), now, 60.0)
         if len(recent) >= FOLLOWUPS_PER_MINUTE:
             return None
         try:
@@ -506,9 +512,7 @@ class Publisher:
             recent = self._posts.setdefault(channel_id, await self._recent_posts(channel_id))
         while True:
             now = loop.time()
-            while recent and recent[0] <= now - POST_WINDOW:
-                recent.popleft()
-            if len(recent) < POSTS_PER_WINDOW:
+            if len(within(recent, now, POST_WINDOW)) < POSTS_PER_WINDOW:
                 recent.append(now)
                 return now
             await asyncio.sleep(recent[0] + POST_WINDOW - now)

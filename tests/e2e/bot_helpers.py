@@ -86,6 +86,11 @@ async def add_computer(
     return await fake.select(user, lobby, "Add a computer player…", [level])
 
 
+def rode_on(message: FakeMessage) -> str | None:
+    """The interaction a followup was posted through (``None``: a post of the bot's)."""
+    return (message.data.get("interaction_metadata") or {}).get("id")
+
+
 def turn_prompts(fake: FakeDiscord, channel: Any) -> list[FakeMessage]:
     return [m for m in fake.messages(channel) if "Take your turn" in m.button_labels()]
 

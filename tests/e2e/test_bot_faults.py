@@ -28,7 +28,7 @@ from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
 from storage import LoadedGame, human_player
 
-from .bot_helpers import make_bot, open_table, turn_prompts
+from .bot_helpers import make_bot, open_table, rode_on, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser, ViolationError
 from .fake_discord.faults import FaultRule
 from .test_bot_workshop_game import choose, panel_choices
@@ -105,11 +105,6 @@ def check_posted_once(fake: FakeDiscord, thread: Any) -> None:
     # prompt posted as a followup has none, but rides on the click that ended the turn)
     alike = Counter((m.history[0].get("content"), m.data.get("nonce"), rode_on(m)) for m in posts)
     assert max(alike.values()) == 1, alike.most_common(1)
-
-
-def rode_on(message: Any) -> str | None:
-    """The interaction a followup was posted through (``None``: a post of the bot's)."""
-    return (message.data.get("interaction_metadata") or {}).get("id")
 
 
 def human_moves(logged: list[Any]) -> list[tuple[str, dict[str, Any]]]:

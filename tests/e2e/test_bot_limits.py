@@ -16,9 +16,8 @@ from cogs import publishing
 from cogs.gates import SLOW_DOWN, budgeted
 from engine import get_game
 
-from .bot_helpers import Clock, open_panel, open_table, turn_prompts
+from .bot_helpers import Clock, open_panel, open_table, rode_on, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser, is_rate_limited
-from .fake_discord.model import RecordedRequest
 
 FLOOD = 40
 """Clicks the flooding script sends at once."""
@@ -219,13 +218,11 @@ async def test_a_turn_prompt_rides_on_the_click_that_ended_the_turn(
         prompt = turn_prompts(fake, thread)[-1]
         assert prompt.id != before.id
         assert prompt.content.splitlines()[-1] != before.content.splitlines()[-1]  # the other
-        assert (prompt.data.get("interaction_metadata") or {}).get("id") == str(
-            ended.interaction_id
-        )
+        assert rode_on(prompt) == str(ended.interaction_id)
     posts = [
         r
         for r in fake.requests[first:]
-        if is_post(r) and r.path.startswith(f"/channels/{thread.id}")
+        if r.method == "POST" and r.path == f"/channels/{thread.id}/messages"
     ]
     assert posts == []  # every new message in the thread was a followup
     budgeted = [
@@ -253,10 +250,6 @@ async def test_a_turn_prompt_is_posted_when_the_last_click_is_no_longer_fresh(
     assert not [r for r in fake.requests[first:] if r.method == "POST" and "/webhooks/" in r.path]
     await fake.stop_bot(bot)
     fake.check_no_violations()
-
-
-def is_post(request: RecordedRequest) -> bool:
-    return request.method == "POST" and request.path.endswith("/messages")
 
 
 async def test_a_channel_s_followups_per_minute_are_capped_and_the_rest_are_posts(
