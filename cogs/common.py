@@ -57,6 +57,25 @@ def game_title(kind: str, words: Words = ENGLISH) -> str:
         return kind
 
 
+class Components(discord.ui.View):
+    """A message's buttons and selects, which discord.py does not keep (see
+    :func:`components`). Once turned into the request's JSON it lets go of its items:
+    a view and its items point at each other, and each such cycle, a few dozen objects
+    per panel, would wait for the garbage collector (whose collections pause every
+    table's answers) instead of being freed as soon as the message is sent."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+        self.stop()
+        self._sent: list[dict[str, Any]] | None = None
+
+    def to_components(self) -> list[dict[str, Any]]:
+        if self._sent is None:
+            self._sent = super().to_components()
+            self.clear_items()  # the JSON is kept: a retried or repeated send is the same
+        return self._sent
+
+
 def components() -> discord.ui.View:
     """An empty holder for a message's buttons and selects that discord.py does not keep.
 
@@ -66,9 +85,7 @@ def components() -> discord.ui.View:
     15 minutes with a task sleeping until then. At 30 actions a second that is tens of
     thousands of views with their items, which every full garbage collection of the
     process walks (each collection a pause of every table's answers)."""
-    view = discord.ui.View(timeout=None)
-    view.stop()
-    return view
+    return Components()
 
 
 def chosen_value(interaction: discord.Interaction, longest: int = 20) -> str:

@@ -1,12 +1,17 @@
-"""Error sentences in the reader's language (issue 16)."""
+"""cogs/common.py: error sentences in the reader's language (issue 16), and views that
+leave nothing to the garbage collector (issue 12)."""
 
 from __future__ import annotations
+
+import gc
+import weakref
 
 import pytest
 
 import i18n
-from cogs.common import sentence_for
+from cogs.common import components, sentence_for
 from cogs.service import BadChoice
+from cogs.table import ActButton
 from engine.core import IllegalAction
 from engine.undo import GAME_OVER, CannotUndo
 from storage import ChannelBusy, Conflict, GameNotFound
@@ -71,3 +76,26 @@ def test_a_storage_sentence_the_table_does_not_know_stays_english() -> None:
 def test_a_bug_has_no_sentence() -> None:
     assert sentence_for(KeyError("x"), DE) is None
     assert sentence_for(IllegalAction("That is not a move."), DE) == "That is not a move."
+
+
+async def test_a_sent_view_is_freed_without_the_garbage_collector() -> None:
+    """A panel's view and its items point at each other; once its JSON is made the view
+    lets go of them, so it is freed as soon as the message is sent, not at the next
+    garbage collection (issue 12: collections pause every table's answers)."""
+    view = components()
+    for index in range(3):
+        view.add_item(ActButton(7, 2, index, f"choice {index}"))
+    sent = view.to_components()
+    assert [b["custom_id"] for b in sent[0]["components"]] == [
+        "act:7:2:0",
+        "act:7:2:1",
+        "act:7:2:2",
+    ]
+    assert view.to_components() == sent  # a retried send sends the same
+    gone = weakref.ref(view)
+    gc.disable()
+    try:
+        del view
+        assert gone() is None
+    finally:
+        gc.enable()
