@@ -13,10 +13,11 @@ Levels (:data:`LEVELS`):
             actions, not a time, so a decision is deterministic given its seed.
             Sequential halving (``Budget.halving``) spends the budget in rounds
             and drops the worse half of the candidates after each, so the
-            promising ones get most samples. Tonttu rollouts stop after
+            promising ones get most samples. Rollouts stop after
             ``Budget.horizon`` actions and the position is valued by the score
-            plus fitted future points (``engine.ai.tonttu.potential``): many
-            short, less noisy samples instead of a few full games.
+            plus fitted future points (``engine.ai.tonttu.potential``,
+            ``engine.ai.workshop.potential``): many short, less noisy samples
+            instead of a few full games.
 
 Fair play (issue 7, RULES W-7 / T-6): :func:`choose` builds ``game.view(state,
 player)`` and hands only that view to :func:`decide`; no level ever receives the
@@ -63,11 +64,11 @@ class Budget:
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
     # Tonttu: calibrated so the p95 decision CPU time stays under 300 ms on a busy
-    # shared 2-core machine. Santa's Workshop keeps the budget that won 58.5 % against
-    # greedy: 2 000 actions met the time but lost most of that strength, and decisions
-    # now run in worker processes, so a slower one no longer slows other tables
-    # (benchmarks/ai_strength.py prints the figures; docs/rules-notes.md).
-    "workshop": Budget(actions=5500, candidates=5, min_samples=2),
+    # shared 2-core machine (benchmarks/ai_strength.py prints the figures;
+    # docs/rules-notes.md).
+    # Santa's Workshop: rollouts cut after 40 actions (about a day) and valued by
+    # engine.ai.workshop.potential, with sequential halving; same time limit.
+    "workshop": Budget(actions=2000, candidates=5, min_samples=2, horizon=40, halving=True),
     "tonttu": Budget(actions=2400, candidates=9, epsilon=0.0, horizon=24, halving=True),
 }
 

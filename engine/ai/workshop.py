@@ -38,13 +38,18 @@ from engine.workshop.models import (
     WorkshopView,
 )
 from engine.workshop.rules import (
+    DAYS,
     DONATION,
+    ELVES,
+    INSPECTION_DAYS,
+    INSPECTION_POINTS,
     MAIL2,
     MAIL3,
     MAX_UNFINISHED,
     STABLES,
     TREE1,
     TREE2,
+    elves_left,
     outcome_of,
     reindeer_points,
 )
@@ -454,18 +459,127 @@ def _ranked(state: WorkshopState, player: str, legal: Sequence[Any]) -> list[Any
     return ranked_actions(state, legal)
 
 
-def evaluate(state: WorkshopState, player: str) -> float:
-    """A win counts 1 (shared: split), plus a small term for the score margin."""
-    seat = state.players.index(player)
-    scores = [s.score for s in state.seats]
+# --------------------------------------------------------------------------- cut-off value
+
+FUTURE_WEIGHTS: tuple[float, ...] = (
+    -0.314,
+    77.916,
+    8.448,
+    -0.265,
+    -0.118,
+    -0.145,
+    0.266,
+    0.187,
+    0.754,
+    0.94,
+    0.659,
+    0.843,
+    -0.785,
+    0.512,
+    -0.026,
+    0.271,
+    0.052,
+)
+"""Points a seat still scores after a cut-off simulation, as a linear function of
+:func:`future_features`. Least squares over 141 692 seat positions of 400 four-seat
+games of the rollout policy (``python -m engine.ai.workshop_fit --games 400``, R² 0.954)."""
+
+
+def _elves_ahead(state: WorkshopState, seat: int) -> int:
+    """Elves this seat still places in the game (today's and the later days')."""
     if state.phase == Phase.OVER:
+        return 0
+    return (DAYS - state.day) * ELVES + elves_left(state, seat)
+
+
+def _inspection_points(cheer: Sequence[int], seat: int) -> int:
+    """W-5.2: the points ``seat`` would score at an Inspection with these Cheer values."""
+    rank = sorted(set(cheer), reverse=True).index(cheer[seat])
+    return INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
+
+
+def future_features(state: WorkshopState, seat: int) -> tuple[float, ...]:
+    """The inputs of :data:`FUTURE_WEIGHTS` for one seat (``engine.ai.workshop_fit`` fits them).
+
+    (1, e, e², tokens on unfinished toys, tokens still needed and · e, points of
+    unfinished toys and · e, their points weighted by progress, reindeer points,
+    reindeer cards · e, the Inspection points if it were now, the same · the share
+    of the period left before the next Inspection, ornaments when two Inspections
+    are left, free tree spaces · e, unfinished toys · e, points of the toys at most
+    two tokens from completion), where
+    e is the share of the game's Elves this seat still places (1 at the start).
+    """
+    if state.phase == Phase.OVER:
+        return (1.0,) + (0.0,) * 16
+    me = state.seats[seat]
+    e = _elves_ahead(state, seat) / (DAYS * ELVES)
+    placed = needed = 0
+    points = progress = near = 0.0
+    for toy in me.toys:
+        req = REQ[toy[0]]
+        done = toy[1] + toy[2] + toy[3] + toy[4]
+        total = req[0] + req[1] + req[2] + req[3]
+        placed += done
+        needed += total - done
+        points += TOY_POINTS[toy[0]]
+        progress += TOY_POINTS[toy[0]] * done / total
+        if total - done <= 2:
+            near += TOY_POINTS[toy[0]]
+    ornaments = sum(1 for o in me.tree if o >= 0)
+    cheer = [len(x.completed) + sum(1 for o in x.tree if o >= 0) for x in state.seats]
+    inspection = _inspection_points(cheer, seat)
+    # the share of the 3-day period still ahead before the next Inspection
+    period = ((3 - (state.day - 1) % 3 - 1) * ELVES + elves_left(state, seat)) / (3 * ELVES)
+    two_left = 1.0 if state.day <= INSPECTION_DAYS[0] else 0.0
+    return (
+        1.0,
+        e,
+        e * e,
+        float(placed),
+        float(needed),
+        needed * e,
+        points,
+        points * e,
+        progress,
+        float(reindeer_points(me.reindeer)),
+        len(me.reindeer) * e,
+        float(inspection),
+        inspection * period,
+        ornaments * two_left,
+        (6 - ornaments) * e,
+        len(me.toys) * e,
+        near,
+    )
+
+
+def potential(state: WorkshopState, seat: int) -> float:
+    """Points a seat may expect at the end: its score plus the fitted future points."""
+    features = future_features(state, seat)
+    future = sum(w * x for w, x in zip(FUTURE_WEIGHTS, features, strict=True))
+    return state.seats[seat].score + max(0.0, future)
+
+
+MARGIN_WEIGHT = 0.01
+"""Weight of the score margin (clamped to ±20) next to a win (1) in a simulation's value."""
+
+
+def evaluate(state: WorkshopState, player: str) -> float:
+    """A finished game: a win counts 1 (shared: split), plus a small term for the score
+    margin. A cut-off simulation (``Budget.horizon``): the same with :func:`potential`
+    (score plus expected future points) in place of the score."""
+    seat = state.players.index(player)
+    if state.phase == Phase.OVER:
+        values = [float(s.score) for s in state.seats]
         result = outcome_of(state)
         win = 1 / len(result.winners) if player in result.winners else 0.0
     else:
-        win = 0.0
-    best_other = max(v for i, v in enumerate(scores) if i != seat)
-    margin = max(-20, min(20, scores[seat] - best_other))
-    return win + 0.01 * margin
+        values = [potential(state, i) for i in range(len(state.players))]
+        best = max(values)
+        leaders = [i for i, v in enumerate(values) if v == best]
+        win = 1 / len(leaders) if seat in leaders else 0.0
+    best_other = max(v for i, v in enumerate(values) if i != seat)
+    margin = max(-20.0, min(20.0, values[seat] - best_other))
+    return win + MARGIN_WEIGHT * margin
 
 
 def _finished(state: WorkshopState) -> bool:
