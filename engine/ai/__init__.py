@@ -68,7 +68,7 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     # now run in worker processes, so a slower one no longer slows other tables
     # (benchmarks/ai_strength.py prints the figures; docs/rules-notes.md).
     "workshop": Budget(actions=5500, candidates=5, min_samples=2),
-    "tonttu": Budget(actions=2400, candidates=9, epsilon=0.0, horizon=24, halving=True),
+    "tonttu": Budget(actions=3200, candidates=9, epsilon=0.0, horizon=24, halving=True),
 }
 
 
