@@ -242,23 +242,43 @@ def _offer(have: Sequence[int], gift: int) -> int:
     return sum(have[t] for t in GIFT_TYPES[gift])
 
 
+_SeatFacts = tuple[tuple[int, ...], tuple[int, ...], bool, int]
+_last_facts: tuple[Any, Any, Any, tuple[_SeatFacts, ...]] = (None, None, None, ())
+"""A one-entry cache of :func:`_seat_facts`: (face-up benches, face-down cards, middle
+gifts, facts). A state's tuples stay shared with its successors until a card moves, so
+every seat pointing in one phase reuses the same facts; replaced in one assignment."""
+
+
+def _seat_facts(state: TonttuState) -> tuple[_SeatFacts, ...]:
+    """Per seat, from public information: (missing cards per gift without the face-down
+    card, T-3.2 offers per gift, has a face-down card, middle gifts it may pay)."""
+    global _last_facts
+    face_up, face_down, middle = state.face_up, state.face_down, state.middle_gifts
+    cached = _last_facts
+    if cached[0] is face_up and cached[1] is face_down and cached[2] is middle:
+        return cached[3]
+    gifts = [g for g in middle if g is not None]
+    facts = []
+    for j in range(len(state.players)):
+        have = tuple(_bench(state, j, with_down=False))
+        missing = _missing_all(have)
+        has_down = face_down[j] is not None
+        slack = 1 if has_down else 0
+        affordable = sum(1 for g in gifts if missing[g] <= slack)
+        facts.append((missing, _offer_all(have), has_down, affordable))
+    result = tuple(facts)
+    _last_facts = (face_up, face_down, middle, result)
+    return result
+
+
 class _Others:
     """Public facts about the other seats, computed once per decision."""
 
     __slots__ = ("seats",)
 
     def __init__(self, state: TonttuState, seat: int) -> None:
-        gifts = [g for g in state.middle_gifts if g is not None]
-        self.seats = []
-        for j in range(len(state.players)):
-            if j == seat:
-                continue
-            have = tuple(_bench(state, j, with_down=False))
-            missing = _missing_all(have)
-            has_down = state.face_down[j] is not None
-            slack = 1 if has_down else 0
-            affordable = sum(1 for g in gifts if missing[g] <= slack)
-            self.seats.append((missing, _offer_all(have), has_down, affordable))
+        entries = _seat_facts(state)
+        self.seats = [entry for j, entry in enumerate(entries) if j != seat]
 
     def threat(self, gift: int, my_offer: int, n_gifts: int) -> float:
         """Chance that another seat takes or blocks ``gift`` (T-3.2), from public information."""
