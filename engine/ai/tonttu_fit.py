@@ -82,13 +82,8 @@ def r_squared(
     return 1 - error / total if total else 0.0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=10_000)
-    args = parser.parse_args(argv)
-    rows, targets = positions(args.games, args.players, args.seed)
+def print_fit(rows: Sequence[Sequence[float]], targets: Sequence[float]) -> None:
+    """Fit the weights by least squares and print them with the positions and R² (JSON)."""
     weights = least_squares(rows, targets)
     figures = {
         "positions": len(rows),
@@ -96,6 +91,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "r2": round(r_squared(rows, targets, weights), 3),
     }
     print(json.dumps(figures))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    print_fit(*positions(args.games, args.players, args.seed))
     return 0
 
 

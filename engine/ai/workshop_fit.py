@@ -12,11 +12,10 @@ and R². Pure and deterministic: no numpy, no clock.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
-from engine.ai.tonttu_fit import least_squares, r_squared
+from engine.ai.tonttu_fit import print_fit
 from engine.ai.workshop import future_features, greedy_action
 from engine.core import Rng
 from engine.workshop import GAME
@@ -62,14 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=10_000)
     parser.add_argument("--epsilon", type=float, default=0.1)
     args = parser.parse_args(argv)
-    rows, targets = positions(args.games, args.players, args.seed, args.epsilon)
-    weights = least_squares(rows, targets)
-    figures = {
-        "positions": len(rows),
-        "weights": [round(w, 3) for w in weights],
-        "r2": round(r_squared(rows, targets, weights), 3),
-    }
-    print(json.dumps(figures))
+    print_fit(*positions(args.games, args.players, args.seed, args.epsilon))
     return 0
 
 
