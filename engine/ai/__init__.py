@@ -228,22 +228,39 @@ def playout(
     steps = 0
     finished = ai.finished or (lambda s: game.outcome(s) is not None)
     while steps < max_steps and not finished(state):
-        acting = game.to_act(state)
-        if len(acting) == 1:
-            (player,) = acting
-        else:
-            seats = [p for p in state.players if p in acting]
-            player = seats[rng.below(len(seats))]
-        legal = game.legal_actions(state, player)
-        if len(legal) == 1:
-            action = legal[0]
-        elif rng.below(1000) < epsilon * 1000:
-            action = legal[rng.below(len(legal))]
-        else:
-            action = ai.greedy(state, player, legal, rng)
-        state, _events = game.apply(state, player, action)
+        state = rollout_step(game, ai, state, rng, epsilon)
         steps += 1
     return state, steps
 
 
-__all__ = ["DEFAULT_BUDGETS", "LEVELS", "Budget", "GameAI", "choose", "decide", "game_ai"]
+def rollout_step(game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float) -> Any:
+    """One move of the rollout policy (:func:`playout`'s): a seat that must act (drawn
+    when several may), then its only action, a random one with chance ``epsilon``, or
+    the greedy one."""
+    acting = game.to_act(state)
+    if len(acting) == 1:
+        (player,) = acting
+    else:
+        seats = [p for p in state.players if p in acting]
+        player = seats[rng.below(len(seats))]
+    legal = game.legal_actions(state, player)
+    if len(legal) == 1:
+        action = legal[0]
+    elif rng.below(1000) < epsilon * 1000:
+        action = legal[rng.below(len(legal))]
+    else:
+        action = ai.greedy(state, player, legal, rng)
+    return game.apply(state, player, action)[0]
+
+
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "LEVELS",
+    "Budget",
+    "GameAI",
+    "choose",
+    "decide",
+    "game_ai",
+    "playout",
+    "rollout_step",
+]

@@ -15,8 +15,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from engine.ai import rollout_step
 from engine.ai.tonttu_fit import print_fit
-from engine.ai.workshop import future_features, greedy_action
+from engine.ai.workshop import AI, future_features
 from engine.core import Rng
 from engine.workshop import GAME
 
@@ -37,15 +38,7 @@ def positions(
         while GAME.outcome(state) is None:
             if step % 3 == 0:
                 snapshots.append(state)
-            (player,) = GAME.to_act(state)
-            legal = GAME.legal_actions(state, player)
-            if len(legal) == 1:
-                action = legal[0]
-            elif rng.below(1000) < epsilon * 1000:
-                action = legal[rng.below(len(legal))]
-            else:
-                action = greedy_action(state, legal, rng)
-            state, _events = GAME.apply(state, player, action)
+            state = rollout_step(GAME, AI, state, rng, epsilon)
             step += 1
         for snapshot in snapshots:
             for seat in range(players):
