@@ -42,9 +42,22 @@ from tests.e2e.bot_helpers import add_computer, turn_prompts
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, ViolationError
 
 GAME_CLICKS = 100
-"""Clicks measured on one humans table (a two-player game lasts about 115 decisions)."""
+"""Clicks measured on one humans table (a two-player game lasts about 115 decisions; one
+that ends sooner is followed by a fresh table)."""
 POLL = 0.05
 """Seconds between two looks at the fake's messages (a player noticing their turn)."""
+
+
+class GameOver(Exception):
+    """The table's game ended (its final scores are in the thread)."""
+
+
+def finished(fake: FakeDiscord, thread: Any) -> bool:
+    return any(
+        (embed.get("title") or "").endswith(": final scores")
+        for message in fake.messages(thread)
+        for embed in message.embeds
+    )
 
 
 async def poll(check: Any, what: str, timeout: float = 120.0) -> None:  # noqa: ASYNC109
@@ -68,11 +81,17 @@ class Turns:
 
     async def open_next_panel(self, again: bool = False) -> None:
         """Wait for the next turn prompt (``again``: take the latest); its player opens
-        their panel."""
+        their panel. Raises :class:`GameOver` once the game has ended."""
         if not again:
             await poll(
-                lambda: len(turn_prompts(self.fake, self.thread)) > self.seen, "a turn prompt"
+                lambda: (
+                    len(turn_prompts(self.fake, self.thread)) > self.seen
+                    or finished(self.fake, self.thread)
+                ),
+                "a turn prompt",
             )
+        if finished(self.fake, self.thread):
+            raise GameOver
         prompts = turn_prompts(self.fake, self.thread)
         self.seen = len(prompts)
         mentioned = prompts[-1].content.splitlines()[-1]
@@ -115,16 +134,29 @@ async def humans_table(fake: FakeDiscord, name: str) -> Turns:
 
 class ComputerTable:
     """A host and three strong computers; the host answers at once, so the computers
-    are nearly always thinking."""
+    are nearly always thinking. When a game ends, the next one starts (in a new
+    channel), so the computers keep thinking however long the measurement."""
 
-    def __init__(self, turns: Turns) -> None:
-        self.turns = turns
+    def __init__(self, fake: FakeDiscord, n: int) -> None:
+        self.fake, self.n = fake, n
+        self.games = 0
+        self.turns: Turns | None = None
+        self.earlier_moves = 0
+        """Moves of the table's finished games."""
         self.task: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, fake: FakeDiscord, n: int) -> ComputerTable:
-        channel = fake.add_channel(f"computers-{n}")
-        host = fake.add_user(f"computers-{n}-host")
+        table = cls(fake, n)
+        await table.new_game()
+        table.task = asyncio.create_task(table.keep_playing(Rng(n)))
+        return table
+
+    async def new_game(self) -> None:
+        fake, name = self.fake, f"computers-{self.n}-{self.games}"
+        self.games += 1
+        channel = fake.add_channel(name)
+        host = fake.add_user(f"{name}-host")
         lobby = (await fake.slash(host, channel, "newgame", game="workshop")).message
         assert lobby is not None
         for _ in range(3):
@@ -132,18 +164,26 @@ class ComputerTable:
         await fake.click(host, lobby, "Start")
         await poll(lambda: fake.threads(channel), "a computers' thread")
         (thread,) = fake.threads(channel)
-        table = cls(Turns(fake, thread, {str(host.id): host}))
-        table.task = asyncio.create_task(table.keep_playing(Rng(n)))
-        return table
+        self.turns = Turns(fake, thread, {str(host.id): host})
 
     async def keep_playing(self, rng: Rng) -> None:
         while True:
-            await self.turns.click(rng)
+            assert self.turns is not None
+            try:
+                await self.turns.click(rng)
+            except GameOver:
+                self.earlier_moves += self.board_move()
+                await self.new_game()
 
     def moves(self) -> int:
-        """The move number on the table's board (the bot edits it after every move)."""
-        fake, thread = self.turns.fake, self.turns.thread
-        for message in fake.messages(thread):
+        """Moves made at this table so far, in all its games."""
+        return self.earlier_moves + self.board_move()
+
+    def board_move(self) -> int:
+        """The move number on the current game's board (edited after every move)."""
+        if self.turns is None:
+            return 0
+        for message in self.fake.messages(self.turns.thread):
             found = re.search(r"Move (\d+)", message.text()) if message.embeds else None
             if found:
                 return int(found.group(1))
@@ -151,10 +191,14 @@ class ComputerTable:
 
 
 async def measure(turns: Turns, clicks: int, think: float, rng: Rng) -> list[float]:
+    """Up to ``clicks`` clicks' latencies (fewer if the game ends first)."""
     latencies = []
     for _ in range(clicks):
         await asyncio.sleep(0.1 + rng.below(max(1, int((2 * think - 0.1) * 1000))) / 1000)
-        latencies.append(await turns.click(rng))
+        try:
+            latencies.append(await turns.click(rng))
+        except GameOver:
+            break
     return latencies
 
 
@@ -193,12 +237,12 @@ async def run(workers: str, clicks: int, beside: list[int], think: float) -> lis
                 await asyncio.sleep(2.0)  # the new tables' computers are thinking
             ms: list[float] = []
             moved, missed, seconds = 0, 0, 0.0
-            for part in range(0, clicks, GAME_CLICKS):  # a fresh game before this one ends
-                humans = await humans_table(fake, f"humans-{phase}-{part}")
+            while len(ms) < clicks:  # a fresh game every GAME_CLICKS or when one ends
+                humans = await humans_table(fake, f"humans-{phase}-{len(ms)}")
                 await humans.open_next_panel()
                 before = sum(table.moves() for table in computers)
                 started = time.perf_counter()
-                some = min(GAME_CLICKS, clicks - part)
+                some = min(GAME_CLICKS, clicks - len(ms))
                 ms += [x * 1000 for x in await measure(humans, some, think, rng)]
                 seconds += time.perf_counter() - started
                 moved += sum(table.moves() for table in computers) - before
