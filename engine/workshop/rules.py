@@ -11,7 +11,6 @@ the previous state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import is_not
 from typing import Any
 
 from pydantic import ValidationError
@@ -441,18 +440,22 @@ class _Tx:
     dict subscript is the cheapest read and write Python has); it becomes the next
     state's ``__dict__`` in :meth:`build`. Only the sequences that change are
     replaced, by new tuples: every other value stays shared with the old state.
+
+    ``seats`` is read and replaced in place (``tx.seats[i] = _seat(tx.seats[i], …)``);
+    whoever replaces a seat also sets ``seats_changed``, so that :meth:`build` knows
+    without comparing them all. Made by :func:`_transaction`, not by calling the class
+    (a Python ``__init__`` called from the class costs more than the stores it makes).
     """
 
-    __slots__ = ("events", "players", "rng", "s", "seats", "v")
+    __slots__ = ("events", "players", "rng", "s", "seats", "seats_changed", "v")
 
-    def __init__(self, s: WorkshopState) -> None:
-        self.s = s
-        self.v: dict[str, Any] = s.__dict__.copy()
-        # the seats, read and replaced in place: tx.seats[i] = _seat(tx.seats[i], {...})
-        self.seats: list[Seat] = list(s.seats)
-        self.events: list[Any] = []
-        self.rng: Rng | None = None
-        self.players = s.players
+    s: WorkshopState
+    v: dict[str, Any]
+    seats: list[Seat]
+    seats_changed: bool
+    events: list[Any]
+    rng: Rng | None
+    players: tuple[PlayerId, ...]
 
     def random(self) -> Rng:
         if self.rng is None:
@@ -467,6 +470,7 @@ class _Tx:
         values["score"] = seat.score + points
         values["breakdown"] = tuple(breakdown)
         self.seats[i] = _next_seat(values)
+        self.seats_changed = True
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
@@ -475,12 +479,27 @@ class _Tx:
         """The next state. It takes ``v`` over as its ``__dict__``: call this once, last.
         The seats stay the old tuple itself if no seat was replaced."""
         v = self.v
-        seats = self.seats
-        if any(map(is_not, seats, self.s.seats)):
-            v["seats"] = tuple(seats)
+        if self.seats_changed:
+            v["seats"] = tuple(self.seats)
         if self.rng is not None:
             v["rng"] = self.rng.state
         return _next_state(v)
+
+
+_new_tx = object.__new__
+
+
+def _transaction(s: WorkshopState) -> _Tx:
+    """A new :class:`_Tx` for the move from ``s``."""
+    tx: _Tx = _new_tx(_Tx)
+    tx.s = s
+    tx.v = s.__dict__.copy()
+    tx.seats = list(s.seats)
+    tx.seats_changed = False
+    tx.events = []
+    tx.rng = None
+    tx.players = s.players
+    return tx
 
 
 REASON_INDEX: dict[str, int] = {reason: k for k, reason in enumerate(REASONS)}
@@ -547,10 +566,12 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
         tx.seats[seat_index] = _seat(
             seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}
         )
+        tx.seats_changed = True
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
     else:
         tx.seats[seat_index] = _seat_with(seat, "toys", (*toys[:k], new_toy, *toys[k + 1 :]))
+        tx.seats_changed = True
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
@@ -596,6 +617,7 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "toys", (*seat.toys, (card, 0, 0, 0, 0)))
+    tx.seats_changed = True
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -694,6 +716,7 @@ def _inspection(tx: _Tx, number: int) -> None:
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
         tx.seats[i] = _seat(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
+        tx.seats_changed = True
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
@@ -797,6 +820,7 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     tx.v["stalls"] = _set_index(stalls, action.stall, -1)
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "reindeer", (*seat.reindeer, card))
+    tx.seats_changed = True
     tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
     _continue(tx, seat_index)
 
@@ -848,6 +872,7 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     ornament = tx.s.ornament
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "tree", _set_index(seat.tree, k, ornament))
+    tx.seats_changed = True
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(
@@ -946,7 +971,7 @@ def apply_action(
             break
     else:
         action = legal_equal(s, legal, action)
-    tx = _Tx(s)
+    tx = _transaction(s)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
 
