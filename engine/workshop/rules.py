@@ -5,7 +5,9 @@ Hot-path notes: every legal action is a prebuilt, shared, immutable object (so
 by identity); ``apply`` gathers the changed fields in a small transaction object
 and builds the next state with one ``replace`` (a lean, self-checked equivalent of
 ``model_copy(update=...)``), sharing every unchanged tuple and :class:`Seat` with
-the previous state.
+the previous state. The hot functions read a state's fields from its ``__dict__``
+(``d["phase"]``, not ``s.phase``): a pydantic model defines ``__getattr__``, which keeps
+CPython from specialising attribute reads on it, so each costs several dict subscripts.
 """
 
 from __future__ import annotations
@@ -323,12 +325,13 @@ PLACE_ROWS: tuple[dict[Toy, tuple[PlaceTokens, ...]], ...] = tuple(
 
 def legal_list(s: WorkshopState) -> tuple[Any, ...]:
     """The current player's legal actions (shared prebuilt objects), uncached."""
-    phase = s.phase
-    seat = s.seats[(s.first + s.turn) % len(s.players)]
+    d = s.__dict__  # the fields, read from the dicts: cheaper than pydantic's attributes
+    phase = d["phase"]
+    seat = d["seats"][(d["first"] + d["turn"]) % len(d["players"])].__dict__
     if phase == P_STATION:
         # the same conditions as station_refusal, inlined for speed (a test keeps them equal)
-        spaces = s.spaces
-        toys = seat.toys
+        spaces = d["spaces"]
+        toys = seat["toys"]
         open_stations = 0
         if len(spaces[0]) < 4:
             open_stations = 1
@@ -338,30 +341,30 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
             open_stations |= 4
         if len(spaces[3]) < 4:
             open_stations |= 8
-        if _donation_fits(s.donation, toys):
+        if _donation_fits(d["donation"], toys):
             open_stations |= 1 << DONATION
-        if len(toys) < MAX_UNFINISHED and (s.deck or s.sleigh or max(s.mail) >= 0):
+        if len(toys) < MAX_UNFINISHED and (d["deck"] or d["sleigh"] or max(d["mail"]) >= 0):
             if not spaces[MAIL3]:
                 open_stations |= 1 << MAIL3
             if not spaces[MAIL2]:
                 open_stations |= 1 << MAIL2
-        if len(spaces[STABLES]) < 3 and max(s.stalls) >= 0:
+        if len(spaces[STABLES]) < 3 and max(d["stalls"]) >= 0:
             open_stations |= 1 << STABLES
-        if min(seat.tree) < 0 and any(s.ornaments):
+        if min(seat["tree"]) < 0 and any(d["ornaments"]):
             if not spaces[TREE1]:
                 open_stations |= 1 << TREE1
             if not spaces[TREE2]:
                 open_stations |= 1 << TREE2
         return STATION_MENUS[open_stations]
     if phase == P_PLACE:
-        batch = s.batch
+        batch = d["batch"]
         t = 0
         while not batch[t]:
             t += 1
         have = batch[t]
         rows = PLACE_ROWS[t]
         out: list[Any] = []
-        for toy in seat.toys:
+        for toy in seat["toys"]:
             row = rows[toy]
             if row:
                 out += row[:have]
@@ -369,32 +372,32 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
         return tuple(out)
     if phase == P_DONATION:
         out = []
-        donation = s.donation
+        donation = d["donation"]
         for t in range(4):
             if donation[t]:
                 takes = A_TAKE_DONATED[t]
                 bit = 1 << t
-                for toy in seat.toys:
+                for toy in seat["toys"]:
                     if NEEDS[toy] & bit:
                         out.append(takes[toy[0]])
-        if s.taken:
+        if d["taken"]:
             out.append(A_STOP)
         return tuple(out)
     if phase == P_CHOOSE:
-        return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if s.supply[t] > s.batch[t]])
+        return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if d["supply"][t] > d["batch"][t]])
     if phase == P_MAIL:
-        out = [A_TAKE_SLOT[k] for k, card in enumerate(s.mail) if card >= 0]
-        if s.deck or s.sleigh:
+        out = [A_TAKE_SLOT[k] for k, card in enumerate(d["mail"]) if card >= 0]
+        if d["deck"] or d["sleigh"]:
             out.append(A_TAKE_DECK)
-        if s.taken:
+        if d["taken"]:
             out.append(A_STOP)
         return tuple(out)
     if phase == P_REINDEER:
-        return tuple([A_REINDEER[k] for k, card in enumerate(s.stalls) if card >= 0])
+        return tuple([A_REINDEER[k] for k, card in enumerate(d["stalls"]) if card >= 0])
     if phase == P_ORNAMENT:
-        return tuple([A_ORNAMENT[c] for c, left in enumerate(s.ornaments) if left])
+        return tuple([A_ORNAMENT[c] for c, left in enumerate(d["ornaments"]) if left])
     if phase == P_SPACE:
-        return tuple([A_COVER[k] for k, orn in enumerate(seat.tree) if orn < 0])
+        return tuple([A_COVER[k] for k, orn in enumerate(seat["tree"]) if orn < 0])
     return ()
 
 
@@ -463,11 +466,10 @@ class _Tx:
         return self.rng
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
-        seat = self.seats[i]
-        values = seat.__dict__.copy()
-        breakdown = list(seat.breakdown)
+        values = self.seats[i].__dict__.copy()
+        breakdown = list(values["breakdown"])
         breakdown[REASON_INDEX[reason]] += points
-        values["score"] = seat.score + points
+        values["score"] += points
         values["breakdown"] = tuple(breakdown)
         self.seats[i] = _next_seat(values)
         self.seats_changed = True
@@ -489,16 +491,16 @@ class _Tx:
 _new_tx = object.__new__
 
 
-def _transaction(s: WorkshopState) -> _Tx:
-    """A new :class:`_Tx` for the move from ``s``."""
+def _transaction(s: WorkshopState, fields: dict[str, Any]) -> _Tx:
+    """A new :class:`_Tx` for the move from ``s``, whose ``__dict__`` is ``fields``."""
     tx: _Tx = _new_tx(_Tx)
     tx.s = s
-    tx.v = s.__dict__.copy()
-    tx.seats = list(s.seats)
+    tx.v = fields.copy()
+    tx.seats = list(fields["seats"])
     tx.seats_changed = False
     tx.events = []
     tx.rng = None
-    tx.players = s.players
+    tx.players = fields["players"]
     return tx
 
 
@@ -955,9 +957,10 @@ def apply_action(
     s: WorkshopState, player: PlayerId, action: Any
 ) -> tuple[WorkshopState, list[Any]]:
     """``GAME.apply``: the turn check, then the action's handler in a transaction."""
-    players = s.players
-    seat = (s.first + s.turn) % len(players)
-    if s.phase == P_OVER or player != players[seat]:
+    d = s.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
+    players = d["players"]
+    seat = (d["first"] + d["turn"]) % len(players)
+    if d["phase"] == P_OVER or player != players[seat]:
         from engine.workshop import GAME  # the shared checks need the game object
 
         check_can_act(GAME, s, player)
@@ -971,7 +974,7 @@ def apply_action(
             break
     else:
         action = legal_equal(s, legal, action)
-    tx = _transaction(s)
+    tx = _transaction(s, d)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
 
@@ -991,8 +994,9 @@ def legal_equal(s: WorkshopState, legal: Sequence[Any], action: Any) -> Any:
 def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
     """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
     empty list for anyone else."""
-    players = s.players
-    if s.phase == P_OVER or player != players[(s.first + s.turn) % len(players)]:
+    d = s.__dict__
+    players = d["players"]
+    if d["phase"] == P_OVER or player != players[(d["first"] + d["turn"]) % len(players)]:
         return []
     return legal_actions_of(s)
 
