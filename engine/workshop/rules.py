@@ -7,7 +7,8 @@ and builds the next state with one ``replace`` (a lean, self-checked equivalent 
 ``model_copy(update=...)``), sharing every unchanged tuple and :class:`Seat` with
 the previous state. The hot functions read a state's fields from its ``__dict__``
 (``d["phase"]``, not ``s.phase``): a pydantic model defines ``__getattr__``, which keeps
-CPython from specialising attribute reads on it, so each costs several dict subscripts.
+CPython from specialising attribute reads on it: each costs about one and a half dict
+subscripts.
 """
 
 from __future__ import annotations
