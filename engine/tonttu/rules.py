@@ -31,6 +31,7 @@ from itertools import chain
 from typing import Any
 
 from engine.core import (
+    SHARED_LIMIT,
     TIMER,
     GameOver,
     IllegalAction,
@@ -217,6 +218,19 @@ _game_ended = successor_of(GameEnded)
 new_chose = constructor(Chose, shared=True)
 """A :class:`Chose` holds nothing but who chose, in which phase, replacing or not: one
 shared instance for each, like the shared actions."""
+_FIRST_PICK: dict[PlayerId, Chose] = {}
+_FIRST_POINT: dict[PlayerId, Chose] = {}
+"""The shared :class:`Chose` of a seat's first (not replaced) pick and point, by player:
+the one every round has, found with one lookup of a string instead of a call to
+:data:`new_chose` (keyword arguments, a key tuple)."""
+
+
+def _first_choice(known: dict[PlayerId, Chose], player: PlayerId, phase: Any) -> Chose:
+    """``new_chose(player=player, phase=phase)``, remembered in ``known``."""
+    if len(known) >= SHARED_LIMIT:
+        known.clear()
+    event = known[player] = new_chose(player=player, phase=phase)
+    return event
 
 
 _next_state = successor_of(TonttuState)
@@ -313,7 +327,11 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
     choices = list(d["choices"])
     replaced = choices[seat] is not None
     choices[seat] = card
-    event = new_chose(player=d["players"][seat], phase="pick", replaced=replaced)
+    player = d["players"][seat]
+    if replaced:
+        event = new_chose(player=player, phase="pick", replaced=True)
+    else:
+        event = _FIRST_PICK.get(player) or _first_choice(_FIRST_PICK, player, "pick")
     # someone still has to pick: a seat without a choice, whose hand is not empty (T-2.5)
     if None in choices and (
         () not in hands or any(c is None and h for c, h in zip(choices, hands, strict=True))
@@ -360,7 +378,11 @@ def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuSta
     choices = list(d["choices"])
     replaced = choices[seat] is not None
     choices[seat] = code
-    event = new_chose(player=d["players"][seat], phase="point", replaced=replaced)
+    player = d["players"][seat]
+    if replaced:
+        event = new_chose(player=player, phase="point", replaced=True)
+    else:
+        event = _FIRST_POINT.get(player) or _first_choice(_FIRST_POINT, player, "point")
     values = d.copy()
     if None in choices:
         values["choices"] = tuple(choices)
@@ -471,7 +493,7 @@ def _resolve_points(
                     "contenders": contender_names,
                     "offers": named_offers,
                     "winner": players[winner],
-                    "paid": [CARD_NAME[card] for card in paid],
+                    "paid": list(map(CARD_NAME.__getitem__, paid)),
                     "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
                 }
             )
@@ -617,7 +639,7 @@ def _speed_point(
                     "contenders": [player],
                     "offers": {},
                     "winner": player,
-                    "paid": [CARD_NAME[card] for card in paid],
+                    "paid": list(map(CARD_NAME.__getitem__, paid)),
                     "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
                 }
             )
