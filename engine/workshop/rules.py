@@ -444,6 +444,8 @@ class _Tx:
     dict subscript is the cheapest read and write Python has); it becomes the next
     state's ``__dict__`` in :meth:`build`. Only the sequences that change are
     replaced, by new tuples: every other value stays shared with the old state.
+    Handlers read the old state's values from ``v`` too, before they change them (no
+    pydantic attribute reads, see the module's notes).
 
     ``seats`` is read and replaced in place (``tx.seats[i] = _seat(tx.seats[i], …)``);
     whoever replaces a seat also sets ``seats_changed``, so that :meth:`build` knows
@@ -451,9 +453,8 @@ class _Tx:
     (a Python ``__init__`` called from the class costs more than the stores it makes).
     """
 
-    __slots__ = ("events", "players", "rng", "s", "seats", "seats_changed", "v")
+    __slots__ = ("events", "players", "rng", "seats", "seats_changed", "v")
 
-    s: WorkshopState
     v: dict[str, Any]
     seats: list[Seat]
     seats_changed: bool
@@ -463,7 +464,7 @@ class _Tx:
 
     def random(self) -> Rng:
         if self.rng is None:
-            self.rng = Rng(self.s.rng)
+            self.rng = Rng(self.v["rng"])
         return self.rng
 
     def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
@@ -492,10 +493,9 @@ class _Tx:
 _new_tx = object.__new__
 
 
-def _transaction(s: WorkshopState, fields: dict[str, Any]) -> _Tx:
-    """A new :class:`_Tx` for the move from ``s``, whose ``__dict__`` is ``fields``."""
+def _transaction(fields: dict[str, Any]) -> _Tx:
+    """A new :class:`_Tx` for the move from the state whose ``__dict__`` is ``fields``."""
     tx: _Tx = _new_tx(_Tx)
-    tx.s = s
     tx.v = fields.copy()
     tx.seats = list(fields["seats"])
     tx.seats_changed = False
@@ -673,7 +673,7 @@ def _end_turn(tx: _Tx) -> None:
     v["phase"] = P_STATION
     v["station"] = -1
     v["taken"] = 0
-    turn = tx.s.turn + 1
+    turn = v["turn"] + 1
     v["turn"] = turn
     if turn == ELVES * len(tx.players):
         _end_day(tx)
@@ -681,16 +681,15 @@ def _end_turn(tx: _Tx) -> None:
 
 def _end_day(tx: _Tx) -> None:
     """W-2.3: Elves home, stalls to the deck bottom, 3 new, Santa, Inspection, first player."""
-    s = tx.s
     v = tx.v
     v["spaces"] = ((),) * len(STATIONS)
-    deck = s.reindeer_deck + tuple(c for c in v["stalls"] if c >= 0)
+    deck = v["reindeer_deck"] + tuple([c for c in v["stalls"] if c >= 0])
     revealed = deck[:STALLS]
     v["stalls"] = revealed + (-1,) * (STALLS - len(revealed))
     v["reindeer_deck"] = deck[STALLS:]
-    day = s.day
+    day = v["day"]
     last = day == DAYS
-    first = s.first if last else (s.first + 1) % len(tx.players)
+    first = v["first"] if last else (v["first"] + 1) % len(tx.players)
     tx.events.append(
         new_day_ended(
             day=day,
@@ -812,13 +811,13 @@ def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
 
 def _apply_stop(tx: _Tx, seat: int, action: StopTaking) -> None:
     """End a Mail Room visit (W-3.3) or a Donation Center visit (W-3.2) early."""
-    if tx.s.phase != P_DONATION:
+    if tx.v["phase"] != P_DONATION:
         tx.v["mail_left"] = 0
     _continue(tx, seat)
 
 
 def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
-    stalls = tx.s.stalls
+    stalls = tx.v["stalls"]
     card = stalls[action.stall]
     tx.v["stalls"] = _set_index(stalls, action.stall, -1)
     seat = tx.seats[seat_index]
@@ -829,7 +828,7 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
 
 
 def _apply_choose(tx: _Tx, seat: int, action: ChooseMaterial) -> None:
-    tx.v["to_choose"] = tx.s.to_choose - 1
+    tx.v["to_choose"] -= 1
     _receive(tx, seat, MATERIAL_INDEX[action.material], 1)
     _continue(tx, seat)
 
@@ -848,7 +847,7 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
     """W-3.5: the reward is drawn at random within the colour, then revealed and gained."""
     v = tx.v
     c = COLOUR_INDEX[action.colour]
-    ornaments = tx.s.ornaments
+    ornaments = v["ornaments"]
     left = ornaments[c]
     k = tx.random().below(len(left))
     reward_index = left[k]
@@ -872,7 +871,7 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
 
 def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     k = SPACE_INDEX[action.space]
-    ornament = tx.s.ornament
+    ornament = tx.v["ornament"]
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "tree", _set_index(seat.tree, k, ornament))
     tx.seats_changed = True
@@ -895,7 +894,7 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
 def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
     v = tx.v
     _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
-    v["taken"] = tx.s.taken + 1
+    v["taken"] += 1
     if _donation_fits(v["donation"], tx.seats[seat_index].toys):
         v["phase"] = P_DONATION
     else:
@@ -975,7 +974,7 @@ def apply_action(
             break
     else:
         action = legal_equal(s, legal, action)
-    tx = _transaction(s, d)
+    tx = _transaction(d)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
 
