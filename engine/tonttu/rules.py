@@ -8,7 +8,8 @@ about twenty entries), replaces the sequences that change by new tuples, and tak
 copy over as the next state's ``__dict__`` (``engine.core.successor_of``): every
 unchanged tuple is shared with the previous state, and nothing is validated, since
 every value is made here from valid ones. The old state's fields are read from that
-dict too (``d["hands"]``, not ``state.hands``): a pydantic model defines ``__getattr__``,
+dict too (``d["hands"]``, not ``state.hands``; the functions below ``apply_action`` take
+that dict, ``d``, rather than the state): a pydantic model defines ``__getattr__``,
 which keeps CPython from specialising attribute reads on it: each costs about one and a
 half dict subscripts. Events are built the same way as states, each from a
 dict display naming all its fields (``successor_of`` the event's model); a
@@ -268,7 +269,7 @@ def apply_action(
         kind = None
     if player == TIMER:
         if kind == "close_point_phase" and phase == "point" and d["mode"] == "speed":
-            return _close_point_phase(state)
+            return _close_point_phase(d)
         raise IllegalAction("The timer can only close an open speed point phase.")
     try:
         seat = d["players"].index(player)
@@ -277,7 +278,7 @@ def apply_action(
     if phase == "pick":
         if kind != "pick":
             raise IllegalAction("It is the pick phase: choose one of your hand cards.")
-        return _pick(state, seat, action)
+        return _pick(d, seat, action)
     if kind == "point_gift":
         gift = getattr(action, "gift", None)
         middle_gifts = d["middle_gifts"]
@@ -303,13 +304,12 @@ def apply_action(
     else:
         raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
     if d["mode"] == "speed":
-        return _speed_point(state, seat, code, slot)
-    return _tactical_point(state, seat, code)
+        return _speed_point(d, seat, code, slot)
+    return _tactical_point(d, seat, code)
 
 
-def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list[Any]]:
+def _pick(d: dict[str, Any], seat: int, action: Any) -> tuple[TonttuState, list[Any]]:
     """T-2.1: a secret pick (or a replaced one); the last missing pick reveals them all."""
-    d = state.__dict__
     hands = d["hands"]
     hand = hands[seat]
     if not hand:
@@ -339,14 +339,13 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
         values = d.copy()
         values["choices"] = tuple(choices)
         return _next_state(values), [event]
-    return _reveal_picks(state, choices, event)
+    return _reveal_picks(d, choices, event)
 
 
 def _reveal_picks(
-    state: TonttuState, choices: list[int | None], first: Chose
+    d: dict[str, Any], choices: list[int | None], first: Chose
 ) -> tuple[TonttuState, list[Any]]:
     """T-2.1: all picks go face up onto their owners' workbenches at once."""
-    d = state.__dict__
     players = d["players"]
     hands = list(d["hands"])
     face_up = list(d["face_up"])
@@ -372,9 +371,8 @@ def _reveal_picks(
     return _next_state(values), [first, reveal]
 
 
-def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuState, list[Any]]:
+def _tactical_point(d: dict[str, Any], seat: int, code: int) -> tuple[TonttuState, list[Any]]:
     """T-2.2: a secret point (or a replaced one); the last missing point resolves them all."""
-    d = state.__dict__
     choices = list(d["choices"])
     replaced = choices[seat] is not None
     choices[seat] = code
@@ -387,14 +385,13 @@ def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuSta
     if None in choices:
         values["choices"] = tuple(choices)
         return _next_state(values), [event]
-    return _resolve_points(state, values, choices, event)
+    return _resolve_points(d, values, choices, event)
 
 
 def _resolve_points(
-    state: TonttuState, values: dict[str, Any], choices: list[int | None], first: Chose
+    d: dict[str, Any], values: dict[str, Any], choices: list[int | None], first: Chose
 ) -> tuple[TonttuState, list[Any]]:
     """T-3: reveal every point and resolve them together, in middle slot order."""
-    d = state.__dict__  # the old fields (values is the copy that changes)
     players = d["players"]
     # the seats pointing at each code, in seat order (one pass over the choices)
     pointed: dict[int | None, list[int]] = {}
@@ -550,7 +547,7 @@ def _resolve_points(
             "materials": material_results,
         }
     )
-    new_state, end_events = _end_round(state, values)
+    new_state, end_events = _end_round(d, values)
     return new_state, [first, reveal, *end_events]
 
 
@@ -592,10 +589,9 @@ def _take_material(
 
 
 def _speed_point(
-    state: TonttuState, seat: int, code: int, slot: int
+    d: dict[str, Any], seat: int, code: int, slot: int
 ) -> tuple[TonttuState, list[Any]]:
     """T-4: the point resolves at once, in apply order; each seat points once."""
-    d = state.__dict__
     choices = list(d["choices"])
     if choices[seat] is not None:
         raise NotYourTurn("You have already pointed this round.")
@@ -702,17 +698,17 @@ def _speed_point(
     if None in choices:
         values["choices"] = tuple(choices)
         return _next_state(values), [event]
-    new_state, end_events = _end_round(state, values)
+    new_state, end_events = _end_round(d, values)
     return new_state, [event, *end_events]
 
 
-def _close_point_phase(state: TonttuState) -> tuple[TonttuState, list[Any]]:
+def _close_point_phase(d: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
     """T-4: the table's timer ran out; seats that did not point simply missed out."""
-    missed = [p for p, c in zip(state.players, state.choices, strict=True) if c is None]
+    missed = [p for p, c in zip(d["players"], d["choices"], strict=True) if c is None]
     event = _point_phase_closed(
-        {"kind": "point_phase_closed", "round": state.round, "missed": missed}
+        {"kind": "point_phase_closed", "round": d["round"], "missed": missed}
     )
-    new_state, end_events = _end_round(state, state.__dict__.copy())
+    new_state, end_events = _end_round(d, d.copy())
     return new_state, [event, *end_events]
 
 
@@ -753,12 +749,12 @@ class _Deck:
         return taken
 
 
-def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
+def _end_round(d: dict[str, Any], values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
     """T-2.3 in order: refill; game end; pass hands or discard, flip and redeal.
 
-    ``values`` holds the table as the round's points left it (the next state's
-    ``__dict__``); it is completed here and becomes the next state."""
-    d = state.__dict__  # the old fields (values is the copy that changes)
+    ``d`` holds the old state's fields (its ``__dict__``, read only), ``values`` the table
+    as the round's points left it (the next state's ``__dict__``); ``values`` is
+    completed here and becomes the next state."""
     players = d["players"]
     n = len(players)
     # refill the gifts from the stack, in slot order
