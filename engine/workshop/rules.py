@@ -147,17 +147,9 @@ _next_state = successor_of(WorkshopState)
 _next_seat = successor_of(Seat)
 
 
-def _seat(seat: Seat, changes: dict[str, Any]) -> Seat:
-    """A copy of ``seat`` with ``changes`` (``engine.core.successor_of`` on the merged
-    values: every field counts as set, as in every seat ``new_state`` makes)."""
-    values = seat.__dict__.copy()
-    values.update(changes)
-    return _next_seat(values)
-
-
 def _seat_with(seat: Seat, name: str, value: Any) -> Seat:
-    """A copy of ``seat`` with one field replaced (as :func:`_seat`, without a dict of
-    changes)."""
+    """A copy of ``seat`` with one field replaced (``engine.core.successor_of`` on the
+    changed values: every field counts as set, as in every seat ``new_state`` makes)."""
     values = seat.__dict__.copy()
     values[name] = value
     return _next_seat(values)
@@ -447,7 +439,7 @@ class _Tx:
     Handlers read the old state's values from ``v`` too, before they change them (no
     pydantic attribute reads, see the module's notes).
 
-    ``seats`` is read and replaced in place (``tx.seats[i] = _seat(tx.seats[i], …)``);
+    ``seats`` is read and replaced in place (``tx.seats[i] = _seat_with(tx.seats[i], …)``);
     whoever replaces a seat also sets ``seats_changed``, so that :meth:`build` knows
     without comparing them all. Made by :func:`_transaction`, not by calling the class
     (a Python ``__init__`` called from the class costs more than the stores it makes).
@@ -467,8 +459,12 @@ class _Tx:
             self.rng = Rng(self.v["rng"])
         return self.rng
 
-    def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
-        values = self.seats[i].__dict__.copy()
+    def score(self, i: int, points: int, reason: str, detail: str = "", values: Any = None) -> None:
+        """Seat ``i`` scores: a new seat, and the event. ``values``: the seat's field
+        values with other changes already made (a copy of its ``__dict__``, taken over),
+        so that the seat is copied once."""
+        if values is None:
+            values = self.seats[i].__dict__.copy()
         breakdown = list(values["breakdown"])
         breakdown[REASON_INDEX[reason]] += points
         values["score"] += points
@@ -566,12 +562,11 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
             supply[2] + req[2],
             supply[3] + req[3],
         )
-        tx.seats[seat_index] = _seat(
-            seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}
-        )
-        tx.seats_changed = True
+        values = seat.__dict__.copy()
+        values["toys"] = toys[:k] + toys[k + 1 :]
+        values["completed"] = (*values["completed"], card)
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
-        tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
+        tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card], values)
     else:
         tx.seats[seat_index] = _seat_with(seat, "toys", (*toys[:k], new_toy, *toys[k + 1 :]))
         tx.seats_changed = True
@@ -717,11 +712,15 @@ def _inspection(tx: _Tx, number: int) -> None:
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
-        tx.seats[i] = _seat(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
-        tx.seats_changed = True
+        values = seat.__dict__.copy()
+        values["completed"] = ()
+        values["cheer"] = (*values["cheer"], cheer[i])
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
-            tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
+            tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}", values)
+        else:
+            tx.seats[i] = _next_seat(values)
+            tx.seats_changed = True
     tx.v["sleigh"] = tuple(sleigh)
 
 
