@@ -528,8 +528,8 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
 def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_batch: bool) -> None:
     """Place tokens on a toy (W-4.1); a filled toy completes at once (W-4.3)."""
     v = tx.v
-    seat = tx.seats[seat_index]
-    toys = seat.toys
+    values = tx.seats[seat_index].__dict__.copy()  # the seat's next values
+    toys = values["toys"]
     k = 0
     while toys[k][0] != card:
         k += 1
@@ -562,13 +562,13 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
             supply[2] + req[2],
             supply[3] + req[3],
         )
-        values = seat.__dict__.copy()
         values["toys"] = toys[:k] + toys[k + 1 :]
         values["completed"] = (*values["completed"], card)
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card], values)
     else:
-        tx.seats[seat_index] = _seat_with(seat, "toys", (*toys[:k], new_toy, *toys[k + 1 :]))
+        values["toys"] = (*toys[:k], new_toy, *toys[k + 1 :])
+        tx.seats[seat_index] = _next_seat(values)
         tx.seats_changed = True
 
 
