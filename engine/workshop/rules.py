@@ -774,21 +774,20 @@ def outcome_of(s: WorkshopState) -> WorkshopOutcome:
 
 def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
     v = tx.v
-    i = STATION_INDEX[action.station]
+    station = action.station
+    i = STATION_INDEX[station]
     spaces = v["spaces"]
     occupants = spaces[i]
     space = len(occupants)
     v["spaces"] = (*spaces[:i], (*occupants, seat_index), *spaces[i + 1 :])
     v["station"] = i
     v["taken"] = 0
-    tx.events.append(
-        new_elf_placed(player=tx.players[seat_index], station=action.station, space=space)
-    )
+    tx.events.append(new_elf_placed(player=tx.players[seat_index], station=station, space=space))
     if i < 4:
         # W-3.1: every player first scores 1 per Elf of theirs already here.
         if occupants:
             for owner in sorted(set(occupants)):
-                tx.score(owner, occupants.count(owner), R_COOP, STATION_NAMES[action.station])
+                tx.score(owner, occupants.count(owner), R_COOP, STATION_NAMES[station])
         _receive(tx, seat_index, i, space + 2)
         _continue(tx, seat_index)
     elif i == DONATION:
@@ -817,12 +816,13 @@ def _apply_stop(tx: _Tx, seat: int, action: StopTaking) -> None:
 
 def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     stalls = tx.v["stalls"]
-    card = stalls[action.stall]
-    tx.v["stalls"] = _set_index(stalls, action.stall, -1)
+    stall = action.stall
+    card = stalls[stall]
+    tx.v["stalls"] = _set_index(stalls, stall, -1)
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "reindeer", (*seat.reindeer, card))
     tx.seats_changed = True
-    tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
+    tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=stall))
     _continue(tx, seat_index)
 
 
@@ -833,19 +833,22 @@ def _apply_choose(tx: _Tx, seat: int, action: ChooseMaterial) -> None:
 
 
 def _apply_place(tx: _Tx, seat: int, action: PlaceTokens) -> None:
-    _put_on_toy(tx, seat, action.toy, MATERIAL_INDEX[action.material], action.count, True)
+    a = action.__dict__  # one attribute read for three fields
+    _put_on_toy(tx, seat, a["toy"], MATERIAL_INDEX[a["material"]], a["count"], True)
     _continue(tx, seat)
 
 
 def _apply_donate(tx: _Tx, seat: int, action: DonateTokens) -> None:
-    _donate(tx, seat, MATERIAL_INDEX[action.material], action.count, automatic=False)
+    a = action.__dict__
+    _donate(tx, seat, MATERIAL_INDEX[a["material"]], a["count"], automatic=False)
     _continue(tx, seat)
 
 
 def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
     """W-3.5: the reward is drawn at random within the colour, then revealed and gained."""
     v = tx.v
-    c = COLOUR_INDEX[action.colour]
+    colour = action.colour
+    c = COLOUR_INDEX[colour]
     ornaments = v["ornaments"]
     left = ornaments[c]
     k = tx.random().below(len(left))
@@ -854,10 +857,10 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
     v["ornament"] = c * N_REWARDS + reward_index
     reward = C.rewards[reward_index]
     tx.events.append(
-        new_ornament_revealed(player=tx.players[seat], colour=action.colour, reward=reward.label)
+        new_ornament_revealed(player=tx.players[seat], colour=colour, reward=reward.label)
     )
     if reward.points:
-        tx.score(seat, reward.points, R_ORNAMENT, f"{action.colour} ornament: {reward.label}")
+        tx.score(seat, reward.points, R_ORNAMENT, f"{colour} ornament: {reward.label}")
     if reward.toys:
         v["mail_left"] = reward.toys
         v["taken"] = 0
@@ -869,7 +872,8 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
 
 
 def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
-    k = SPACE_INDEX[action.space]
+    space_id = action.space
+    k = SPACE_INDEX[space_id]
     ornament = tx.v["ornament"]
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "tree", _set_index(seat.tree, k, ornament))
@@ -879,7 +883,7 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
         new_ornament_placed(
             player=tx.players[seat_index],
             colour=C.ornament_colour(ornament),
-            space=action.space,
+            space=space_id,
         )
     )
     space = C.tree_spaces[k]
@@ -892,7 +896,8 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
 
 def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
     v = tx.v
-    _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
+    a = action.__dict__
+    _put_on_toy(tx, seat_index, a["toy"], MATERIAL_INDEX[a["material"]], 1, False)
     v["taken"] += 1
     if _donation_fits(v["donation"], tx.seats[seat_index].toys):
         v["phase"] = P_DONATION
