@@ -7,7 +7,11 @@ Hot-path notes. ``apply`` copies the state's field values once (``state.__dict__
 about twenty entries), replaces the sequences that change by new tuples, and takes the
 copy over as the next state's ``__dict__`` (``engine.core.successor_of``): every
 unchanged tuple is shared with the previous state, and nothing is validated, since
-every value is made here from valid ones. Events are built the same way, each from a
+every value is made here from valid ones. The old state's fields are read from that
+dict too (``d["hands"]``, not ``state.hands``; the functions below ``apply_action`` take
+that dict, ``d``, rather than the state): a pydantic model defines ``__getattr__``,
+which keeps CPython from specialising attribute reads on it: each costs about one and a
+half dict subscripts. Events are built the same way as states, each from a
 dict display naming all its fields (``successor_of`` the event's model); a
 :class:`Chose` (who chose, in which phase, replacing or not) holds no other
 information, so one instance of each is shared, as the actions are. Two events have
@@ -28,6 +32,7 @@ from itertools import chain
 from typing import Any
 
 from engine.core import (
+    SHARED_LIMIT,
     TIMER,
     GameOver,
     IllegalAction,
@@ -214,6 +219,19 @@ _game_ended = successor_of(GameEnded)
 new_chose = constructor(Chose, shared=True)
 """A :class:`Chose` holds nothing but who chose, in which phase, replacing or not: one
 shared instance for each, like the shared actions."""
+_FIRST_PICK: dict[PlayerId, Chose] = {}
+_FIRST_POINT: dict[PlayerId, Chose] = {}
+"""The shared :class:`Chose` of a seat's first (not replaced) pick and point, by player:
+the one every round has, found with one lookup of a string instead of a call to
+:data:`new_chose` (keyword arguments, a key tuple)."""
+
+
+def _first_choice(known: dict[PlayerId, Chose], player: PlayerId, phase: Any) -> Chose:
+    """``new_chose(player=player, phase=phase)``, remembered in ``known``."""
+    if len(known) >= SHARED_LIMIT:
+        known.clear()
+    event = known[player] = new_chose(player=player, phase=phase)
+    return event
 
 
 _next_state = successor_of(TonttuState)
@@ -241,7 +259,8 @@ def apply_action(
     without validation) is refused with :class:`IllegalAction`, never a ``KeyError``,
     ``TypeError`` or ``AttributeError`` from deeper in.
     """
-    phase = state.phase
+    d = state.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
+    phase = d["phase"]
     if phase == "over":
         raise GameOver("The game is over; no more moves can be made.")
     try:
@@ -249,22 +268,23 @@ def apply_action(
     except Exception:  # not an action at all
         kind = None
     if player == TIMER:
-        if kind == "close_point_phase" and phase == "point" and state.mode == "speed":
-            return _close_point_phase(state)
+        if kind == "close_point_phase" and phase == "point" and d["mode"] == "speed":
+            return _close_point_phase(d)
         raise IllegalAction("The timer can only close an open speed point phase.")
     try:
-        seat = state.players.index(player)
+        seat = d["players"].index(player)
     except ValueError:
         raise NotInGame("You are not playing in this game.") from None
     if phase == "pick":
         if kind != "pick":
             raise IllegalAction("It is the pick phase: choose one of your hand cards.")
-        return _pick(state, seat, action)
+        return _pick(d, seat, action)
     if kind == "point_gift":
         gift = getattr(action, "gift", None)
-        if type(gift) is not int or gift not in state.middle_gifts:
+        middle_gifts = d["middle_gifts"]
+        if type(gift) is not int or gift not in middle_gifts:
             raise IllegalAction("That gift is not in the middle; point at a card that is.")
-        slot = state.middle_gifts.index(gift)
+        slot = middle_gifts.index(gift)
         code = gift
     elif kind == "point_material":
         wanted_slot = getattr(action, "slot", None)
@@ -274,7 +294,8 @@ def apply_action(
         if type(wanted_slot) is not int:
             raise IllegalAction("Name the face-down material by its slot number.")
         slot = wanted_slot
-        if not 0 <= slot < len(state.middle_materials) or state.middle_materials[slot] is None:
+        materials = d["middle_materials"]
+        if not 0 <= slot < len(materials) or materials[slot] is None:
             raise IllegalAction(
                 "There is no face-down material in slot {slot}; point at a card that is.",
                 slot=slot + 1,
@@ -282,14 +303,14 @@ def apply_action(
         code = (MATERIAL_POINT if face_down else MATERIAL_POINT_UP) + slot
     else:
         raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
-    if state.mode == "speed":
-        return _speed_point(state, seat, code, slot)
-    return _tactical_point(state, seat, code)
+    if d["mode"] == "speed":
+        return _speed_point(d, seat, code, slot)
+    return _tactical_point(d, seat, code)
 
 
-def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list[Any]]:
+def _pick(d: dict[str, Any], seat: int, action: Any) -> tuple[TonttuState, list[Any]]:
     """T-2.1: a secret pick (or a replaced one); the last missing pick reveals them all."""
-    hands = state.hands
+    hands = d["hands"]
     hand = hands[seat]
     if not hand:
         raise NotYourTurn("Your hand is empty, so you skip this pick.")
@@ -303,27 +324,31 @@ def _pick(state: TonttuState, seat: int, action: Any) -> tuple[TonttuState, list
             break
     else:
         raise IllegalAction("You have no {material} in your hand.", material=Term(material))
-    choices = list(state.choices)
+    choices = list(d["choices"])
     replaced = choices[seat] is not None
     choices[seat] = card
-    event = new_chose(player=state.players[seat], phase="pick", replaced=replaced)
+    player = d["players"][seat]
+    if replaced:
+        event = new_chose(player=player, phase="pick", replaced=True)
+    else:
+        event = _FIRST_PICK.get(player) or _first_choice(_FIRST_PICK, player, "pick")
     # someone still has to pick: a seat without a choice, whose hand is not empty (T-2.5)
     if None in choices and (
         () not in hands or any(c is None and h for c, h in zip(choices, hands, strict=True))
     ):
-        values = state.__dict__.copy()
+        values = d.copy()
         values["choices"] = tuple(choices)
         return _next_state(values), [event]
-    return _reveal_picks(state, choices, event)
+    return _reveal_picks(d, choices, event)
 
 
 def _reveal_picks(
-    state: TonttuState, choices: list[int | None], first: Chose
+    d: dict[str, Any], choices: list[int | None], first: Chose
 ) -> tuple[TonttuState, list[Any]]:
     """T-2.1: all picks go face up onto their owners' workbenches at once."""
-    players = state.players
-    hands = list(state.hands)
-    face_up = list(state.face_up)
+    players = d["players"]
+    hands = list(d["hands"])
+    face_up = list(d["face_up"])
     picks: dict[PlayerId, str] = {}
     skipped: list[PlayerId] = []
     for seat, card in enumerate(choices):
@@ -335,35 +360,39 @@ def _reveal_picks(
         hands[seat] = hand[:i] + hand[i + 1 :]
         face_up[seat] = (*face_up[seat], card)
         picks[players[seat]] = CARD_NAME[card]
-    values = state.__dict__.copy()
+    values = d.copy()
     values["hands"] = tuple(hands)
     values["face_up"] = tuple(face_up)
     values["phase"] = "point"
     values["choices"] = NO_CHOICES[len(choices)]
     reveal = _picks_revealed(
-        {"kind": "picks_revealed", "round": state.round, "picks": picks, "skipped": skipped}
+        {"kind": "picks_revealed", "round": d["round"], "picks": picks, "skipped": skipped}
     )
     return _next_state(values), [first, reveal]
 
 
-def _tactical_point(state: TonttuState, seat: int, code: int) -> tuple[TonttuState, list[Any]]:
+def _tactical_point(d: dict[str, Any], seat: int, code: int) -> tuple[TonttuState, list[Any]]:
     """T-2.2: a secret point (or a replaced one); the last missing point resolves them all."""
-    choices = list(state.choices)
+    choices = list(d["choices"])
     replaced = choices[seat] is not None
     choices[seat] = code
-    event = new_chose(player=state.players[seat], phase="point", replaced=replaced)
-    values = state.__dict__.copy()
+    player = d["players"][seat]
+    if replaced:
+        event = new_chose(player=player, phase="point", replaced=True)
+    else:
+        event = _FIRST_POINT.get(player) or _first_choice(_FIRST_POINT, player, "point")
+    values = d.copy()
     if None in choices:
         values["choices"] = tuple(choices)
         return _next_state(values), [event]
-    return _resolve_points(state, values, choices, event)
+    return _resolve_points(d, values, choices, event)
 
 
 def _resolve_points(
-    state: TonttuState, values: dict[str, Any], choices: list[int | None], first: Chose
+    d: dict[str, Any], values: dict[str, Any], choices: list[int | None], first: Chose
 ) -> tuple[TonttuState, list[Any]]:
     """T-3: reveal every point and resolve them together, in middle slot order."""
-    players = state.players
+    players = d["players"]
     # the seats pointing at each code, in seat order (one pass over the choices)
     pointed: dict[int | None, list[int]] = {}
     for seat, code in enumerate(choices):
@@ -371,10 +400,10 @@ def _resolve_points(
             pointed[code].append(seat)
         else:
             pointed[code] = [seat]
-    face_up = list(state.face_up)
-    face_down = list(state.face_down)
+    face_up = list(d["face_up"])
+    face_down = list(d["face_down"])
     gift_results: list[GiftResult] = []
-    middle_gifts = state.middle_gifts
+    middle_gifts = d["middle_gifts"]
     won_any = False
     for slot, gift in enumerate(middle_gifts):
         if gift is None or gift not in pointed:
@@ -444,8 +473,8 @@ def _resolve_points(
         if not won_any:
             won_any = True
             middle = list(middle_gifts)
-            won = list(state.won)
-            scores = list(state.scores)
+            won = list(d["won"])
+            scores = list(d["scores"])
         middle[slot] = None
         won_cards = (*won[winner], gift)
         won[winner] = won_cards
@@ -461,7 +490,7 @@ def _resolve_points(
                     "contenders": contender_names,
                     "offers": named_offers,
                     "winner": players[winner],
-                    "paid": [CARD_NAME[card] for card in paid],
+                    "paid": list(map(CARD_NAME.__getitem__, paid)),
                     "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
                 }
             )
@@ -472,7 +501,7 @@ def _resolve_points(
         values["scores"] = tuple(scores)
         values["gift_won_this_round"] = True
     material_results: list[MaterialResult] = []
-    materials = state.middle_materials
+    materials = d["middle_materials"]
     taken_any = False
     for slot, card in enumerate(materials):
         if card is None:
@@ -513,12 +542,12 @@ def _resolve_points(
     reveal = _points_revealed(
         {
             "kind": "points_revealed",
-            "round": state.round,
+            "round": d["round"],
             "gifts": gift_results,
             "materials": material_results,
         }
     )
-    new_state, end_events = _end_round(state, values)
+    new_state, end_events = _end_round(d, values)
     return new_state, [first, reveal, *end_events]
 
 
@@ -560,21 +589,21 @@ def _take_material(
 
 
 def _speed_point(
-    state: TonttuState, seat: int, code: int, slot: int
+    d: dict[str, Any], seat: int, code: int, slot: int
 ) -> tuple[TonttuState, list[Any]]:
     """T-4: the point resolves at once, in apply order; each seat points once."""
-    choices = list(state.choices)
+    choices = list(d["choices"])
     if choices[seat] is not None:
         raise NotYourTurn("You have already pointed this round.")
-    players = state.players
+    players = d["players"]
     player = players[seat]
-    values = state.__dict__.copy()
+    values = d.copy()
     gift_result: GiftResult | None = None
     material_result: MaterialResult | None = None
     if code < MATERIAL_POINT:
         gift = code
-        face_up = state.face_up
-        face_down = state.face_down
+        face_up = d["face_up"]
+        face_down = d["face_down"]
         if _can_pay(face_up[seat], face_down[seat], gift):
             up, _, paid, paid_down = _pay_exact(face_up[seat], face_down[seat], gift)
             # the seat's items replaced in lists: cheaper than a helper per tuple
@@ -585,14 +614,14 @@ def _speed_point(
                 downs = list(face_down)
                 downs[seat] = None
                 values["face_down"] = tuple(downs)
-            values["discard"] = state.discard + tuple(paid)  # T-3.3
-            gifts = list(state.middle_gifts)
+            values["discard"] = d["discard"] + tuple(paid)  # T-3.3
+            gifts = list(d["middle_gifts"])
             gifts[slot] = None
             values["middle_gifts"] = tuple(gifts)
-            won = list(state.won)
+            won = list(d["won"])
             won[seat] = won_cards = (*won[seat], gift)
             values["won"] = tuple(won)
-            scores = list(state.scores)
+            scores = list(d["scores"])
             scores[seat] = score(won_cards)
             values["scores"] = tuple(scores)
             values["gift_won_this_round"] = True
@@ -606,7 +635,7 @@ def _speed_point(
                     "contenders": [player],
                     "offers": {},
                     "winner": player,
-                    "paid": [CARD_NAME[card] for card in paid],
+                    "paid": list(map(CARD_NAME.__getitem__, paid)),
                     "face_down_paid": None if paid_down is None else CARD_NAME[paid_down],
                 }
             )
@@ -626,11 +655,13 @@ def _speed_point(
                 }
             )
     else:
-        card = state.middle_materials[slot]
+        materials = d["middle_materials"]
+        card = materials[slot]
         assert card is not None
-        values["middle_materials"] = _put(state.middle_materials, slot, None)
-        if code < MATERIAL_POINT_UP and state.face_down[seat] is None:  # T-3.1
-            values["face_down"] = _put(state.face_down, seat, card)
+        values["middle_materials"] = _put(materials, slot, None)
+        face_down = d["face_down"]
+        if code < MATERIAL_POINT_UP and face_down[seat] is None:  # T-3.1
+            values["face_down"] = _put(face_down, seat, card)
             material_result = _material_result(
                 {
                     "slot": slot,
@@ -642,7 +673,8 @@ def _speed_point(
                 }
             )
         else:
-            values["face_up"] = _put(state.face_up, seat, (*state.face_up[seat], card))
+            face_up = d["face_up"]
+            values["face_up"] = _put(face_up, seat, (*face_up[seat], card))
             material_result = _material_result(
                 {
                     "slot": slot,
@@ -656,7 +688,7 @@ def _speed_point(
     event = _speed_point_event(
         {
             "kind": "speed_point",
-            "round": state.round,
+            "round": d["round"],
             "player": player,
             "gift": gift_result,
             "material": material_result,
@@ -666,17 +698,17 @@ def _speed_point(
     if None in choices:
         values["choices"] = tuple(choices)
         return _next_state(values), [event]
-    new_state, end_events = _end_round(state, values)
+    new_state, end_events = _end_round(d, values)
     return new_state, [event, *end_events]
 
 
-def _close_point_phase(state: TonttuState) -> tuple[TonttuState, list[Any]]:
+def _close_point_phase(d: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
     """T-4: the table's timer ran out; seats that did not point simply missed out."""
-    missed = [p for p, c in zip(state.players, state.choices, strict=True) if c is None]
+    missed = [p for p, c in zip(d["players"], d["choices"], strict=True) if c is None]
     event = _point_phase_closed(
-        {"kind": "point_phase_closed", "round": state.round, "missed": missed}
+        {"kind": "point_phase_closed", "round": d["round"], "missed": missed}
     )
-    new_state, end_events = _end_round(state, state.__dict__.copy())
+    new_state, end_events = _end_round(d, d.copy())
     return new_state, [event, *end_events]
 
 
@@ -717,15 +749,16 @@ class _Deck:
         return taken
 
 
-def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
+def _end_round(d: dict[str, Any], values: dict[str, Any]) -> tuple[TonttuState, list[Any]]:
     """T-2.3 in order: refill; game end; pass hands or discard, flip and redeal.
 
-    ``values`` holds the table as the round's points left it (the next state's
-    ``__dict__``); it is completed here and becomes the next state."""
-    players = state.players
+    ``d`` holds the old state's fields (its ``__dict__``, read only), ``values`` the table
+    as the round's points left it (the next state's ``__dict__``); ``values`` is
+    completed here and becomes the next state."""
+    players = d["players"]
     n = len(players)
     # refill the gifts from the stack, in slot order
-    stack = state.gift_stack
+    stack = d["gift_stack"]
     middle_gifts = values["middle_gifts"]
     refilled: list[str] = []
     if stack and None in middle_gifts:
@@ -749,7 +782,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
             cards = top[:empty]
             top = top[empty:]
         else:
-            deck = _Deck(top, values["discard"], state.rng)
+            deck = _Deck(top, values["discard"], d["rng"])
             cards = deck.take(empty)  # T-2.4: empty slots stay empty at the end
         slot = -1
         for card in cards:
@@ -758,7 +791,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
         materials_refilled = len(cards)
         values["middle_materials"] = tuple(middle)
     gift_won = values["gift_won_this_round"]
-    without = 0 if gift_won else state.rounds_without_gift + 1
+    without = 0 if gift_won else d["rounds_without_gift"] + 1
     values["gift_stack"] = stack
     values["choices"] = NO_CHOICES[n]
     values["gift_won_this_round"] = False
@@ -775,19 +808,19 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
     if end_reason is not None:
         values["phase"] = "over"
         values["end_reason"] = end_reason
-    elif state.deal_round < ROUNDS_PER_DEAL:
+    elif d["deal_round"] < ROUNDS_PER_DEAL:
         # T-2.3: pass the whole remaining hand the way the rotation card shows.
-        passed = state.rotation
+        passed = d["rotation"]
         hands = hands[-1:] + hands[:-1] if passed == "left" else hands[1:] + hands[:1]
         values["hands"] = hands
-        values["deal_round"] = state.deal_round + 1
+        values["deal_round"] = d["deal_round"] + 1
     else:
         # T-2.3: after the 4th round of a deal: discard, flip the rotation card, deal 5.
         discarded = sum(map(len, hands))
         if deck is None:
-            deck = _Deck(top, values["discard"], state.rng)
+            deck = _Deck(top, values["discard"], d["rng"])
         deck.discard = tuple(chain(deck.discard, *hands))
-        rotation = "right" if state.rotation == "left" else "left"
+        rotation = "right" if d["rotation"] == "left" else "left"
         # one card at a time in seat order; T-2.4: what there is, if the cards run out
         cards = deck.take(HAND_SIZE * n)
         hands = tuple(cards[seat::n] for seat in range(n))
@@ -808,7 +841,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
     round_ended = _round_ended(
         {
             "kind": "round_ended",
-            "round": state.round,
+            "round": d["round"],
             "gift_won": gift_won,
             "gifts_refilled": refilled,
             "materials_refilled": materials_refilled,
@@ -831,7 +864,7 @@ def _end_round(state: TonttuState, values: dict[str, Any]) -> tuple[TonttuState,
             }
         )
         return final, [round_ended, ended]
-    values["round"] = state.round + 1
+    values["round"] = d["round"] + 1
     # T-2.5: with every hand empty there is nothing to pick; go straight to pointing.
     values["phase"] = "pick" if any(hands) else "point"
     return _next_state(values), [round_ended]

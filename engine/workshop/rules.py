@@ -5,13 +5,15 @@ Hot-path notes: every legal action is a prebuilt, shared, immutable object (so
 by identity); ``apply`` gathers the changed fields in a small transaction object
 and builds the next state with one ``replace`` (a lean, self-checked equivalent of
 ``model_copy(update=...)``), sharing every unchanged tuple and :class:`Seat` with
-the previous state.
+the previous state. The hot functions read a state's fields from its ``__dict__``
+(``d["phase"]``, not ``s.phase``): a pydantic model defines ``__getattr__``, which keeps
+CPython from specialising attribute reads on it: each costs about one and a half dict
+subscripts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import is_not
 from typing import Any
 
 from pydantic import ValidationError
@@ -145,17 +147,9 @@ _next_state = successor_of(WorkshopState)
 _next_seat = successor_of(Seat)
 
 
-def _seat(seat: Seat, changes: dict[str, Any]) -> Seat:
-    """A copy of ``seat`` with ``changes`` (``engine.core.successor_of`` on the merged
-    values: every field counts as set, as in every seat ``new_state`` makes)."""
-    values = seat.__dict__.copy()
-    values.update(changes)
-    return _next_seat(values)
-
-
 def _seat_with(seat: Seat, name: str, value: Any) -> Seat:
-    """A copy of ``seat`` with one field replaced (as :func:`_seat`, without a dict of
-    changes)."""
+    """A copy of ``seat`` with one field replaced (``engine.core.successor_of`` on the
+    changed values: every field counts as set, as in every seat ``new_state`` makes)."""
     values = seat.__dict__.copy()
     values[name] = value
     return _next_seat(values)
@@ -324,12 +318,13 @@ PLACE_ROWS: tuple[dict[Toy, tuple[PlaceTokens, ...]], ...] = tuple(
 
 def legal_list(s: WorkshopState) -> tuple[Any, ...]:
     """The current player's legal actions (shared prebuilt objects), uncached."""
-    phase = s.phase
-    seat = s.seats[(s.first + s.turn) % len(s.players)]
+    d = s.__dict__  # the fields, read from the dicts: cheaper than pydantic's attributes
+    phase = d["phase"]
+    seat = d["seats"][(d["first"] + d["turn"]) % len(d["players"])].__dict__
     if phase == P_STATION:
         # the same conditions as station_refusal, inlined for speed (a test keeps them equal)
-        spaces = s.spaces
-        toys = seat.toys
+        spaces = d["spaces"]
+        toys = seat["toys"]
         open_stations = 0
         if len(spaces[0]) < 4:
             open_stations = 1
@@ -339,30 +334,30 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
             open_stations |= 4
         if len(spaces[3]) < 4:
             open_stations |= 8
-        if _donation_fits(s.donation, toys):
+        if _donation_fits(d["donation"], toys):
             open_stations |= 1 << DONATION
-        if len(toys) < MAX_UNFINISHED and (s.deck or s.sleigh or max(s.mail) >= 0):
+        if len(toys) < MAX_UNFINISHED and (d["deck"] or d["sleigh"] or max(d["mail"]) >= 0):
             if not spaces[MAIL3]:
                 open_stations |= 1 << MAIL3
             if not spaces[MAIL2]:
                 open_stations |= 1 << MAIL2
-        if len(spaces[STABLES]) < 3 and max(s.stalls) >= 0:
+        if len(spaces[STABLES]) < 3 and max(d["stalls"]) >= 0:
             open_stations |= 1 << STABLES
-        if min(seat.tree) < 0 and any(s.ornaments):
+        if min(seat["tree"]) < 0 and any(d["ornaments"]):
             if not spaces[TREE1]:
                 open_stations |= 1 << TREE1
             if not spaces[TREE2]:
                 open_stations |= 1 << TREE2
         return STATION_MENUS[open_stations]
     if phase == P_PLACE:
-        batch = s.batch
+        batch = d["batch"]
         t = 0
         while not batch[t]:
             t += 1
         have = batch[t]
         rows = PLACE_ROWS[t]
         out: list[Any] = []
-        for toy in seat.toys:
+        for toy in seat["toys"]:
             row = rows[toy]
             if row:
                 out += row[:have]
@@ -370,32 +365,32 @@ def legal_list(s: WorkshopState) -> tuple[Any, ...]:
         return tuple(out)
     if phase == P_DONATION:
         out = []
-        donation = s.donation
+        donation = d["donation"]
         for t in range(4):
             if donation[t]:
                 takes = A_TAKE_DONATED[t]
                 bit = 1 << t
-                for toy in seat.toys:
+                for toy in seat["toys"]:
                     if NEEDS[toy] & bit:
                         out.append(takes[toy[0]])
-        if s.taken:
+        if d["taken"]:
             out.append(A_STOP)
         return tuple(out)
     if phase == P_CHOOSE:
-        return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if s.supply[t] > s.batch[t]])
+        return tuple([A_CHOOSE[t] for t in CHOICE_MATERIALS if d["supply"][t] > d["batch"][t]])
     if phase == P_MAIL:
-        out = [A_TAKE_SLOT[k] for k, card in enumerate(s.mail) if card >= 0]
-        if s.deck or s.sleigh:
+        out = [A_TAKE_SLOT[k] for k, card in enumerate(d["mail"]) if card >= 0]
+        if d["deck"] or d["sleigh"]:
             out.append(A_TAKE_DECK)
-        if s.taken:
+        if d["taken"]:
             out.append(A_STOP)
         return tuple(out)
     if phase == P_REINDEER:
-        return tuple([A_REINDEER[k] for k, card in enumerate(s.stalls) if card >= 0])
+        return tuple([A_REINDEER[k] for k, card in enumerate(d["stalls"]) if card >= 0])
     if phase == P_ORNAMENT:
-        return tuple([A_ORNAMENT[c] for c, left in enumerate(s.ornaments) if left])
+        return tuple([A_ORNAMENT[c] for c, left in enumerate(d["ornaments"]) if left])
     if phase == P_SPACE:
-        return tuple([A_COVER[k] for k, orn in enumerate(seat.tree) if orn < 0])
+        return tuple([A_COVER[k] for k, orn in enumerate(seat["tree"]) if orn < 0])
     return ()
 
 
@@ -441,32 +436,41 @@ class _Tx:
     dict subscript is the cheapest read and write Python has); it becomes the next
     state's ``__dict__`` in :meth:`build`. Only the sequences that change are
     replaced, by new tuples: every other value stays shared with the old state.
+    Handlers read the old state's values from ``v`` too, before they change them (no
+    pydantic attribute reads, see the module's notes).
+
+    ``seats`` is read and replaced in place (``tx.seats[i] = _seat_with(tx.seats[i], …)``);
+    whoever replaces a seat also sets ``seats_changed``, so that :meth:`build` knows
+    without comparing them all. Made by :func:`_transaction`, not by calling the class
+    (a Python ``__init__`` called from the class costs more than the stores it makes).
     """
 
-    __slots__ = ("events", "players", "rng", "s", "seats", "v")
+    __slots__ = ("events", "players", "rng", "seats", "seats_changed", "v")
 
-    def __init__(self, s: WorkshopState) -> None:
-        self.s = s
-        self.v: dict[str, Any] = s.__dict__.copy()
-        # the seats, read and replaced in place: tx.seats[i] = _seat(tx.seats[i], {...})
-        self.seats: list[Seat] = list(s.seats)
-        self.events: list[Any] = []
-        self.rng: Rng | None = None
-        self.players = s.players
+    v: dict[str, Any]
+    seats: list[Seat]
+    seats_changed: bool
+    events: list[Any]
+    rng: Rng | None
+    players: tuple[PlayerId, ...]
 
     def random(self) -> Rng:
         if self.rng is None:
-            self.rng = Rng(self.s.rng)
+            self.rng = Rng(self.v["rng"])
         return self.rng
 
-    def score(self, i: int, points: int, reason: str, detail: str = "") -> None:
-        seat = self.seats[i]
-        values = seat.__dict__.copy()
-        breakdown = list(seat.breakdown)
+    def score(self, i: int, points: int, reason: str, detail: str = "", values: Any = None) -> None:
+        """Seat ``i`` scores: a new seat, and the event. ``values``: the seat's field
+        values with other changes already made (a copy of its ``__dict__``, taken over),
+        so that the seat is copied once."""
+        if values is None:
+            values = self.seats[i].__dict__.copy()
+        breakdown = list(values["breakdown"])
         breakdown[REASON_INDEX[reason]] += points
-        values["score"] = seat.score + points
+        values["score"] += points
         values["breakdown"] = tuple(breakdown)
         self.seats[i] = _next_seat(values)
+        self.seats_changed = True
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
@@ -475,12 +479,26 @@ class _Tx:
         """The next state. It takes ``v`` over as its ``__dict__``: call this once, last.
         The seats stay the old tuple itself if no seat was replaced."""
         v = self.v
-        seats = self.seats
-        if any(map(is_not, seats, self.s.seats)):
-            v["seats"] = tuple(seats)
+        if self.seats_changed:
+            v["seats"] = tuple(self.seats)
         if self.rng is not None:
             v["rng"] = self.rng.state
         return _next_state(v)
+
+
+_new_tx = object.__new__
+
+
+def _transaction(fields: dict[str, Any]) -> _Tx:
+    """A new :class:`_Tx` for the move from the state whose ``__dict__`` is ``fields``."""
+    tx: _Tx = _new_tx(_Tx)
+    tx.v = fields.copy()
+    tx.seats = list(fields["seats"])
+    tx.seats_changed = False
+    tx.events = []
+    tx.rng = None
+    tx.players = fields["players"]
+    return tx
 
 
 REASON_INDEX: dict[str, int] = {reason: k for k, reason in enumerate(REASONS)}
@@ -510,8 +528,8 @@ def _receive(tx: _Tx, seat: int, t: int, count: int) -> None:
 def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_batch: bool) -> None:
     """Place tokens on a toy (W-4.1); a filled toy completes at once (W-4.3)."""
     v = tx.v
-    seat = tx.seats[seat_index]
-    toys = seat.toys
+    values = tx.seats[seat_index].__dict__.copy()  # the seat's next values
+    toys = values["toys"]
     k = 0
     while toys[k][0] != card:
         k += 1
@@ -544,13 +562,14 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
             supply[2] + req[2],
             supply[3] + req[3],
         )
-        tx.seats[seat_index] = _seat(
-            seat, {"toys": toys[:k] + toys[k + 1 :], "completed": (*seat.completed, card)}
-        )
+        values["toys"] = toys[:k] + toys[k + 1 :]
+        values["completed"] = (*values["completed"], card)
         tx.events.append(new_toy_completed(player=player, toy=TOY_NAMES[card]))
-        tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card])
+        tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card], values)
     else:
-        tx.seats[seat_index] = _seat_with(seat, "toys", (*toys[:k], new_toy, *toys[k + 1 :]))
+        values["toys"] = (*toys[:k], new_toy, *toys[k + 1 :])
+        tx.seats[seat_index] = _next_seat(values)
+        tx.seats_changed = True
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
@@ -596,6 +615,7 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "toys", (*seat.toys, (card, 0, 0, 0, 0)))
+    tx.seats_changed = True
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -648,7 +668,7 @@ def _end_turn(tx: _Tx) -> None:
     v["phase"] = P_STATION
     v["station"] = -1
     v["taken"] = 0
-    turn = tx.s.turn + 1
+    turn = v["turn"] + 1
     v["turn"] = turn
     if turn == ELVES * len(tx.players):
         _end_day(tx)
@@ -656,16 +676,15 @@ def _end_turn(tx: _Tx) -> None:
 
 def _end_day(tx: _Tx) -> None:
     """W-2.3: Elves home, stalls to the deck bottom, 3 new, Santa, Inspection, first player."""
-    s = tx.s
     v = tx.v
     v["spaces"] = ((),) * len(STATIONS)
-    deck = s.reindeer_deck + tuple(c for c in v["stalls"] if c >= 0)
+    deck = v["reindeer_deck"] + tuple([c for c in v["stalls"] if c >= 0])
     revealed = deck[:STALLS]
     v["stalls"] = revealed + (-1,) * (STALLS - len(revealed))
     v["reindeer_deck"] = deck[STALLS:]
-    day = s.day
+    day = v["day"]
     last = day == DAYS
-    first = s.first if last else (s.first + 1) % len(tx.players)
+    first = v["first"] if last else (v["first"] + 1) % len(tx.players)
     tx.events.append(
         new_day_ended(
             day=day,
@@ -693,10 +712,15 @@ def _inspection(tx: _Tx, number: int) -> None:
     for i, seat in enumerate(seats):
         rank = ranks.index(cheer[i])
         sleigh.extend(seat.completed)
-        tx.seats[i] = _seat(seat, {"completed": (), "cheer": (*seat.cheer, cheer[i])})
+        values = seat.__dict__.copy()
+        values["completed"] = ()
+        values["cheer"] = (*values["cheer"], cheer[i])
         points = INSPECTION_POINTS[rank] if rank < len(INSPECTION_POINTS) else 0
         if points:
-            tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}")
+            tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}", values)
+        else:
+            tx.seats[i] = _next_seat(values)
+            tx.seats_changed = True
     tx.v["sleigh"] = tuple(sleigh)
 
 
@@ -750,21 +774,20 @@ def outcome_of(s: WorkshopState) -> WorkshopOutcome:
 
 def _place_elf(tx: _Tx, seat_index: int, action: PlaceElf) -> None:
     v = tx.v
-    i = STATION_INDEX[action.station]
+    station = action.station
+    i = STATION_INDEX[station]
     spaces = v["spaces"]
     occupants = spaces[i]
     space = len(occupants)
     v["spaces"] = (*spaces[:i], (*occupants, seat_index), *spaces[i + 1 :])
     v["station"] = i
     v["taken"] = 0
-    tx.events.append(
-        new_elf_placed(player=tx.players[seat_index], station=action.station, space=space)
-    )
+    tx.events.append(new_elf_placed(player=tx.players[seat_index], station=station, space=space))
     if i < 4:
         # W-3.1: every player first scores 1 per Elf of theirs already here.
         if occupants:
             for owner in sorted(set(occupants)):
-                tx.score(owner, occupants.count(owner), R_COOP, STATION_NAMES[action.station])
+                tx.score(owner, occupants.count(owner), R_COOP, STATION_NAMES[station])
         _receive(tx, seat_index, i, space + 2)
         _continue(tx, seat_index)
     elif i == DONATION:
@@ -786,42 +809,47 @@ def _apply_take_toy(tx: _Tx, seat: int, action: TakeToy) -> None:
 
 def _apply_stop(tx: _Tx, seat: int, action: StopTaking) -> None:
     """End a Mail Room visit (W-3.3) or a Donation Center visit (W-3.2) early."""
-    if tx.s.phase != P_DONATION:
+    if tx.v["phase"] != P_DONATION:
         tx.v["mail_left"] = 0
     _continue(tx, seat)
 
 
 def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
-    stalls = tx.s.stalls
-    card = stalls[action.stall]
-    tx.v["stalls"] = _set_index(stalls, action.stall, -1)
+    stalls = tx.v["stalls"]
+    stall = action.stall
+    card = stalls[stall]
+    tx.v["stalls"] = _set_index(stalls, stall, -1)
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "reindeer", (*seat.reindeer, card))
-    tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=action.stall))
+    tx.seats_changed = True
+    tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=stall))
     _continue(tx, seat_index)
 
 
 def _apply_choose(tx: _Tx, seat: int, action: ChooseMaterial) -> None:
-    tx.v["to_choose"] = tx.s.to_choose - 1
+    tx.v["to_choose"] -= 1
     _receive(tx, seat, MATERIAL_INDEX[action.material], 1)
     _continue(tx, seat)
 
 
 def _apply_place(tx: _Tx, seat: int, action: PlaceTokens) -> None:
-    _put_on_toy(tx, seat, action.toy, MATERIAL_INDEX[action.material], action.count, True)
+    a = action.__dict__  # one attribute read for three fields
+    _put_on_toy(tx, seat, a["toy"], MATERIAL_INDEX[a["material"]], a["count"], True)
     _continue(tx, seat)
 
 
 def _apply_donate(tx: _Tx, seat: int, action: DonateTokens) -> None:
-    _donate(tx, seat, MATERIAL_INDEX[action.material], action.count, automatic=False)
+    a = action.__dict__
+    _donate(tx, seat, MATERIAL_INDEX[a["material"]], a["count"], automatic=False)
     _continue(tx, seat)
 
 
 def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
     """W-3.5: the reward is drawn at random within the colour, then revealed and gained."""
     v = tx.v
-    c = COLOUR_INDEX[action.colour]
-    ornaments = tx.s.ornaments
+    colour = action.colour
+    c = COLOUR_INDEX[colour]
+    ornaments = v["ornaments"]
     left = ornaments[c]
     k = tx.random().below(len(left))
     reward_index = left[k]
@@ -829,10 +857,10 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
     v["ornament"] = c * N_REWARDS + reward_index
     reward = C.rewards[reward_index]
     tx.events.append(
-        new_ornament_revealed(player=tx.players[seat], colour=action.colour, reward=reward.label)
+        new_ornament_revealed(player=tx.players[seat], colour=colour, reward=reward.label)
     )
     if reward.points:
-        tx.score(seat, reward.points, R_ORNAMENT, f"{action.colour} ornament: {reward.label}")
+        tx.score(seat, reward.points, R_ORNAMENT, f"{colour} ornament: {reward.label}")
     if reward.toys:
         v["mail_left"] = reward.toys
         v["taken"] = 0
@@ -844,16 +872,18 @@ def _apply_ornament(tx: _Tx, seat: int, action: ChooseOrnament) -> None:
 
 
 def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
-    k = SPACE_INDEX[action.space]
-    ornament = tx.s.ornament
+    space_id = action.space
+    k = SPACE_INDEX[space_id]
+    ornament = tx.v["ornament"]
     seat = tx.seats[seat_index]
     tx.seats[seat_index] = _seat_with(seat, "tree", _set_index(seat.tree, k, ornament))
+    tx.seats_changed = True
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(
             player=tx.players[seat_index],
             colour=C.ornament_colour(ornament),
-            space=action.space,
+            space=space_id,
         )
     )
     space = C.tree_spaces[k]
@@ -866,8 +896,9 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
 
 def _apply_take_donated(tx: _Tx, seat_index: int, action: TakeDonated) -> None:
     v = tx.v
-    _put_on_toy(tx, seat_index, action.toy, MATERIAL_INDEX[action.material], 1, False)
-    v["taken"] = tx.s.taken + 1
+    a = action.__dict__
+    _put_on_toy(tx, seat_index, a["toy"], MATERIAL_INDEX[a["material"]], 1, False)
+    v["taken"] += 1
     if _donation_fits(v["donation"], tx.seats[seat_index].toys):
         v["phase"] = P_DONATION
     else:
@@ -930,9 +961,10 @@ def apply_action(
     s: WorkshopState, player: PlayerId, action: Any
 ) -> tuple[WorkshopState, list[Any]]:
     """``GAME.apply``: the turn check, then the action's handler in a transaction."""
-    players = s.players
-    seat = (s.first + s.turn) % len(players)
-    if s.phase == P_OVER or player != players[seat]:
+    d = s.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
+    players = d["players"]
+    seat = (d["first"] + d["turn"]) % len(players)
+    if d["phase"] == P_OVER or player != players[seat]:
         from engine.workshop import GAME  # the shared checks need the game object
 
         check_can_act(GAME, s, player)
@@ -946,7 +978,7 @@ def apply_action(
             break
     else:
         action = legal_equal(s, legal, action)
-    tx = _Tx(s)
+    tx = _transaction(d)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
 
@@ -966,8 +998,9 @@ def legal_equal(s: WorkshopState, legal: Sequence[Any], action: Any) -> Any:
 def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
     """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
     empty list for anyone else."""
-    players = s.players
-    if s.phase == P_OVER or player != players[(s.first + s.turn) % len(players)]:
+    d = s.__dict__
+    players = d["players"]
+    if d["phase"] == P_OVER or player != players[(d["first"] + d["turn"]) % len(players)]:
         return []
     return legal_actions_of(s)
 
