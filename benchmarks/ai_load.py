@@ -9,7 +9,8 @@ Santa's Workshop table of two humans clicks through its turns (a think time of 0
 first response (the panel update), p50 and p99. Measured alone, then beside 3 and beside
 8 four-player tables (one human host who answers at once, three "strong" computers), so
 the computers are nearly always thinking; each figure comes from fresh humans tables
-(a new one every 100 clicks, before its game ends).
+(a new one every 100 clicks, or sooner when a game ends; a computers table whose
+game ends starts another).
 
 Two runs, each with a fresh bot process and database:
 - workers: computer decisions in worker processes (the default: AI_WORKERS unset);
