@@ -439,10 +439,10 @@ class _Tx:
     Handlers read the old state's values from ``v`` too, before they change them (no
     pydantic attribute reads, see the module's notes).
 
-    ``seats`` is read and replaced in place (``tx.seats[i] = _seat_with(tx.seats[i], …)``);
-    whoever replaces a seat also sets ``seats_changed``, so that :meth:`build` knows
-    without comparing them all. Made by :func:`_transaction`, not by calling the class
-    (a Python ``__init__`` called from the class costs more than the stores it makes).
+    ``seats`` is read in place and replaced through :meth:`set_seat`, which notes the
+    change (``seats_changed``), so that :meth:`build` knows without comparing them all.
+    Made by :func:`_transaction`, not by calling the class (a Python ``__init__`` called
+    from the class costs more than the stores it makes).
     """
 
     __slots__ = ("events", "players", "rng", "seats", "seats_changed", "v")
@@ -469,11 +469,14 @@ class _Tx:
         breakdown[REASON_INDEX[reason]] += points
         values["score"] += points
         values["breakdown"] = tuple(breakdown)
-        self.seats[i] = _next_seat(values)
-        self.seats_changed = True
+        self.set_seat(i, _next_seat(values))
         self.events.append(
             new_scored(player=self.players[i], points=points, reason=reason, detail=detail)
         )
+
+    def set_seat(self, i: int, seat: Seat) -> None:
+        self.seats[i] = seat
+        self.seats_changed = True
 
     def build(self) -> WorkshopState:
         """The next state. It takes ``v`` over as its ``__dict__``: call this once, last.
@@ -568,8 +571,7 @@ def _put_on_toy(tx: _Tx, seat_index: int, card: int, t: int, count: int, from_ba
         tx.score(seat_index, TOY_POINTS[card], R_TOY, TOY_NAMES[card], values)
     else:
         values["toys"] = (*toys[:k], new_toy, *toys[k + 1 :])
-        tx.seats[seat_index] = _next_seat(values)
-        tx.seats_changed = True
+        tx.set_seat(seat_index, _next_seat(values))
 
 
 def _donate(tx: _Tx, seat: int, t: int, count: int, automatic: bool) -> None:
@@ -614,8 +616,7 @@ def _take_toy(tx: _Tx, seat_index: int, slot: int | None) -> None:
         card = mail[slot]
         v["mail"] = _set_index(mail, slot, _draw_toy(tx))
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = _seat_with(seat, "toys", (*seat.toys, (card, 0, 0, 0, 0)))
-    tx.seats_changed = True
+    tx.set_seat(seat_index, _seat_with(seat, "toys", (*seat.toys, (card, 0, 0, 0, 0))))
     tx.events.append(new_toy_taken(player=tx.players[seat_index], toy=TOY_NAMES[card], slot=slot))
     v["taken"] += 1
     v["mail_left"] -= 1
@@ -719,8 +720,7 @@ def _inspection(tx: _Tx, number: int) -> None:
         if points:
             tx.score(i, points, R_INSPECTION, f"Inspection {number}, Cheer {cheer[i]}", values)
         else:
-            tx.seats[i] = _next_seat(values)
-            tx.seats_changed = True
+            tx.set_seat(i, _next_seat(values))
     tx.v["sleigh"] = tuple(sleigh)
 
 
@@ -820,8 +820,7 @@ def _apply_reindeer(tx: _Tx, seat_index: int, action: TakeReindeer) -> None:
     card = stalls[stall]
     tx.v["stalls"] = _set_index(stalls, stall, -1)
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = _seat_with(seat, "reindeer", (*seat.reindeer, card))
-    tx.seats_changed = True
+    tx.set_seat(seat_index, _seat_with(seat, "reindeer", (*seat.reindeer, card)))
     tx.events.append(new_reindeer_taken(player=tx.players[seat_index], stall=stall))
     _continue(tx, seat_index)
 
@@ -876,8 +875,7 @@ def _apply_cover(tx: _Tx, seat_index: int, action: CoverSpace) -> None:
     k = SPACE_INDEX[space_id]
     ornament = tx.v["ornament"]
     seat = tx.seats[seat_index]
-    tx.seats[seat_index] = _seat_with(seat, "tree", _set_index(seat.tree, k, ornament))
-    tx.seats_changed = True
+    tx.set_seat(seat_index, _seat_with(seat, "tree", _set_index(seat.tree, k, ornament)))
     tx.v["ornament"] = -1
     tx.events.append(
         new_ornament_placed(
