@@ -44,12 +44,15 @@ cache only holds states read from committed data or written by a committed
 statement, keyed by version, and any ``Conflict`` drops the game's entry.
 
 With ``expected_version=None`` (simultaneous choices judged by a precondition,
-not by the version the player saw) a lost race is not the caller's problem: the
-submit runs under the lock (so this process's own such submits queue rather than
-conflict) and, when another *process* committed in between, re-reads the latest
-state, re-runs the precondition and the engine, and tries again, backing off a
-little outside the lock after the first retries. A version race therefore never
-loses a choice; only the precondition or the engine can refuse it.
+not by the version the player saw) a lost race is not the caller's problem. The
+submit applies the action after this process's latest write to the game, committed
+or still queued (its *head*), so this process's own such submits chain rather than
+conflict, and they join group commits like any move (one write per game in each
+transaction; a game's next waits for the next). A chained write applies only if the
+one before it did. When another *process* committed in between, the submit re-reads
+the latest state, re-runs the precondition and the engine, and tries again, backing
+off a little after the first retries. A version race therefore never loses a choice;
+only the precondition or the engine can refuse it.
 
 Other work done once across processes is claimed in SQL too (due timers, message
 versions, named claims): see :mod:`storage.repository`.
@@ -212,7 +215,12 @@ class Tx(Protocol):
 
 
 class Write:
-    """One applied action on its way to the writer (alone, or in a group commit)."""
+    """One applied action on its way to the writer (alone, or in a group commit).
+
+    ``kind`` and ``state`` (the state it makes), when given, go into the state cache as
+    it commits. ``base``: the uncommitted write of the same game that this one was
+    computed after (a simultaneous choice chained behind another, see
+    :meth:`SqlCore._submit`); it applies only if that one did."""
 
     def __init__(
         self,
@@ -221,17 +229,27 @@ class Write:
         version: int,
         expected: int | None,
         row: tuple[str, str, str, str | None],
+        *,
+        kind: str = "",
+        state: Any = None,
+        base: Write | None = None,
     ) -> None:
         self.game_id, self.player, self.version, self.expected = game_id, player, version, expected
         self.seq = version + 1
         self.snapshot, self.action, self.events, self.result = row
+        self.kind, self.state, self.base = kind, state, base
+        self.settled = self.committed = False
+        """Set by the writer: whether it is done with this write, and whether it applied
+        (its submitter may have stopped waiting: ``done`` is then cancelled)."""
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def succeed(self) -> None:
+        self.settled = self.committed = True
         if not self.done.done():
             self.done.set_result(None)
 
     def fail(self, error: Exception) -> None:
+        self.settled = True
         if not self.done.done():
             self.done.set_exception(error)
 
@@ -264,6 +282,9 @@ class SqlCore:
         self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self._closed = False
         self._queued: list[Write] = []
+        self._heads: dict[int, Write] = {}
+        """Per game, the latest write of this process's submits without an expected
+        version, while its submit waits for it."""
         self._flusher: asyncio.Task[None] | None = None
         self._finished: set[int] = set()
         """Games a submit of this process finished, until that submit has rated them."""
@@ -402,13 +423,14 @@ class SqlCore:
         With ``None`` the action is applied to the latest state: for
         simultaneous choices whose validity does not depend on the others'
         (T-4: arrival order is the order storage commits them). Such submits
-        run the engine while holding the write lock, so they queue instead of
-        conflicting; when another process commits in between, the submit reads
-        the new state and applies the action again (see the module doc).
+        apply the action after this process's own queued moves of the game, so
+        they queue instead of conflicting; when another process commits in
+        between, the submit reads the new state and applies the action again
+        (see the module doc).
 
         ``precondition(state)``, if given, is called with the state the action is
-        about to be applied to (with ``None``: the latest, under the write lock, and
-        again on every retry), so a check there and the commit are one step;
+        about to be applied to (with ``None``: the latest, and again on every
+        retry), so a check there and the commit are one step;
         whatever it raises propagates and nothing is written (e.g. a simultaneous
         choice for a phase that has ended).
 
@@ -439,12 +461,12 @@ class SqlCore:
             )
         for attempt in range(1, SUBMIT_RETRIES + 1):
             try:
-                async with self._lock:
-                    return await self._submit_once(
-                        game_id, player, action, None, locked=True, precondition=precondition
-                    )
+                return await self._submit_once(
+                    game_id, player, action, None, precondition=precondition
+                )
             except Conflict:
-                # Only another process can win against a holder of our lock.
+                # Another process committed first, or the write this one was chained
+                # behind failed: try again on the latest state.
                 if attempt == SUBMIT_RETRIES:
                     raise
             if attempt >= 3:  # a busy game: let the other processes' commits through
@@ -480,10 +502,15 @@ class SqlCore:
         action: Any,
         expected: int | None,
         *,
-        locked: bool = False,
         precondition: Callable[[Any], None] | None = None,
     ) -> Submitted:
         version, kind, state = await self._current(game_id, expected)
+        base = None
+        head = self._heads.get(game_id) if expected is None else None
+        if head is not None and not head.settled:  # a move of ours not yet committed: after it
+            version, kind, state, base = head.seq, head.kind, head.state, head
+        # Nothing below awaits until the write is queued, so no other submit of this
+        # process can come between reading the head and becoming it.
         if precondition is not None:
             precondition(state)
         game = self._engine(game_id, kind)
@@ -497,15 +524,17 @@ class SqlCore:
             dump_events(events),
             None if outcome is None else outcome.model_dump_json(),
         )
-        write = Write(game_id, player, version, expected, row)
-        if locked:
-            await self._commit(write)
-        else:
+        write = Write(
+            game_id, player, version, expected, row, kind=kind, state=new_state, base=base
+        )
+        if expected is None:
+            self._heads[game_id] = write
+        try:
             await self._group_commit(write)
-        if outcome is None:
-            self._remember(game_id, version + 1, kind, new_state)
-        else:
-            self._cache.pop(game_id, None)
+        finally:
+            if self._heads.get(game_id) is write:
+                del self._heads[game_id]
+        if outcome is not None:
             self._finished.add(game_id)
         self._applied(game_id, version, player, parsed, new_state, events, outcome is not None)
         return Submitted(new_state, tuple(events), version + 1)
@@ -544,22 +573,40 @@ class SqlCore:
             self._queued = []
 
     def _lost_here(self, write: Write) -> bool:
-        """Another submit of this process already moved the game past ``write``."""
+        """Another submit of this process already moved the game past ``write``, or the
+        write it was chained behind did not apply."""
+        if write.base is not None:
+            return not write.base.committed
         cached = self._cache.get(write.game_id)
         return cached is not None and cached.version != write.version
 
     async def _commit_batch(self, batch: list[Write]) -> None:
-        """Apply the batch in one transaction; each write gets its own result (a
-        ``Conflict`` for one another process won). The caller holds the lock."""
-        ready: list[Write] = []
-        games: set[int] = set()
-        for write in batch:
-            if write.game_id in games or self._lost_here(write):
-                # a second write at one version in this batch, or lost to a committed one
-                write.fail(Conflict(write.game_id, write.expected, None))
-            else:
-                games.add(write.game_id)
-                ready.append(write)
+        """Apply the batch, each write with its own result (a ``Conflict`` for one that
+        another process won). A game's second write (chained behind the first, or at
+        the same version) waits for the next layer: each ``_apply`` takes at most one
+        write per game. The caller holds the lock."""
+        while batch:
+            ready: list[Write] = []
+            later: list[Write] = []
+            games: set[int] = set()
+            for write in batch:
+                if write.game_id in games:
+                    later.append(write)
+                elif self._lost_here(write):  # or at a version the first already used
+                    write.fail(Conflict(write.game_id, write.expected, None))
+                else:
+                    games.add(write.game_id)
+                    ready.append(write)
+            try:
+                await self._commit_layer(ready)
+            except BaseException:  # cancelled: no submit may wait for ever
+                for write in later:
+                    write.fail(StorageError(CLOSED))
+                raise
+            batch = later
+
+    async def _commit_layer(self, ready: list[Write]) -> None:
+        """Apply writes of different games in one transaction if it can."""
         try:
             results = await self._apply(ready, self._now()) if ready else {}
         except BaseException as error:
@@ -575,15 +622,10 @@ class SqlCore:
             elif (failure := results[write.game_id]) is not None:
                 write.fail(failure)
             else:
+                if write.state is None:  # (an undo caches what it wrote itself)
+                    pass
+                elif write.result is None:
+                    self._remember(write.game_id, write.seq, write.kind, write.state)
+                else:  # the game is finished: no more moves need its state
+                    self._cache.pop(write.game_id, None)
                 write.succeed()
-
-    async def _commit(self, write: Write) -> None:
-        """Write one applied action; the caller holds ``self._lock``."""
-        if self._lost_here(write):
-            raise Conflict(write.game_id, write.expected, self._cache[write.game_id].version)
-        results = await self._apply([write], self._now())
-        if write.game_id not in results:
-            self._cache.pop(write.game_id, None)  # re-read from the database next time
-            raise Conflict(write.game_id, write.expected, None)  # another process won
-        if (failure := results[write.game_id]) is not None:
-            raise failure

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from collections.abc import Sequence
 
 import asyncpg
 import pytest
@@ -12,6 +13,7 @@ import pytest
 import storage
 from engine.core import TIMER, IllegalAction, NotInGame, NotYourTurn
 from storage import Conflict, GameNotFound, LoadedGame, SqliteStorage, WrongStatus
+from storage.core import Write
 from storage.postgres import APPLY
 from tests.storage.conftest import FakeClock, lobby, raw, started, to_act
 from tests.storage.race_game import GAME, Play, Roll, Skip
@@ -225,6 +227,67 @@ async def test_without_an_expected_version_racing_actions_all_apply_in_commit_or
     assert await log_seqs(store, game.id) == list(range(1, 21))
     assert (await store.load(game.id)).state.turn == (game.state.turn + 20) % 3
     assert (await store.replay(game.id)).ok
+
+
+async def test_simultaneous_choices_of_many_games_share_the_writers_transactions(
+    store: SqliteStorage,
+) -> None:
+    # T-4 choices (no expected version) wait for the writer like any move, each computed
+    # after the same process's uncommitted ones: 8 games x 3 choices take 3 transactions
+    # of one choice per game, not 24 one after another.
+    games = [await started(store, channel, options={"target": 50}) for channel in range(10, 18)]
+    layers: list[list[int]] = []
+    apply = store._apply
+
+    async def counted(writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
+        layers.append([write.game_id for write in writes])
+        return await apply(writes, now)
+
+    store._apply = counted  # type: ignore[method-assign]
+    results = await asyncio.gather(
+        *(store.submit(game.id, TIMER, Skip(), None) for _ in range(3) for game in games)
+    )
+    ids = sorted(game.id for game in games)
+    assert [sorted(layer) for layer in layers] == [ids, ids, ids]
+    assert sorted(result.version for result in results) == [1] * 8 + [2] * 8 + [3] * 8
+    for game in games:
+        loaded = await store.load(game.id)
+        assert loaded.version == 3 and loaded.state.turn == (game.state.turn + 3) % 3
+        assert await log_seqs(store, game.id) == [1, 2, 3]
+        assert (await store.replay(game.id)).ok
+
+
+async def test_a_choice_chained_behind_a_lost_write_is_applied_again_on_the_winner(
+    db_url: str,
+) -> None:
+    # The second choice was computed after the first, not yet committed. Another process
+    # wins the first's version: the second must not be written on top of that winner's
+    # move as it was computed (the version guard alone would let it through).
+    first, second = await storage.open(db_url), await storage.open(db_url)
+    try:
+        game = await started(first, 10, options={"target": 50})
+        apply = first._apply
+        won = False
+
+        async def beaten(writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
+            nonlocal won
+            if not won:
+                won = True
+                await second.submit(game.id, to_act(game), Roll(), 0)
+            return await apply(writes, now)
+
+        first._apply = beaten  # type: ignore[method-assign]
+        results = await asyncio.gather(
+            first.submit(game.id, TIMER, Skip(), None), first.submit(game.id, TIMER, Skip(), None)
+        )
+        assert sorted(result.version for result in results) == [2, 3]
+        assert await log_seqs(first, game.id) == [1, 2, 3]
+        kinds = [entry.action["kind"] for entry in await first.log(game.id)]
+        assert kinds == ["roll", "skip", "skip"]
+        assert (await first.replay(game.id)).ok
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def test_the_action_log_is_append_only(store: SqliteStorage, db_url: str) -> None:
