@@ -305,6 +305,12 @@ class SqlCore:
         (``RETURNING``). The caller holds the lock."""
         raise NotImplementedError
 
+    def _write_now(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]] | None:
+        """:meth:`_write_one` at once, without awaiting, if the backend can (SQLite,
+        unless another process holds the database's write lock); else ``None``. Called
+        only while no transaction is open on the writer connection."""
+        return None
+
     async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
         """Apply ``writes`` (at most one per game) with the version guard in SQL, in one
         transaction if it can. Returns, by game id, ``None`` for a write that applied or
@@ -360,7 +366,14 @@ class SqlCore:
 
         The lock is held for one round trip to the database instead of a transaction's
         three or more: under load every write queues for this lock, so the hot writes
-        (claims, marks) are single statements."""
+        (claims, marks) are single statements. While nobody holds the lock, no
+        transaction is open, and a backend that can run the statement without awaiting
+        does so at once: queueing for the lock costs an event loop turn per write
+        ahead, and under load that queue can stay long."""
+        if not self._lock.locked():
+            rows = self._write_now(sql, params)
+            if rows is not None:
+                return rows
         async with self._lock:
             return await self._write_one(sql, params)
 

@@ -7,10 +7,9 @@ applies actions with SQLite's own tools.
 
 How writes stay correct on SQLite
 ---------------------------------
-aiosqlite runs each connection in its own thread and ships every statement to it
-through a queue, one await per statement. A transaction is therefore several
-awaits long, and other tasks run in between. Two ways to keep those tasks from
-tripping over each other were considered:
+A transaction may be several awaits long (its body may await other things), and
+other tasks run in between. Two ways to keep those tasks from tripping over each
+other were considered:
 
 * **Several connections, each write in ``BEGIN IMMEDIATE``.** SQLite's write
   lock serializes them, but a waiter sleeps in SQLite's busy handler (backing off
@@ -31,12 +30,31 @@ An action is applied by inserting one row into the ``apply_action`` view
 (else it aborts with "stale version"), replaces the snapshot, bumps the version,
 appends the log row and, when the game ends, stores the result and cancels its
 timers. Alone, that is a single statement, hence a single atomic transaction in
-autocommit mode, and a cancelled await can never leave a transaction open. A
-group commit inserts the whole batch with one ``executemany`` in one
-``BEGIN IMMEDIATE`` transaction (three round trips to the connection thread
-however many rows); if any row is stale the trigger aborts it, the transaction
-is rolled back, and the rows are inserted one at a time so that only the stale
-one fails.
+autocommit mode. A group commit inserts the whole batch with one ``executemany`` in
+one ``BEGIN IMMEDIATE`` transaction; if any row is stale the trigger aborts it, the
+transaction is rolled back, and the rows are inserted one at a time so that only the
+stale one fails.
+
+Where the writer runs
+---------------------
+aiosqlite runs a connection in its own thread and ships every statement to it
+through a queue. The reader works that way. The writer does not, once open: its
+statements run on the event loop's thread, each a fraction of a millisecond (WAL
+with ``synchronous=NORMAL`` does not sync the file at a commit). A round trip to a
+thread costs little CPU, but its result waits until the busy event loop looks, and
+under load that took 10-80 ms while the write lock was held and every other write
+queued behind it (measured in the bot: a five-statement transaction was five such
+waits). Two things a statement on the loop's thread must not do are done elsewhere:
+
+* *Wait for another process's write lock.* The writer's ``busy_timeout`` is 0: a
+  busy database raises at once, and :meth:`SqliteStorage._unbusy` tries again after
+  a growing pause (an ``await``), until the same timeout. Only a statement that takes
+  the lock (``BEGIN IMMEDIATE``, or one autocommit write) can be busy; the rest of a
+  transaction runs at once, and an error or a cancellation rolls it back at once.
+* *Checkpoint the WAL.* SQLite's automatic checkpoint would copy pages and sync the
+  file in the committing statement. It is off on the writer; the reader's thread runs
+  ``wal_checkpoint(FULL)`` every :data:`CHECKPOINT_EVERY` writes instead (the writes
+  meanwhile wait for it as for any other process).
 
 Durability: WAL with ``synchronous=NORMAL``. A committed transaction survives
 the process being killed (the crash test proves it with SIGKILL); an operating
@@ -47,7 +65,6 @@ file.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
@@ -66,6 +83,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_DATABASE_URL = "sqlite:///data/bot.db"
 BUSY_TIMEOUT_MS = 5000
+CHECKPOINT_EVERY = 200
+"""Write transactions between two WAL checkpoints (each commit adds a few pages;
+SQLite's own automatic checkpoint comes every 1000 pages)."""
 
 
 def sqlite_path(database_url: str) -> Path:
@@ -92,7 +112,11 @@ def sqlite_path(database_url: str) -> Path:
 
 
 async def _connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
-    db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000)
+    # check_same_thread=False: once open, the writer's statements run on the event
+    # loop's thread (see the module doc).
+    db = await aiosqlite.connect(
+        path, isolation_level=None, timeout=busy_timeout_ms / 1000, check_same_thread=False
+    )
     try:
         await db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms:d}")
         await db.execute("PRAGMA foreign_keys = ON")
@@ -199,10 +223,15 @@ async def open_sqlite(
         if before != after:
             log.info("Migrated %s from schema version %d to %d.", path, before, after)
         reader = await _connect(path, busy_timeout_ms)
+        # From here on the writer's statements run on the event loop's thread, where
+        # SQLite's busy handler would block it: a busy database is waited for by
+        # SqliteStorage._unbusy instead, and the reader's thread checkpoints.
+        await writer.execute("PRAGMA busy_timeout = 0")
+        await writer.execute("PRAGMA wal_autocheckpoint = 0")
     except BaseException:
         await writer.close()
         raise
-    return SqliteStorage(path, writer, reader, clock)
+    return SqliteStorage(path, writer, reader, clock, busy_timeout_ms)
 
 
 INSERT_ACTION = (
@@ -222,19 +251,31 @@ def _stale(error: sqlite3.IntegrityError) -> bool:
     return "stale version" in str(error)
 
 
-class _Tx:
-    def __init__(self, db: aiosqlite.Connection) -> None:
+def _busy(error: sqlite3.OperationalError) -> bool:
+    """Another connection holds the write lock (SQLITE_BUSY or one of its variants)."""
+    return error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
+
+
+def _log_failed_checkpoint(done: asyncio.Future[Any]) -> None:
+    if not done.cancelled() and (error := done.exception()) is not None:
+        log.warning("A WAL checkpoint failed (the next one will try again): %s", error)
+
+
+class _SyncTx:
+    """A write transaction's statements, run at once on the event loop's thread (once
+    ``BEGIN IMMEDIATE`` holds SQLite's write lock, none waits for another process)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        cursor = await self.db.execute(sql, params)
-        return cursor.rowcount
+        return self.db.execute(sql, params).rowcount
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
-        return list(await self.db.execute_fetchall(sql, params))
+        return self.db.execute(sql, params).fetchall()
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        await self.db.executemany(sql, rows)
+        self.db.executemany(sql, rows)
 
 
 class SqliteStorage(SqlStorage):
@@ -257,12 +298,17 @@ class SqliteStorage(SqlStorage):
         writer: aiosqlite.Connection,
         reader: aiosqlite.Connection,
         clock: Clock = utc_now,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         super().__init__(clock)
         self.path = path
         self.where = str(path)
         self._writer = writer
         self._reader = reader
+        self._db: sqlite3.Connection = writer._conn  # aiosqlite's sqlite3 connection
+        self._busy_timeout = busy_timeout_ms / 1000
+        self._commits = 0
+        self._checkpoint: asyncio.Future[Any] | None = None
 
     async def _close_connections(self) -> None:
         try:
@@ -286,57 +332,78 @@ class SqliteStorage(SqlStorage):
         except sqlite3.OperationalError as error:
             log.info("Skipped PRAGMA optimize when closing %s (%s).", self.path, error)
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[_Tx]:
-        db = self._writer
+    def _write_now(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]] | None:
         try:
-            await db.execute("BEGIN IMMEDIATE")
-            yield _Tx(db)
-            await db.execute("COMMIT")
+            rows = self._db.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as error:
+            if not _busy(error):
+                raise
+            return None  # another process writes: wait in the queue (_unbusy)
+        self._committed()
+        return rows
+
+    async def _unbusy(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Run a statement that takes SQLite's write lock; while another process holds
+        it, try again after a pause (growing to 0.1 s) until the busy timeout, as
+        SQLite's busy handler would, but without blocking the event loop."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._busy_timeout
+        pause = 0.001
+        while (rows := self._write_now(sql, params)) is None:
+            if loop.time() > deadline:
+                raise sqlite3.OperationalError("database is locked")
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+        return rows
+
+    def _committed(self) -> None:
+        """Checkpoint the WAL now and then, in the reader's thread (the writer runs on
+        the event loop's, where SQLite's automatic checkpoints would stall it)."""
+        self._commits += 1
+        if self._commits >= CHECKPOINT_EVERY and (
+            self._checkpoint is None or self._checkpoint.done()
+        ):
+            self._commits = 0
+            self._checkpoint = asyncio.ensure_future(
+                self._reader.execute_fetchall("PRAGMA wal_checkpoint(FULL)")
+            )
+            self._checkpoint.add_done_callback(_log_failed_checkpoint)
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[_SyncTx]:
+        await self._unbusy("BEGIN IMMEDIATE")
+        try:
+            yield _SyncTx(self._db)
+            self._db.execute("COMMIT")
         except BaseException:
-            await self._rollback()
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
-
-    async def _rollback(self) -> None:
-        """Roll back after any error, cancellation included.
-
-        Awaited directly (not shielded), the ROLLBACK enters the connection's
-        queue at once, ahead of any later BEGIN; a cancelled BEGIN or COMMIT
-        still runs in the worker thread, and the ROLLBACK after it ends (or
-        finds no) transaction, so the lock is never released with one open."""
-        with contextlib.suppress(sqlite3.OperationalError):  # already ended by the error
-            await self._writer.execute("ROLLBACK")
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return list(await self._reader.execute_fetchall(sql, params))
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
         # Autocommit: a write statement takes SQLite's write lock before it reads
-        # anything, so another process makes it wait (busy_timeout) as BEGIN IMMEDIATE would.
-        return list(await self._writer.execute_fetchall(sql, params))
+        # anything, so another process makes it wait as BEGIN IMMEDIATE would.
+        return await self._unbusy(sql, params)
 
     async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
         if len(writes) > 1:
             try:
-                await self._writer.execute("BEGIN IMMEDIATE")
-                await self._writer.executemany(INSERT_ACTION, [_params(w, now) for w in writes])
-                await self._writer.execute("COMMIT")
-            except sqlite3.IntegrityError as error:
-                await self._rollback()
+                async with self._transaction() as tx:
+                    await tx.executemany(INSERT_ACTION, [_params(w, now) for w in writes])
+            except sqlite3.IntegrityError as error:  # rolled back
                 if not _stale(error):
                     raise
                 # a stale version: find which, one at a time below
-            except BaseException:
-                await self._rollback()
-                raise
             else:
                 return dict.fromkeys((write.game_id for write in writes), None)
         results: dict[int, Exception | None] = {}
         for write in writes:
             try:
-                # One statement, so one atomic transaction even in autocommit mode; a
-                # cancelled await cannot leave a transaction open (migration 4).
-                await self._writer.execute(INSERT_ACTION, _params(write, now))
+                # One statement, so one atomic transaction in autocommit mode (migration 4).
+                await self._unbusy(INSERT_ACTION, _params(write, now))
             except sqlite3.IntegrityError as error:
                 if not _stale(error):
                     results[write.game_id] = error

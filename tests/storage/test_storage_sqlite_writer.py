@@ -1,0 +1,140 @@
+"""SQLite's writer runs on the event loop's thread (storage/sqlite.py): another process's
+write lock is waited for without stopping the loop, and the WAL is checkpointed."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import storage
+import storage.sqlite
+from tests.storage.conftest import lobby
+
+
+async def test_a_write_waits_for_another_processs_lock_without_stopping_the_event_loop(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bot.db"
+    async with await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=2000) as store:
+        game = await lobby(store, 10)
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # another process writing
+            ticks = 0
+
+            async def tick() -> None:
+                nonlocal ticks
+                while True:
+                    ticks += 1
+                    await asyncio.sleep(0.01)
+
+            ticking = asyncio.create_task(tick())
+            write = asyncio.create_task(store.set_thread(game.id, 77))
+            await asyncio.sleep(0.3)
+            assert not write.done() and ticks >= 10  # waiting, and the loop runs on
+            other.execute("COMMIT")
+            await asyncio.wait_for(write, 1)
+            ticking.cancel()
+        finally:
+            other.close()
+        assert (await store.info(game.id)).thread_id == 77
+
+
+async def test_a_write_still_locked_after_the_busy_timeout_fails_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bot.db"
+    async with await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=200) as store:
+        game = await lobby(store, 10)
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                await store.set_thread(game.id, 77)
+            other.execute("COMMIT")
+        finally:
+            other.close()
+        assert (await store.info(game.id)).thread_id is None
+        await store.set_thread(game.id, 78)  # the writer still works
+        assert (await store.info(game.id)).thread_id == 78
+
+
+@pytest.mark.parametrize("every", [10, 100_000])
+async def test_the_wal_is_checkpointed_as_writes_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: int
+) -> None:
+    # SQLite's automatic checkpoint is off on the writer (it would run on the event
+    # loop's thread); the reader checkpoints every CHECKPOINT_EVERY writes instead, so
+    # the WAL file is reused rather than growing with every write.
+    monkeypatch.setattr(storage.sqlite, "CHECKPOINT_EVERY", every)
+    path = tmp_path / "bot.db"
+    async with await storage.open_sqlite(f"sqlite:///{path}") as store:
+        game = await lobby(store, 10)
+        for thread in range(400):
+            await store.set_thread(game.id, thread)  # two pages in the WAL
+            await asyncio.sleep(0.001)  # the bot's writes have work between them
+        pages = (tmp_path / "bot.db-wal").stat().st_size // 4096
+    if every == 10:
+        assert pages < 200
+    else:  # the control: without checkpoints, the WAL grows with every write
+        assert pages >= 800
+
+
+async def test_a_single_write_runs_at_once_but_never_inside_an_open_transaction(
+    tmp_path: Path,
+) -> None:
+    async with await storage.open_sqlite(f"sqlite:///{tmp_path}/bot.db") as store:
+        game = await lobby(store, 10)
+        lease = timedelta(seconds=30)
+        release = asyncio.Event()
+
+        async def transaction(fail: bool) -> None:
+            async with store._write() as db:
+                await db.execute("UPDATE games SET thread_id = 5 WHERE id = ?", (game.id,))
+                await release.wait()
+                if fail:
+                    raise RuntimeError("rolled back")
+
+        # A transaction open, its body waiting: the claim waits for it to end, and so is
+        # not part of it (that transaction fails and is rolled back; the claim stays).
+        holder = asyncio.create_task(transaction(fail=True))
+        await asyncio.sleep(0)
+        waiting = asyncio.create_task(store.try_claim("first", "me", lease))
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        release.set()
+        with pytest.raises(RuntimeError):
+            await holder
+        assert await waiting is True
+        assert (await store.info(game.id)).thread_id is None
+
+        # The lock just given up, another transaction still to wake up and take it: no
+        # transaction is open, so the claim is written at once instead of queueing
+        # behind it (under load each turn of the queue costs a turn of the event loop).
+        release.clear()
+        holder = asyncio.create_task(transaction(fail=False))
+        await asyncio.sleep(0)
+        queued = asyncio.create_task(store.set_thread(game.id, 9))
+        await asyncio.sleep(0)
+        release.set()
+        await asyncio.sleep(0)  # the holder commits and gives the lock to the queued one
+        assert not store._lock.locked() and not queued.done()
+        claim = store.try_claim("second", "me", lease)
+        try:
+            claim.send(None)
+        except StopIteration as finished:
+            assert finished.value is True
+        else:
+            claim.close()
+            pytest.fail("the claim queued for the lock behind a transaction")
+        await holder
+        await queued
+        assert (await store.info(game.id)).thread_id == 9
+        assert await store._read("SELECT name FROM claims ORDER BY name") == [
+            ("first",),
+            ("second",),
+        ]
