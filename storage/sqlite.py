@@ -52,9 +52,10 @@ waits). Two things a statement on the loop's thread must not do are done elsewhe
   the lock (``BEGIN IMMEDIATE``, or one autocommit write) can be busy; the rest of a
   transaction runs at once, and an error or a cancellation rolls it back at once.
 * *Checkpoint the WAL.* SQLite's automatic checkpoint would copy pages and sync the
-  file in the committing statement. It is off on the writer; the reader's thread runs
-  ``wal_checkpoint(FULL)`` every :data:`CHECKPOINT_EVERY` writes instead (the writes
-  meanwhile wait for it as for any other process).
+  file in the committing statement. It is off on the writer; a third connection runs
+  ``wal_checkpoint(FULL)`` in its own thread every :data:`CHECKPOINT_EVERY` writes
+  instead (the writes meanwhile wait for it as for any other process; the reads,
+  on the reader's thread, do not).
 
 Durability: WAL with ``synchronous=NORMAL``. A committed transaction survives
 the process being killed (the crash test proves it with SIGKILL); an operating
@@ -222,16 +223,22 @@ async def open_sqlite(
         before, after = await migrate_sqlite(writer, str(path), migrations)
         if before != after:
             log.info("Migrated %s from schema version %d to %d.", path, before, after)
-        reader = await _connect(path, busy_timeout_ms)
         # From here on the writer's statements run on the event loop's thread, where
         # SQLite's busy handler would block it: a busy database is waited for by
-        # SqliteStorage._unbusy instead, and the reader's thread checkpoints.
+        # SqliteStorage._unbusy instead, and another connection checkpoints.
         await writer.execute("PRAGMA busy_timeout = 0")
         await writer.execute("PRAGMA wal_autocheckpoint = 0")
+        reader = await _connect(path, busy_timeout_ms)
     except BaseException:
         await writer.close()
         raise
-    return SqliteStorage(path, writer, reader, clock, busy_timeout_ms)
+    try:
+        checkpointer = await _connect(path, busy_timeout_ms)
+    except BaseException:
+        await writer.close()
+        await reader.close()
+        raise
+    return SqliteStorage(path, writer, reader, checkpointer, clock, busy_timeout_ms)
 
 
 INSERT_ACTION = (
@@ -297,6 +304,7 @@ class SqliteStorage(SqlStorage):
         path: Path,
         writer: aiosqlite.Connection,
         reader: aiosqlite.Connection,
+        checkpointer: aiosqlite.Connection,
         clock: Clock = utc_now,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
@@ -305,6 +313,7 @@ class SqliteStorage(SqlStorage):
         self.where = str(path)
         self._writer = writer
         self._reader = reader
+        self._checkpointer = checkpointer
         self._db: sqlite3.Connection = writer._conn  # aiosqlite's sqlite3 connection
         self._busy_timeout = busy_timeout_ms / 1000
         self._commits = 0
@@ -316,6 +325,7 @@ class SqliteStorage(SqlStorage):
         finally:
             await self._writer.close()
             await self._reader.close()
+            await self._checkpointer.close()
 
     async def _optimize(self) -> None:
         """Refresh the planner's statistics where they are stale; skipped if locked.
@@ -357,15 +367,15 @@ class SqliteStorage(SqlStorage):
         return rows
 
     def _committed(self) -> None:
-        """Checkpoint the WAL now and then, in the reader's thread (the writer runs on
-        the event loop's, where SQLite's automatic checkpoints would stall it)."""
+        """Checkpoint the WAL now and then, in the checkpointer's thread (the writer
+        runs on the event loop's, where SQLite's automatic checkpoints would stall it)."""
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY and (
             self._checkpoint is None or self._checkpoint.done()
         ):
             self._commits = 0
             self._checkpoint = asyncio.ensure_future(
-                self._reader.execute_fetchall("PRAGMA wal_checkpoint(FULL)")
+                self._checkpointer.execute_fetchall("PRAGMA wal_checkpoint(FULL)")
             )
             self._checkpoint.add_done_callback(_log_failed_checkpoint)
 

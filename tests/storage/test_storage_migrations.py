@@ -64,7 +64,7 @@ async def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_pa
             assert list(await db.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
             assert list(await db.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
         # The writer runs on the event loop's thread: it waits for a busy database
-        # itself (SqliteStorage._unbusy), for as long, and its reader checkpoints.
+        # itself (SqliteStorage._unbusy), for as long; a third connection checkpoints.
         assert list(await store._reader.execute_fetchall("PRAGMA busy_timeout")) == [(5000,)]
         assert store._db.execute("PRAGMA busy_timeout").fetchall() == [(0,)]
         assert store._db.execute("PRAGMA wal_autocheckpoint").fetchall() == [(0,)]

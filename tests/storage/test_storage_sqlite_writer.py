@@ -68,7 +68,7 @@ async def test_the_wal_is_checkpointed_as_writes_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: int
 ) -> None:
     # SQLite's automatic checkpoint is off on the writer (it would run on the event
-    # loop's thread); the reader checkpoints every CHECKPOINT_EVERY writes instead, so
+    # loop's thread); a connection of its own checkpoints every CHECKPOINT_EVERY writes, so
     # the WAL file is reused rather than growing with every write.
     monkeypatch.setattr(storage.sqlite, "CHECKPOINT_EVERY", every)
     path = tmp_path / "bot.db"
@@ -138,3 +138,24 @@ async def test_a_single_write_runs_at_once_but_never_inside_an_open_transaction(
             ("first",),
             ("second",),
         ]
+
+
+async def test_a_checkpoint_waiting_for_another_writer_does_not_hold_up_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bot.db"
+    async with await storage.open_sqlite(f"sqlite:///{path}") as store:
+        game = await lobby(store, 10)  # pages in the WAL, none checkpointed yet
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # a FULL checkpoint waits for this writer
+            monkeypatch.setattr(storage.sqlite, "CHECKPOINT_EVERY", 1)
+            store._committed()
+            checkpoint = store._checkpoint
+            assert checkpoint is not None
+            info = await asyncio.wait_for(store.info(game.id), 1)
+            assert info.id == game.id and not checkpoint.done()
+            other.execute("COMMIT")
+            await asyncio.wait_for(checkpoint, 2)
+        finally:
+            other.close()
