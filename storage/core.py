@@ -217,8 +217,8 @@ class Tx(Protocol):
 class Write:
     """One applied action on its way to the writer (alone, or in a group commit).
 
-    ``kind`` and ``state`` (the state it makes), when given, go into the state cache as
-    it commits. ``base``: the uncommitted write of the same game that this one was
+    ``kind`` and ``state`` (the state it makes) go into the state cache as it commits.
+    ``base``: the uncommitted write of the same game that this one was
     computed after (a simultaneous choice chained behind another, see
     :meth:`SqlCore._submit`); it applies only if that one did."""
 
@@ -230,8 +230,8 @@ class Write:
         expected: int | None,
         row: tuple[str, str, str, str | None],
         *,
-        kind: str = "",
-        state: Any = None,
+        kind: str,
+        state: Any,
         base: Write | None = None,
     ) -> None:
         self.game_id, self.player, self.version, self.expected = game_id, player, version, expected
@@ -635,9 +635,7 @@ class SqlCore:
             elif (failure := results[write.game_id]) is not None:
                 write.fail(failure)
             else:
-                if write.state is None:  # (an undo caches what it wrote itself)
-                    pass
-                elif write.result is None:
+                if write.result is None:
                     self._remember(write.game_id, write.seq, write.kind, write.state)
                 else:  # the game is finished: no more moves need its state
                     self._cache.pop(write.game_id, None)

@@ -129,7 +129,7 @@ class UndoStore(SqlCore):
             raise Conflict(game_id, expected_version, version)
         entry, state, event = history.undo_entry(player)
         row = (state.model_dump_json(), entry.model_dump_json(), dump_events([event]), None)
-        write = Write(game_id, player, version, expected_version, row)
+        write = Write(game_id, player, version, expected_version, row, kind=kind, state=state)
         try:
             await self._group_commit(write)
         except Conflict:
@@ -139,5 +139,4 @@ class UndoStore(SqlCore):
             history.apply(version + 1, player, Undo(seq=entry.seq))
         else:  # another task read our entry from the log meanwhile: rebuild next time
             self._histories.pop(game_id, None)
-        self._remember(game_id, version + 1, kind, state)
         return Submitted(state, (event,), version + 1)
