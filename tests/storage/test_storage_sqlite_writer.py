@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,15 +17,25 @@ import storage.sqlite
 from tests.storage.conftest import lobby
 
 
+@contextmanager
+def another_writer(path: Path) -> Iterator[sqlite3.Connection]:
+    """Another process's connection, holding the database's write lock until it commits
+    (or is closed, which rolls back)."""
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield other
+    finally:
+        other.close()
+
+
 async def test_a_write_waits_for_another_processs_lock_without_stopping_the_event_loop(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "bot.db"
     async with await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=2000) as store:
         game = await lobby(store, 10)
-        other = sqlite3.connect(path, isolation_level=None)
-        try:
-            other.execute("BEGIN IMMEDIATE")  # another process writing
+        with another_writer(path) as other:
             ticks = 0
 
             async def tick() -> None:
@@ -39,8 +51,6 @@ async def test_a_write_waits_for_another_processs_lock_without_stopping_the_even
             other.execute("COMMIT")
             await asyncio.wait_for(write, 1)
             ticking.cancel()
-        finally:
-            other.close()
         assert (await store.info(game.id)).thread_id == 77
 
 
@@ -50,14 +60,10 @@ async def test_a_write_still_locked_after_the_busy_timeout_fails_and_changes_not
     path = tmp_path / "bot.db"
     async with await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=200) as store:
         game = await lobby(store, 10)
-        other = sqlite3.connect(path, isolation_level=None)
-        try:
-            other.execute("BEGIN IMMEDIATE")
+        with another_writer(path) as other:
             with pytest.raises(sqlite3.OperationalError, match="locked"):
                 await store.set_thread(game.id, 77)
             other.execute("COMMIT")
-        finally:
-            other.close()
         assert (await store.info(game.id)).thread_id is None
         await store.set_thread(game.id, 78)  # the writer still works
         assert (await store.info(game.id)).thread_id == 78
@@ -146,9 +152,7 @@ async def test_a_checkpoint_waiting_for_another_writer_does_not_hold_up_reads(
     path = tmp_path / "bot.db"
     async with await storage.open_sqlite(f"sqlite:///{path}") as store:
         game = await lobby(store, 10)  # pages in the WAL, none checkpointed yet
-        other = sqlite3.connect(path, isolation_level=None)
-        try:
-            other.execute("BEGIN IMMEDIATE")  # a FULL checkpoint waits for this writer
+        with another_writer(path) as other:  # a FULL checkpoint waits for this writer
             monkeypatch.setattr(storage.sqlite, "CHECKPOINT_EVERY", 1)
             store._committed()
             checkpoint = store._checkpoint
@@ -157,5 +161,3 @@ async def test_a_checkpoint_waiting_for_another_writer_does_not_hold_up_reads(
             assert info.id == game.id and not checkpoint.done()
             other.execute("COMMIT")
             await asyncio.wait_for(checkpoint, 2)
-        finally:
-            other.close()
