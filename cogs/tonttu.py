@@ -85,6 +85,10 @@ PANEL_FRESH = 14 * 60.0
 STATUS_GAP = 1.5
 """Seconds between two edits of a phase's status message (choices made meanwhile share
 the next edit)."""
+TIDY_LATE = 6.0
+"""Seconds after which the thread's tidy-ups (the status line, the board picture), held
+back while the bot's REST budget has no room to spare (:meth:`RestBudget.spare
+<cogs.gates.RestBudget.spare>`), take any free slot."""
 
 
 class PhaseClosed(RuleError):
@@ -388,6 +392,9 @@ class Tonttu(commands.Cog):
         self._wakeups: set[asyncio.Task[None]] = set()
         self._status_edited: dict[int, float] = {}
         """When this process last edited each game's status message (loop time)."""
+        self._held: dict[tuple[str, int], float] = {}
+        """Since when (loop time) each game's status line or board edit is held back for
+        the REST budget (:meth:`_tidy_now`)."""
         self._panels: dict[tuple[int, PlayerId], tuple[discord.Interaction, float, str]] = {}
         """The panel (DM or ephemeral) each player last chose on, by its interaction,
         when (loop time) and what it told them: the next phase's choices replace it."""
@@ -689,7 +696,7 @@ class Tonttu(commands.Cog):
         current = not ended and state.phase != "over" and target == version
         behind = version - board_v
         drawing = None
-        if behind > 0 and (changed or ended or sync.flush):
+        if behind > 0 and (ended or ((changed or sync.flush) and self._tidy_now("board", game.id))):
             # drawn (in the worker process) while the reveal is posted
             drawing = asyncio.create_task(self.table.board_png(game))
             drawing.add_done_callback(_retrieve)
@@ -728,6 +735,9 @@ class Tonttu(commands.Cog):
             await self.table.close_thread(sync)
             for key in [k for k in self._panels if k[0] == game.id]:
                 del self._panels[key]
+            self._status_edited.pop(game.id, None)
+            for what in ("status", "board"):
+                self._held.pop((what, game.id), None)
 
     async def _start_phase(self, sync: Sync, reveal_from: int) -> Awaitable[None] | None:
         """The phase's message (the reveal since version ``reveal_from``, then the
@@ -746,6 +756,7 @@ class Tonttu(commands.Cog):
             timers.append(NewTimer("speed_close", deadlines["speed_close"], {"round": state.round}))
             self._wake_after(seconds)
         sync.schedule(*timers, cancel=cancel)
+        self._held.pop(("status", game.id), None)  # the last phase's line is gone by
         key = status_key(state)
         earlier, content, view = await self._phase_message(sync, reveal_from, deadlines)
         for i, text in enumerate(earlier):  # a reveal too long for one message
@@ -811,14 +822,19 @@ class Tonttu(commands.Cog):
 
     async def _edit_status(self, sync: Sync, key: str) -> None:
         """Show who has chosen (a race: what was claimed) on the phase's message: at once
-        in a race (a claimed card's button must go) or when the sync flushes, else at
-        most every ``STATUS_GAP`` seconds (choices made meanwhile share one edit)."""
+        in a race (a claimed card's button must go); else at most every ``STATUS_GAP``
+        seconds (choices made meanwhile share one edit) unless the sync flushes, and
+        while the REST budget has room to spare (:meth:`_tidy_now`)."""
         game = sync.game
         loop = asyncio.get_running_loop()
-        wait = self._status_edited.get(game.id, -STATUS_GAP) + STATUS_GAP - loop.time()
-        if wait > 0 and not sync.flush and not is_race(game.state):
-            sync.defer(wait)
-            return
+        if not is_race(game.state):
+            wait = self._status_edited.get(game.id, -STATUS_GAP) + STATUS_GAP - loop.time()
+            if wait > 0 and not sync.flush:
+                sync.defer(wait)
+                return
+            if not self._tidy_now("status", game.id):
+                sync.defer(STATUS_GAP)
+                return
         state = game.state
         reveal_from = sync.shown.get(f"reveal:{state.round}:{state.phase}", game.version)
         _, content, view = await self._phase_message(sync, reveal_from)
@@ -829,6 +845,18 @@ class Tonttu(commands.Cog):
         self._status_edited[game.id] = loop.time()
         sync.mark(key, game.version)
         sync.mark("log", game.version)  # a race's claims are shown there
+
+    def _tidy_now(self, what: str, game_id: int) -> bool:
+        """Whether the game's status line or board (``what``), which only tidy the thread
+        up, is edited now: while the bot's REST budget has room to spare (once held back
+        for ``TIDY_LATE`` seconds: any free slot). Else the sync that asked tries again
+        later, and more moves share the edit; reveals and prompts have the room."""
+        now = asyncio.get_running_loop().time()
+        since = self._held.setdefault((what, game_id), now)
+        if not self.bot.budget.spare(overdue=now - since >= TIDY_LATE):
+            return False
+        del self._held[(what, game_id)]
+        return True
 
     async def _remind(self, sync: Sync) -> None:
         """A reminder a timer asked for (``remind_due``), unless the phase moved on."""

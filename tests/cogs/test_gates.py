@@ -165,6 +165,34 @@ async def test_a_slot_is_free_again_a_second_after_its_answer() -> None:
     assert budget.sent == 4 and budget.in_flight == 3
 
 
+async def test_updates_that_can_wait_leave_half_the_budget_to_the_rest() -> None:
+    clock = Clock()
+    scheduled: list[tuple[float, Callable[[], None]]] = []
+    budget = RestBudget(
+        10, clock=clock, later=lambda delay, callback: scheduled.append((delay, callback))
+    )
+    for _ in range(4):
+        await budget.acquire()  # 6 of 10 slots free: room to spare
+    assert budget.spare()  # ...and each yes counts as a slot taken
+    assert not budget.spare()  # 5 left, not more than half
+    assert budget.spare(overdue=True)  # held back long enough: any free slot will do
+    for _ in range(4):
+        assert budget.spare(overdue=True)
+    assert not budget.spare(overdue=True)  # 6 free slots, 6 promised
+    clock.now += 1.0  # the promises are a window old: their requests went, or never will
+    assert budget.spare()
+    for _ in range(5):
+        await budget.acquire()  # 1 free
+    assert not budget.spare(overdue=True)
+    for _ in range(4):
+        budget.release()
+    for _, give_back in scheduled:  # a second after the answers: 5 free again
+        give_back()
+    clock.now += 1.0
+    assert budget.free == 5 and not budget.spare() and budget.spare(overdue=True)
+    assert RestBudget(0, clock=clock).spare()  # no pacing: always room
+
+
 async def test_a_zero_budget_does_not_pace() -> None:
     budget = RestBudget(0, clock=Clock())
     for _ in range(1000):

@@ -1,5 +1,6 @@
 """The bot keeps within Discord's limits whatever its users send: the REST budget paces
-its rate-limited calls, and the flood guard stops one user from spending them."""
+its rate-limited calls (and keeps half of itself for what players wait for), and the
+flood guard stops one user from spending them."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ import yarl
 
 import storage
 from bot import Settings, WorkshopBot
-from cogs import publishing
+from cogs import publishing, tonttu
 from cogs.gates import SLOW_DOWN, budgeted
 from engine import get_game
 
 from .bot_helpers import Clock, open_panel, open_table, rode_on, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser, is_rate_limited
+from .tonttu_helpers import choose_by_dm, open_tonttu, status_message
 
 FLOOD = 40
 """Clicks the flooding script sends at once."""
@@ -151,6 +153,48 @@ async def test_a_flooding_user_is_told_to_slow_down_and_the_table_next_door_play
         lambda: f"Move {normal_after.version}" in board.text(), timeout=10, what="the board"
     )
     await fake.stop_bot(bot)
+
+
+async def test_with_the_budget_half_taken_tidy_ups_wait_a_little_and_reveals_do_not(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workshop Tonttu's "who has chosen" line and board picture give way to the reveal
+    while most of the REST budget is taken, for at most ``TIDY_LATE`` seconds."""
+    monkeypatch.setattr(tonttu, "TIDY_LATE", 2.0)
+    bot = await fake.start_bot(bot_with(fake, tmp_path, rest_budget_per_second=10))
+    alice, bob, carol = (fake.add_user(name) for name in ("alice", "bob", "carol"))
+    thread = await open_tonttu(fake, alice, [bob, carol])
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    rules, state = get_game("tonttu"), game.state
+    await fake.wait_for(lambda: bot.budget.free == 10, what="the budget free again")
+    for _ in range(7):  # 3 slots of 10 left: none to spare for tidy-ups
+        await bot.budget.acquire()
+
+    await choose_by_dm(fake, alice, state, rules.legal_actions(state, str(alice.id))[0])
+    await asyncio.sleep(1.0)  # an edit at once, or one STATUS_GAP later, would be here
+    assert "Chosen: nobody yet" in status_message(fake, thread).content
+    # held back long enough: it takes a free slot after all
+    await fake.wait_for(
+        lambda: "Chosen: alice" in status_message(fake, thread).content, timeout=6, what="status"
+    )
+
+    board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
+    before = board.text()
+    for user in (bob, carol):
+        await choose_by_dm(fake, user, state, rules.legal_actions(state, str(user.id))[0])
+    await fake.wait_for(
+        lambda: any("Round 1 picks:" in m.content for m in fake.messages(thread)),
+        timeout=1.0,
+        what="the reveal, at once",
+    )
+    assert board.text() == before  # the board picture waits...
+    version = (await bot.store.load(game.id)).version
+    await fake.wait_for(
+        lambda: f"Move {version}" in board.text(), timeout=6, what="the board, a little later"
+    )
+    for _ in range(7):
+        bot.budget.release()
 
 
 async def test_posts_made_just_before_a_restart_still_count_after_it(
