@@ -93,6 +93,8 @@ GIFT_CARDS: tuple[GiftCard, ...] = tuple(
 
 NOBODY: frozenset[PlayerId] = frozenset()
 NONES = (None,) * 8
+TYPE_BIT: tuple[int, ...] = tuple(1 << t for t in MATERIAL_TYPE)
+"""Material card id → its type's bit in a ``PICKS_BY_MASK`` index."""
 _last_menus: list[tuple[Any, Any, tuple[Any, ...]]] = [(None, None, ()), (None, None, ())]
 """One-entry caches of the point menu, without and with T-3.1's face-up variants: (middle
 gifts, middle materials, menu). The middle's tuples stay shared from state to state
@@ -198,20 +200,25 @@ class TonttuGame:
 
     # ------------------------------------------------------------------ queries
 
+    # The queries below read the state's fields from its ``__dict__`` (as ``apply`` does,
+    # see engine.tonttu.rules): one attribute read, then dict subscripts, each cheaper
+    # than an attribute of a pydantic model.
+
     def to_act(self, state: TonttuState) -> frozenset[PlayerId]:
         """Seats that still owe a choice in this phase (empty hands skip the pick, T-2.5)."""
-        phase = state.phase
+        d = state.__dict__
+        phase = d["phase"]
         if phase == "over":
             return NOBODY
-        choices = state.choices
-        if phase == "pick" and () in state.hands:
+        choices = d["choices"]
+        if phase == "pick" and () in d["hands"]:
             return frozenset(
                 p
-                for p, c, h in zip(state.players, choices, state.hands, strict=True)
+                for p, c, h in zip(d["players"], choices, d["hands"], strict=True)
                 if c is None and h
             )
         # the seats whose choice is None, selected without a Python-level loop
-        return frozenset(compress(state.players, map(is_, choices, NONES)))
+        return frozenset(compress(d["players"], map(is_, choices, NONES)))
 
     def legal_actions(self, state: TonttuState, player: PlayerId) -> Sequence[Any]:
         """The choices open to ``player`` now.
@@ -221,23 +228,24 @@ class TonttuGame:
         In speed mode a seat points once (T-4). ``TIMER`` gets
         ``close_point_phase`` while a speed point phase is open.
         """
-        phase = state.phase
+        d = state.__dict__
+        phase = d["phase"]
         if phase == "over":
             return ()
         if player == TIMER:
-            return CLOSE_ONLY if phase == "point" and state.mode == "speed" else ()
+            return CLOSE_ONLY if phase == "point" and d["mode"] == "speed" else ()
         try:
-            seat = state.players.index(player)
+            seat = d["players"].index(player)
         except ValueError:
             return ()
         if phase == "pick":
             mask = 0
-            for held in state.hands[seat]:
-                mask |= 1 << MATERIAL_TYPE[held]
+            for held in d["hands"][seat]:
+                mask |= TYPE_BIT[held]
             return PICKS_BY_MASK[mask]
-        if state.mode == "speed" and state.choices[seat] is not None:
+        if d["mode"] == "speed" and d["choices"][seat] is not None:
             return ()
-        return point_menu(state.middle_gifts, state.middle_materials, state.face_down[seat] is None)
+        return point_menu(d["middle_gifts"], d["middle_materials"], d["face_down"][seat] is None)
 
     def outcome(self, state: TonttuState) -> TonttuOutcome | None:
         """T-5: scores, gifts in completion order with categories, and winners."""
