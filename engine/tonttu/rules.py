@@ -103,6 +103,8 @@ def set_points(won: Sequence[int]) -> int:
 def score(won: Sequence[int]) -> int:
     """T-5.1 + T-5.2 (:func:`gift_points` plus :func:`set_points`, in one pass)."""
     n = len(won)
+    if n < 3:  # a set needs three gifts: no categories to count
+        return n * (n + 1) // 2
     counts = [0, 0, 0]
     for gift in won:
         counts[GIFT_CATEGORY_ID[gift]] += 1
