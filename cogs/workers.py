@@ -15,9 +15,9 @@ every multiprocessing child does), so entry points keep their work under
 may run at a lower CPU priority (``nice``) so that, on a machine with few cores, the
 process that answers Discord always gets the CPU first; on Linux a pool can go further
 (``idle``): the ``SCHED_IDLE`` policy, the CPU that no normal process wants. Why nice
-alone is not enough: Linux's scheduler (EEVDF, since 6.6) lets a running task finish
-its time slice, a few milliseconds, when the bot's thread wakes up with a click to
-answer, whatever their niceness; a ``SCHED_IDLE`` task is preempted at once.
+alone is not enough: Linux's scheduler (EEVDF, since 6.6) may let a running task
+finish its time slice, a few milliseconds, when the bot's thread wakes up with a click
+to answer, whatever their niceness; a ``SCHED_IDLE`` task is preempted at once.
 
 Surviving deaths: a worker that dies (killed, out of memory) breaks the whole
 executor (``BrokenProcessPool``). The job it had is run again in a thread, and the
