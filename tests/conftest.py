@@ -3,16 +3,25 @@ test run (see ``tests/postgres_server.py``), and a fresh database on it per test
 
 If the server cannot be started, every test that needs it FAILS with the reason
 (never skipped): CI must not pass without having run the PostgreSQL tests.
+
+Ctrl-C: a test run started in the background by a non-interactive shell (``cmd &``)
+inherits SIGINT ignored, and so would every process it starts; the tests that press
+Ctrl-C in a bot or the CLI would then see it ignored. So an ignored SIGINT gets
+Python's own handler back here, and the processes the tests start have the default.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
 
 from tests import postgres_server
 from tests.postgres_server import PostgresServer, ServerUnavailable
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
