@@ -91,6 +91,13 @@ PRUNE_ABOVE = 10_000
 """Buckets kept before full (idle) ones are forgotten."""
 
 
+def within(times: deque[float], now: float, window: float) -> deque[float]:
+    """``times`` (oldest first) without those ``window`` seconds or more before ``now``."""
+    while times and times[0] <= now - window:
+        times.popleft()
+    return times
+
+
 # --------------------------------------------------------------------------- work
 
 
@@ -398,9 +405,7 @@ class RestBudget:
         if self.per_second <= 0:
             return True
         now = self.clock()
-        promised = self._promised
-        while promised and promised[0] <= now - self.window:
-            promised.popleft()
+        promised = within(self._promised, now, self.window)
         keep = 0 if overdue else self.per_second // 2
         if self.free - len(promised) <= keep:
             return False

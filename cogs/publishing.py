@@ -82,6 +82,7 @@ import discord
 
 import i18n
 from cogs.common import DISCORD_DOWN
+from cogs.gates import within
 from engine import get_game, undo
 from engine.words import Words
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer
@@ -128,13 +129,6 @@ runs again finds it instead of posting it twice (the nonce's job for a post)."""
 
 TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")
 """Discord's timestamp markup (``discord.utils.format_dt``)."""
-
-
-def within(times: deque[float], now: float, window: float) -> deque[float]:
-    """``times`` (oldest first) without those ``window`` seconds or more before ``now``."""
-    while times and times[0] <= now - window:
-        times.popleft()
-    return times
 
 
 def nonce(*parts: object) -> str:

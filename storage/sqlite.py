@@ -229,14 +229,13 @@ async def open_sqlite(
         await writer.execute("PRAGMA busy_timeout = 0")
         await writer.execute("PRAGMA wal_autocheckpoint = 0")
         reader = await _connect(path, busy_timeout_ms)
+        try:
+            checkpointer = await _connect(path, busy_timeout_ms)
+        except BaseException:
+            await reader.close()
+            raise
     except BaseException:
         await writer.close()
-        raise
-    try:
-        checkpointer = await _connect(path, busy_timeout_ms)
-    except BaseException:
-        await writer.close()
-        await reader.close()
         raise
     return SqliteStorage(path, writer, reader, checkpointer, clock, busy_timeout_ms)
 
