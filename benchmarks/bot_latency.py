@@ -3,7 +3,8 @@
     python -m benchmarks.bot_latency [--only complete|workshop|tonttu]
         [--games 50] [--think 1.0] [--paced-seconds 15]
         [--burst-rounds 5] [--rates 5,10,15,20,30,40,60] [--step-seconds 6]
-        [--complete workshop-3,workshop-5,tonttu-4,tonttu-6,tonttu-4-speed,tonttu-6-speed]
+        [--complete workshop-3,workshop-5,tonttu-4,tonttu-6,tonttu-4-speed,tonttu-6-speed,
+                    tonttu-6-closed]
         [--complete-actions 0] [--tonttu-games 20] [--tonttu-phases 4]
 
 One bot process (``bot.py`` through ``FakeDiscord.start_bot_process``, SQLite, pictures
@@ -14,14 +15,16 @@ is read from the bot's database, so the players do not depend on how the thread 
 worded. Five measurements, printed as they finish:
 
 1. Complete games of each kind (``--complete``; Santa's Workshop 3 and 5 players,
-   Workshop Tonttu 4 and 6 players, tactical and speed), played at once, one table per
+   Workshop Tonttu 4 and 6 players, tactical and speed, and a tactical 6-player table
+   where two players refuse DMs and choose privately), played at once, one table per
    kind, random legal choices. Per kind: player actions; rate-limited REST calls per
    action (everything but interaction callbacks and interaction webhooks, which share
    the bot token's 50 requests/s); exempt calls per action; the most rate-limited
    calls to one channel within any 5 s, and the most posts (new messages: the bot's
    posts and the public followups of clicks) to one channel within any 5 s (Discord
-   allows about 5); 4xx answers. Targets: at most 1.0
-   rate-limited call per action, at most 5 posts per channel per 5 s.
+   allows about 5); 4xx answers from the game's start. Targets: at most 1.0
+   rate-limited call per action, at most 5 posts per channel per 5 s, no 4xx but one
+   refused DM per player who refuses them.
 2. Paced: ``--games`` Santa's Workshop tables (two human seats each); each table's
    acting player decides after a think time drawn from 0.2 s to 2 × ``--think``.
    p50/p99 from INTERACTION_CREATE dispatch to the bot's first response (target p99
@@ -105,8 +108,11 @@ KINDS: dict[str, tuple[str, int, dict[str, Any]]] = {  # name: (game, seats, /ne
     "tonttu-6": ("tonttu", 6, {}),
     "tonttu-4-speed": ("tonttu", 4, {"mode": "speed", "speed_seconds": 15}),
     "tonttu-6-speed": ("tonttu", 6, {"mode": "speed", "speed_seconds": 15}),
+    "tonttu-6-closed": ("tonttu", 6, {}),
 }
 """The kinds played to the end (measurement 1)."""
+CLOSED_DMS = {"tonttu-6-closed": 2}
+"""Kinds whose last seats refuse DMs (Discord's 50007): the bot may try each once."""
 TABLES = {**KINDS, "workshop-2": ("workshop", 2, {})}
 FIRST_RESPONSE_P99 = 0.5
 """Sustained: a rate is kept up with while the first response's p99 stays under this."""
@@ -114,6 +120,8 @@ BOARD_LAG_P99 = 2.0
 """... and the board shows a move within this of the move's click (p99)."""
 DM_WAIT = 15.0
 """How long a Tonttu player waits for the phase's DM before choosing in the thread."""
+PANEL_WAIT = 2.0
+"""... and one who refuses DMs, for the panel they last chose on to show the phase."""
 AT_REST = 2.0
 """Seconds the fake must see no request before a Tonttu run starts: the bot is at rest
 (a thread's tidy-ups held back while the REST budget was busy go within this once it is
@@ -319,7 +327,8 @@ class Players:
         fake = self.fake
         game, count, options = TABLES[kind]
         channel = fake.add_channel(f"{prefix}-{index}")
-        users = [fake.add_user(f"{prefix}{index}p{n}") for n in range(count)]
+        closed = count - CLOSED_DMS.get(kind, 0)
+        users = [fake.add_user(f"{prefix}{index}p{n}", dms_open=n < closed) for n in range(count)]
         lobby = (await fake.slash(users[0], channel, "newgame", game=game, **options)).message
         assert lobby is not None
         for user in users[1:]:
@@ -444,14 +453,15 @@ class Players:
         fake = self.fake
         user = table.seated[player]
         action = rng.choice(get_game("tonttu").legal_actions(state, player))
-        try:
-            await self.panel_in(user, state)
-        except HarnessError:  # no DM came: as a player would, choose in the thread
-            self.no_dm += 1
+        panel = None
+        if user.dms_open or fake.ephemeral_messages(user):  # a DM, or the panel last used
+            with contextlib.suppress(HarnessError):  # (DMs closed: told so in the thread)
+                await self.panel_in(user, state, DM_WAIT if user.dms_open else PANEL_WAIT)
+                panel = dm_panel(fake, user, state.round, state.phase)
+        if panel is None:  # as a player would, choose in the thread
+            self.no_dm += int(user.dms_open)
             result = await self.interact(choose_privately(fake, user, table.thread, state, action))
         else:
-            panel = dm_panel(fake, user, state.round, state.phase)
-            assert panel is not None
             assert choice_select(panel, state.round, state.phase) is not None
             result = await self.interact(select_in(fake, user, panel, state, action))
         if result is None:
@@ -462,12 +472,12 @@ class Players:
         dispatched: float = result.record.dispatched_at
         return dispatched
 
-    async def panel_in(self, user: FakeUser, state: Any) -> None:
+    async def panel_in(self, user: FakeUser, state: Any, wait: float = DM_WAIT) -> None:
         """Until ``user`` has their panel for ``state``'s phase (``HarnessError`` after
-        ``DM_WAIT``)."""
+        ``wait`` seconds)."""
         await self.fake.wait_for(
             lambda: dm_panel(self.fake, user, state.round, state.phase) is not None,
-            timeout=DM_WAIT,
+            timeout=wait,
             what=f"the DM of round {state.round} {state.phase}",
         )
 
@@ -566,6 +576,7 @@ async def complete_games(
     fake: FakeDiscord, players: Players, kinds: list[str], max_actions: int
 ) -> None:
     rng = Rng(11)
+    opened = len(fake.requests)
     tables = await asyncio.gather(
         *(players.open_table(i, kind, prefix=f"c{kind}") for i, kind in enumerate(kinds))
     )
@@ -617,6 +628,9 @@ async def complete_games(
     for table in tables:
         mine = [r for r in requests if belongs_to(fake, r, table)]
         calls = Calls.of(fake, mine, table.actions)
+        calls.client_errors = sum(  # from the start: a refused first DM counts
+            400 <= r.status < 500 and belongs_to(fake, r, table) for r in fake.requests[opened:]
+        )
         totals.actions += calls.actions
         totals.rate_limited += calls.rate_limited
         totals.exempt += calls.exempt
@@ -628,7 +642,8 @@ async def complete_games(
     print(
         f"{'all':<16} {totals.actions:>7} {totals.per_action(totals.rate_limited):>12.2f} "
         f"{totals.per_action(totals.exempt):>10.2f}   (targets: rate-limited <= 1.0 per action, "
-        "posts <= 5 per channel per 5 s)"
+        "posts <= 5 per channel per 5 s; 4xx from the game's start: none, or one per player "
+        "who refuses DMs)"
     )
 
 
