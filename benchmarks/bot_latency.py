@@ -22,9 +22,10 @@ worded. Five measurements, printed as they finish:
    the bot token's 50 requests/s); exempt calls per action; the most rate-limited
    calls to one channel within any 5 s, and the most posts (new messages: the bot's
    posts and the public followups of clicks) to one channel within any 5 s (Discord
-   allows about 5); 4xx answers from the game's start. Targets: at most 1.0
-   rate-limited call per action, at most 5 posts per channel per 5 s, no 4xx but one
-   refused DM per player who refuses them.
+   allows about 5); 4xx answers from the game's start; requests over Discord's limits
+   (the fake counts them and serves them). Targets: at most 1.0 rate-limited call per
+   action, at most 5 posts per channel per 5 s, no 4xx but one refused DM per player
+   who refuses them, nothing over the limits (nor in the other runs).
 2. Paced: ``--games`` Santa's Workshop tables (two human seats each); each table's
    acting player decides after a think time drawn from 0.2 s to 2 × ``--think``.
    p50/p99 from INTERACTION_CREATE dispatch to the bot's first response (target p99
@@ -192,6 +193,9 @@ class Calls:
     channel_max: int = 0
     posts_max: int = 0
     client_errors: int = 0
+    over_limits: int = 0
+    """Requests over Discord's limits (50/s per token, 5 posts/5 s per channel) as the
+    fake counts them (it serves them here: its limits are not enforced)."""
 
     @classmethod
     def of(cls, fake: FakeDiscord, requests: Iterable[RecordedRequest], actions: int) -> Calls:
@@ -201,6 +205,8 @@ class Calls:
         for request in requests:
             if 400 <= request.status < 500:
                 calls.client_errors += 1
+            if request.over_limit:
+                calls.over_limits += 1
             if not is_rate_limited(fake, request.method, request.path):
                 calls.exempt += 1
                 channel = followup_channel(fake, request)
@@ -622,7 +628,7 @@ async def complete_games(
     )
     print(
         f"{'kind':<16} {'actions':>7} {'rate-ltd/act':>12} {'exempt/act':>10} "
-        f"{'max/chan/5s':>11} {'posts/chan/5s':>13} {'4xx':>5}"
+        f"{'max/chan/5s':>11} {'posts/chan/5s':>13} {'4xx':>5} {'over':>5}"
     )
     totals = Calls(0)
     for table in tables:
@@ -637,13 +643,13 @@ async def complete_games(
         print(
             f"{table.kind:<16} {calls.actions:>7} {calls.per_action(calls.rate_limited):>12.2f} "
             f"{calls.per_action(calls.exempt):>10.2f} {calls.channel_max:>11} "
-            f"{calls.posts_max:>13} {calls.client_errors:>5}"
+            f"{calls.posts_max:>13} {calls.client_errors:>5} {calls.over_limits:>5}"
         )
     print(
         f"{'all':<16} {totals.actions:>7} {totals.per_action(totals.rate_limited):>12.2f} "
         f"{totals.per_action(totals.exempt):>10.2f}   (targets: rate-limited <= 1.0 per action, "
         "posts <= 5 per channel per 5 s; 4xx from the game's start: none, or one per player "
-        "who refuses DMs)"
+        "who refuses DMs; over: requests over Discord's limits, none)"
     )
 
 
@@ -683,7 +689,8 @@ def report_run(name: str, fake: FakeDiscord, run: Run, requests: list[Any], seco
         f" board lag p50 {ms(lags, 50)} ms, p99 {ms(lags, 99)} ms\n"
         f"  per action: {calls.per_action(calls.rate_limited):.2f} rate-limited, "
         f"{calls.per_action(calls.exempt):.2f} exempt REST calls; "
-        f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx"
+        f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx; "
+        f"{calls.over_limits} over Discord's limits"
     )
 
 
@@ -972,7 +979,8 @@ async def tonttu_reveals(
             f"p99 {ms(reveals, 99)} ms; choice answered p99 {ms(choices, 99)} ms\n"
             f"  per choice: {calls.per_action(calls.rate_limited):.2f} rate-limited, "
             f"{calls.per_action(calls.exempt):.2f} exempt REST calls; "
-            f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx\n"
+            f"max {calls.posts_max} posts per channel per 5 s; {calls.client_errors} 4xx; "
+            f"{calls.over_limits} over Discord's limits\n"
             f"  CPU per choice (less sensitive to a busy machine than the latencies): bot "
             f"{bot_cpu * per_choice:.1f} ms, drawing worker {worker_cpu * per_choice:.1f} ms",
             flush=True,
