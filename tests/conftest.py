@@ -13,11 +13,13 @@ Python's own handler back here, and the processes the tests start have the defau
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
 from tests import postgres_server
+from tests.exit_watchdog import pytest_sessionfinish  # noqa: F401  (a hook, by its name)
 from tests.postgres_server import PostgresServer, ServerUnavailable
 
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
@@ -49,3 +51,26 @@ def postgres(postgres_server_or_reason: PostgresServer | str) -> PostgresServer:
 def postgres_url(postgres: PostgresServer) -> str:
     """A fresh, empty PostgreSQL database for this test: ``postgresql://…``."""
     return postgres.new_database()
+
+
+class Closable(Protocol):
+    def close(self) -> Awaitable[Any]: ...
+
+
+C = TypeVar("C", bound=Closable)
+
+
+@pytest.fixture
+async def closing() -> AsyncIterator[Callable[[C], C]]:
+    """``store = closing(await storage.open(url))``: closed after the test, passed or
+    failed. A store left open keeps its connection's thread, and so the whole test
+    process, alive after the run (see ``tests/exit_watchdog.py``)."""
+    opened: list[Closable] = []
+
+    def close_after(resource: C) -> C:
+        opened.append(resource)
+        return resource
+
+    yield close_after
+    for resource in reversed(opened):
+        await resource.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ import pytest
 from cogs.gates import RESTARTING
 from cogs.publishing import Publisher
 from engine import get_game
+from storage import Storage
 from storage import open as open_storage
 
 from .bot_helpers import turn_prompts
@@ -77,6 +79,7 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
     signum: signal.Signals,
     grace: int,
     posts_go_through: bool,
+    closing: Callable[[Storage], Storage],
 ) -> None:
     """``sigterm-grace-runs-out``: the posts stay held; after the grace the bot cancels
     them, quietly, and exits all the same (the moves are stored; showing them is left
@@ -86,7 +89,7 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
     process = await fake.start_bot_process("bot.py", env=env)
     log_file = fake.process_logs[process.pid]
     tables = await open_tables(fake)
-    store = await open_storage(url)
+    store = closing(await open_storage(url))
     games = [await store.find_open(thread.parent_id or 0) for thread, _ in tables]
     before = {g.id: g.version for g in games if g is not None}
     assert len(before) == TABLES
@@ -190,4 +193,3 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
         acting = get_game(stored.kind).to_act(stored.state)
         assert all(f"<@{p}>" in prompt.content for p in acting), prompt.content
     assert await fake.stop_bot_process(process) == 0
-    await store.close()

@@ -72,7 +72,7 @@ async def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_pa
 
 
 async def test_closing_while_another_process_holds_the_write_lock_does_not_fail(
-    tmp_path: Path,
+    tmp_path: Path, closing: Callable[[SqliteStorage], SqliteStorage]
 ) -> None:
     """The closing ``PRAGMA optimize`` waits like a write and is skipped if still locked.
 
@@ -80,7 +80,7 @@ async def test_closing_while_another_process_holds_the_write_lock_does_not_fail(
     "database is locked" from the optimize, which had not waited at all.
     """
     path = tmp_path / "bot.db"
-    store = await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=100)
+    store = closing(await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=100))
     for channel in range(1, 30):  # rows and queries, so that the optimize wants to ANALYZE
         await started(store, channel, guild=channel % 3)
     await store.list_games(guild_id=1)

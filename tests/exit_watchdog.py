@@ -1,0 +1,43 @@
+"""Ends a test process that does not exit after its run.
+
+A thread a test leaves running keeps the process alive after pytest is done: Python
+waits for every non-daemon thread before it exits. An aiosqlite connection that was
+never closed is such a thread (a failing test that skipped its ``close()`` once hung
+CI until its time limit, with every result already printed). So once the session has
+finished, a daemon thread waits ``TEST_EXIT_GRACE_SECONDS`` (default 60); if the
+process is still there, it names the threads left running and exits with the run's
+status, or 1 if every test passed (the leak is a bug too).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+DEFAULT_GRACE = 60.0
+
+
+def left_running() -> list[str]:
+    main = threading.main_thread()
+    return [t.name for t in threading.enumerate() if not t.daemon and t is not main]
+
+
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    grace = float(os.environ.get("TEST_EXIT_GRACE_SECONDS", DEFAULT_GRACE))
+
+    def watch() -> None:
+        time.sleep(grace)
+        names = ", ".join(left_running()) or "none found"
+        sys.stderr.write(
+            f"\nThe test process was still running {grace:.0f} s after its tests: a test "
+            f"left threads running ({names}). Ending it.\n"
+        )
+        sys.stderr.flush()
+        os._exit(int(exitstatus) or 1)
+
+    threading.Thread(target=watch, name="exit-watchdog", daemon=True).start()
