@@ -45,9 +45,10 @@ worded. Five measurements, printed as they finish:
    phase, all players choose by DM select; from the dispatch of a phase's last choice
    to the reveal posted in the thread, p50/p99, three ways, each from rest:
    - paced: each player after their own think time;
-   - burst: at every table all players but one choose at once, and once the fake is
-     quiet every table's last choice goes in the same instant (one click per table at
-     once, as in 3.; target p99 < 500 ms);
+   - burst: at every table all players but one choose at once, and once the bot has
+     sent nothing for a second (its REST budget is whole again: ``BUDGET_WINDOW``)
+     every table's last choice goes in the same instant (one click per table at once,
+     as in 3.; target p99 < 500 ms);
    - flat out: every player chooses as soon as their panel comes and every table goes
      on as soon as its reveal is in. A closed loop: it runs as fast as its bottleneck,
      the REST budget (a reveal is one budgeted post; 20 tables need a reveal each per
@@ -127,6 +128,12 @@ AT_REST = 2.0
 """Seconds the fake must see no request before a Tonttu run starts: the bot is at rest
 (a thread's tidy-ups held back while the REST budget was busy go within this once it is
 free)."""
+BUDGET_WINDOW = 1.0
+"""Discord's global budget (and the bot's ``RestBudget``) counts requests over this many
+seconds: once the bot has sent nothing for this long, its whole budget is free again. A
+Tonttu burst's last choices wait for it (a reveal is a budgeted post: a burst that came
+sooner would find the slots of the phase before still taken, which is the flat-out
+run's case)."""
 WINDOW = 5.0
 """Discord's per-channel message budget is counted over this many seconds."""
 
@@ -891,13 +898,13 @@ async def reveal_phases(
 ) -> None:
     """``phases`` phases at ``table``, each reveal's delay after its last choice;
     ``together``: every table's last choice of a phase in the same instant, once the
-    fake has been quiet for a moment (as between the Santa's Workshop bursts)."""
+    bot's REST budget is whole again (``BUDGET_WINDOW``)."""
     fake = players.fake
 
     async def last_choices() -> None:
         assert together is not None
         if await together.wait() == 0:
-            await quiet(fake, 0.3)
+            await quiet(fake, BUDGET_WINDOW)
         await together.wait()
 
     try:
@@ -939,7 +946,7 @@ TONTTU_RUNS = {
     "soon as its reveal is in: a closed loop at the REST budget's limit (a reveal is one "
     "budgeted post), so its latency is the queue the budget leaves, not a target",
     "burst": "each phase, all players but one at every table choose at once; once the "
-    "fake is quiet, every table's last choice in the same instant",
+    "bot's REST budget is whole again, every table's last choice in the same instant",
 }
 
 
