@@ -698,7 +698,7 @@ class Tonttu(commands.Cog):
         drawing = None
         if behind > 0 and (ended or ((changed or sync.flush) and self._tidy_now("board", game.id))):
             # drawn (in the worker process) while the reveal is posted
-            drawing = asyncio.create_task(self.table.board_png(game))
+            drawing = asyncio.create_task(self.table.board_png(game, sync.lang))
             drawing.add_done_callback(_retrieve)
         panels: Awaitable[None] | None = None
         if not current:  # the end, or an older phase's reveal: the lines alone

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import pytest
 
 from bot import Settings, WorkshopBot
 from cogs.computers import Computers
@@ -98,3 +102,26 @@ def turn_prompts(fake: FakeDiscord, channel: Any) -> list[FakeMessage]:
 async def open_panel(fake: FakeDiscord, user: FakeUser, channel: Any) -> InteractionResult:
     """The user clicks "Take your turn" on the latest prompt."""
     return await fake.click(user, turn_prompts(fake, channel)[-1], "Take your turn")
+
+
+class BoardPictures:
+    """Every board picture ``bot``'s tables have drawn from now on (``render_board_png``
+    of the Table extension's module, a fresh one per bot): the language of each, in
+    order; while ``gate`` is clear, the drawings wait for it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, bot: WorkshopBot) -> None:
+        self.languages: list[str] = []
+        self.gate = asyncio.Event()
+        self.gate.set()
+        table = bot.get_cog("Table")
+        assert table is not None
+        module = vars(sys.modules[type(table).__module__])
+        draw = module["render_board_png"]
+
+        async def render_board_png(game: Any, lang: str = "en") -> bytes:
+            self.languages.append(lang)
+            await self.gate.wait()
+            png: bytes = await draw(game, lang)
+            return png
+
+        monkeypatch.setitem(module, "render_board_png", render_board_png)

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from babel.messages.pofile import read_po
 
 import i18n
@@ -17,7 +18,7 @@ from cogs.tonttu import confirmation
 from engine.core import Rng
 from engine.tonttu import GAME
 
-from .bot_helpers import make_bot
+from .bot_helpers import BoardPictures, make_bot
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult
 from .tonttu_helpers import choice_select, choose_by_dm, select_in
@@ -153,9 +154,12 @@ def german_confirmation(state: Any, player: str, action: Any) -> str:
     return confirmation(label, action, DE)
 
 
-async def test_a_tactical_game_in_a_german_server(fake: FakeDiscord, tmp_path: Path) -> None:
+async def test_a_tactical_game_in_a_german_server(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.guild.locale = "de"
-    await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    pictures = BoardPictures(monkeypatch, bot)
     names = ("anna", "ben", "clara", "dirk")
     users = [fake.add_user(n, locale="de", dms_open=n != "dirk") for n in names]
     by_player = {str(user.id): user for user in users}
@@ -223,6 +227,7 @@ async def test_a_tactical_game_in_a_german_server(fake: FakeDiscord, tmp_path: P
     # (status, reveals, final scores) and each player's DMs and private panels.
     assert english_leaks(fake, thread, users) == []
     assert "Chosen:" not in "\n".join(fake.public_texts())
+    assert len(pictures.languages) > 10 and set(pictures.languages) == {"de"}  # the board's
 
     # issue 16: /stats, /leaderboard and /history in the asker's language
     anna = users[0]
