@@ -169,6 +169,9 @@ class Sync:
         self.unguarded = False
         """A followup went out this round: no nonce guards it against being posted again
         by a publisher that takes over, so its marks are written at once (:meth:`save`)."""
+        self.asked_again = asyncio.Event()
+        """Set when another round of the game is asked for while this one runs (a newer
+        move came in): a tidy-up this round has not begun may be left to that round."""
 
     @property
     def shown(self) -> Mapping[str, int]:
@@ -282,6 +285,8 @@ class Publisher:
         self._again: dict[int, bool] = {}
         """Games whose sync must run (once more); the value: whether to flush."""
         self._deferred: dict[int, asyncio.TimerHandle] = {}
+        self._rounds: dict[int, Sync] = {}
+        """By game: the round running now (from the moment its game is loaded)."""
         self._failures: dict[int, int] = {}
         self._held: dict[int, float] = {}
         """Games whose publishing claim this process holds between two rounds, and when
@@ -319,6 +324,9 @@ class Publisher:
         traceback per retry of an outage would be a storm). A graceful stop waits for
         the task."""
         self._again[game_id] = self._again.get(game_id, False) or flush
+        running = self._rounds.get(game_id)
+        if running is not None:
+            running.asked_again.set()
         future = self._next.get(game_id)
         if future is None:
             future = self._next[game_id] = asyncio.get_running_loop().create_future()
@@ -409,7 +417,7 @@ class Publisher:
         try:
             game = await self.bot.store.load(game_id)
             lang = await self.bot.languages.of_guild(game.guild_id)
-            sync = Sync(self, game, flush, lang)
+            sync = self._rounds[game_id] = Sync(self, game, flush, lang)
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
             if game.status != "active":  # no more prompts
@@ -419,6 +427,7 @@ class Publisher:
             keep = game_id in self._again or sync.again
         finally:
             renewing.cancel()
+            self._rounds.pop(game_id, None)
             marks = sync.marks if sync is not None else {}
             timers = sync.timers if sync is not None else []
             cancel = sorted(sync.cancel) if sync is not None else []

@@ -369,6 +369,17 @@ def still_open(round_: int, phase: str) -> Any:
     return check
 
 
+async def done_first(task: asyncio.Future[Any], event: asyncio.Event) -> bool:
+    """Wait until ``task`` is done or ``event`` is set; whether ``task`` is done."""
+    if not task.done() and not event.is_set():
+        waiting = asyncio.ensure_future(event.wait())
+        try:
+            await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+    return task.done()
+
+
 async def all_of(*work: Awaitable[None] | None) -> None:
     """Await ``work`` together; every one ends before the first error is raised."""
     results = await asyncio.gather(*(w for w in work if w is not None), return_exceptions=True)
@@ -721,10 +732,17 @@ class Tonttu(commands.Cog):
             await self._edit_status(sync, status_key(state))
 
         async def board() -> None:
-            if drawing is not None:
-                await self.table.edit_board(sync, await drawing)
-            elif behind > 0:
-                sync.defer(BOARD_DELAY)
+            if drawing is None:
+                if behind > 0:
+                    sync.defer(BOARD_DELAY)
+                return
+            if not (ended or changed) and not await done_first(drawing, sync.asked_again):
+                # A tidy-up for earlier choices, whose picture is not drawn yet, and a
+                # newer move came in: that round goes now (were it the phase's last
+                # choice, its reveal would wait for this picture) and draws the board.
+                drawing.cancel()
+                return
+            await self.table.edit_board(sync, await drawing)
 
         # The next phase's private panels and the board edit go out together: a round
         # that starts a phase is over sooner, so the next phase's reveal waits less.
