@@ -7,6 +7,10 @@ CI until its time limit, with every result already printed). So once the session
 finished, a daemon thread waits ``TEST_EXIT_GRACE_SECONDS`` (default 60); if the
 process is still there, it names the threads left running and exits with the run's
 status, or 1 if every test passed (the leak is a bug too).
+
+Not in an xdist worker: one whose share of the tests is done finishes its session and
+then waits, alive, until the controller ends every worker at the end of the run (the
+controller's own session finishes only then, and is watched).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ def left_running() -> list[str]:
 
 @pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):  # an xdist worker
+        return
     grace = float(os.environ.get("TEST_EXIT_GRACE_SECONDS", DEFAULT_GRACE))
 
     def watch() -> None:
