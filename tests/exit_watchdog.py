@@ -39,6 +39,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     def watch() -> None:
         time.sleep(grace)
         names = ", ".join(left_running()) or "none found"
+        sys.stdout.flush()  # the run's summary, still buffered when stdout is a pipe
         sys.stderr.write(
             f"\nThe test process was still running {grace:.0f} s after its tests: a test "
             f"left threads running ({names}). Ending it.\n"

@@ -29,7 +29,7 @@ def run_pytest(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", *plugins, str(test_file)],
         cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "TEST_EXIT_GRACE_SECONDS": "1", "PATH": ""},
+        env={"PYTHONPATH": str(ROOT), "TEST_EXIT_GRACE_SECONDS": "5", "PATH": ""},
         capture_output=True,
         text=True,
         timeout=120,  # without the watchdog the run would never end
