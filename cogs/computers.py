@@ -5,10 +5,13 @@ thread of the bot's process (as it first was) it holds the GIL the event loop ne
 a humans-only table's clicks went from a p99 of 23 ms alone to 1.3 s beside 8 tables
 of thinking computers. So decisions run in worker processes
 (:class:`cogs.workers.WorkerPool`, shared with nothing else), at a lower CPU priority
-(``nice``) so that on a small machine the process answering Discord wins the CPU
-whenever it has work. By default there is one worker per core but one, kept for the
-event loop (``AI_WORKERS`` overrides it; ``0`` decides in threads of the bot's process,
-the old way, kept to measure against). The price of ``nice``: on a machine shared with
+(``nice``, and on Linux the ``SCHED_IDLE`` policy) so that on a small machine the
+process answering Discord wins the CPU whenever it has work. ``SCHED_IDLE``, measured
+by ``benchmarks/ai_load.py`` (300 clicks, runs alternating with nice alone): beside 8
+busy computer tables the humans table's p99 was 1.83x and 1.24x its p99 alone, against
+2.70x and 2.27x with nice alone. By default there is one worker per core but one, kept
+for the event loop (``AI_WORKERS`` overrides it; ``0`` decides in threads of the bot's
+process, the old way, kept to measure against). The price: on a machine shared with
 other busy programs the workers get little CPU, so computers think slowly there (the
 thread shows it) while players' clicks stay fast; ``benchmarks/ai_load.py`` prints the
 moves the computer tables made beside each figure.
@@ -99,7 +102,9 @@ def _warm() -> None:
         engine.ai.game_ai(kind)
 
 
-POOL = WorkerPool("computer player", size=default_workers(), nice=WORKER_NICE, warm=_warm)
+POOL = WorkerPool(
+    "computer player", size=default_workers(), nice=WORKER_NICE, idle=True, warm=_warm
+)
 """The computer players' worker processes, shared by every bot of this process."""
 
 

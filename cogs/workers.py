@@ -13,7 +13,11 @@ no inherited sockets, locks or event loop, which imports the main module again (
 every multiprocessing child does), so entry points keep their work under
 ``if __name__ == "__main__"``. A worker ignores Ctrl-C, which belongs to the bot, and
 may run at a lower CPU priority (``nice``) so that, on a machine with few cores, the
-process that answers Discord always gets the CPU first.
+process that answers Discord always gets the CPU first; on Linux a pool can go further
+(``idle``): the ``SCHED_IDLE`` policy, the CPU that no normal process wants. Why nice
+alone is not enough: Linux's scheduler (EEVDF, since 6.6) lets a running task finish
+its time slice, a few milliseconds, when the bot's thread wakes up with a click to
+answer, whatever their niceness; a ``SCHED_IDLE`` task is preempted at once.
 
 Surviving deaths: a worker that dies (killed, out of memory) breaks the whole
 executor (``BrokenProcessPool``). The job it had is run again in a thread, and the
@@ -82,12 +86,15 @@ def _ctrl_c_blocked() -> Iterator[None]:
         mask(signal.SIG_SETMASK, previous)
 
 
-def _init_worker(nice: int) -> None:
+def _init_worker(nice: int, idle: bool) -> None:
     """In each worker, at start: Ctrl-C belongs to the bot; lower our CPU priority."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:
         with contextlib.suppress(AttributeError, OSError):  # Windows; a sandbox says no
             os.nice(nice)
+    if idle:
+        with contextlib.suppress(AttributeError, OSError):  # not Linux: nice alone
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 class WorkerPool:
@@ -95,7 +102,8 @@ class WorkerPool:
 
     ``warm`` (a module-level function) runs once in a worker at :meth:`start`, so the
     first real job does not pay for its imports. ``nice`` is added to the workers'
-    CPU niceness (0: the same priority as the bot).
+    CPU niceness (0: the same priority as the bot); ``idle``: on Linux, the workers run
+    under ``SCHED_IDLE`` (only on CPU time no normal process wants).
     """
 
     def __init__(
@@ -104,11 +112,13 @@ class WorkerPool:
         *,
         size: int = 1,
         nice: int = 0,
+        idle: bool = False,
         warm: Callable[[], Any] | None = None,
     ) -> None:
         self.name = name
         self.size = max(1, size)
         self.nice = nice
+        self.idle = idle
         self.warm = warm
         self.deaths = 0
         self._executor: ProcessPoolExecutor | None = None
@@ -122,7 +132,7 @@ class WorkerPool:
                     max_workers=self.size,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init_worker,
-                    initargs=(self.nice,),
+                    initargs=(self.nice, self.idle),
                 )
             except (OSError, NotImplementedError, ImportError) as error:  # e.g. no sem_open
                 self.deaths = GIVE_UP_AFTER

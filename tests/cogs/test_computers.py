@@ -198,6 +198,9 @@ async def test_the_workers_yield_the_cpu_to_the_bot(monkeypatch: pytest.MonkeyPa
     ours = os.nice(0)
     theirs = await computers.POOL.run(os.nice, 0)
     assert theirs == min(19, ours + computers.WORKER_NICE)
+    if hasattr(os, "SCHED_IDLE"):  # Linux: only CPU time nothing else wants
+        assert await computers.POOL.run(os.sched_getscheduler, 0) == os.SCHED_IDLE
+        assert os.sched_getscheduler(0) != os.SCHED_IDLE  # not the bot's own process
 
 
 async def test_a_worker_that_dies_costs_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
