@@ -584,4 +584,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # Python's exit waits, unbounded, for threads and child processes: not for long here
+    workers.exit_within(workers.EXIT_WAIT, status, "The bot's process", "the bot stopped")
+    sys.exit(status)

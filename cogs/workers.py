@@ -37,6 +37,12 @@ pure, and a decision or picture cut off is made again by whoever needs it. And C
 a terminal goes to every process of the group: workers are spawned with SIGINT blocked
 (inherited through exec), so one still importing does not die with a traceback before
 its initializer ignores SIGINT.
+
+And the process's own end is bounded (:func:`exit_within`): Python's exit waits, without
+a limit, for every thread that is not a daemon and every child process, and a worker
+under ``SCHED_IDLE`` that is killed still needs a moment of CPU to end, which a busy
+machine may give it late. The bot leaves at most :data:`EXIT_WAIT` seconds after it has
+stopped, naming what was still running.
 """
 
 from __future__ import annotations
@@ -47,6 +53,9 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -62,6 +71,9 @@ GIVE_UP_AFTER = 3
 TERMINATE_WAIT = 2.0
 """Seconds a terminated worker gets to end before it is killed."""
 
+EXIT_WAIT = 5.0
+"""Seconds the bot's process may take to exit once the bot has stopped."""
+
 _POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
 
 
@@ -69,6 +81,31 @@ def stop_all() -> None:
     """Terminate every pool's workers now (the process is ending)."""
     for pool in list(_POOLS):
         pool.stop(terminate=True)
+
+
+def left_running() -> list[str]:
+    """The names of the threads, other than the main one, that Python's exit waits for."""
+    main = threading.main_thread()
+    return [t.name for t in threading.enumerate() if not t.daemon and t is not main]
+
+
+def exit_within(seconds: float, status: int, what: str, after: str) -> None:
+    """End this process with ``status`` if it is still alive ``seconds`` from now,
+    with a sentence on stderr naming the threads left running (``what`` was still
+    running ``seconds`` after ``after``)."""
+
+    def watch() -> None:
+        time.sleep(seconds)
+        names = ", ".join(left_running()) or "none"
+        sys.stdout.flush()  # what was printed, still buffered when stdout is a pipe
+        sys.stderr.write(
+            f"\n{what} was still running {seconds:g} s after {after} (threads left "
+            f"running: {names}). Ending it.\n"
+        )
+        sys.stderr.flush()
+        os._exit(status)
+
+    threading.Thread(target=watch, name="exit-watchdog", daemon=True).start()
 
 
 @contextlib.contextmanager

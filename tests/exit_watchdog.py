@@ -16,18 +16,12 @@ controller's own session finishes only then, and is watched).
 from __future__ import annotations
 
 import os
-import sys
-import threading
-import time
 
 import pytest
 
+from cogs.workers import exit_within
+
 DEFAULT_GRACE = 60.0
-
-
-def left_running() -> list[str]:
-    main = threading.main_thread()
-    return [t.name for t in threading.enumerate() if not t.daemon and t is not main]
 
 
 @pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
@@ -35,16 +29,4 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(session.config, "workerinput"):  # an xdist worker
         return
     grace = float(os.environ.get("TEST_EXIT_GRACE_SECONDS", DEFAULT_GRACE))
-
-    def watch() -> None:
-        time.sleep(grace)
-        names = ", ".join(left_running()) or "none found"
-        sys.stdout.flush()  # the run's summary, still buffered when stdout is a pipe
-        sys.stderr.write(
-            f"\nThe test process was still running {grace:.0f} s after its tests: a test "
-            f"left threads running ({names}). Ending it.\n"
-        )
-        sys.stderr.flush()
-        os._exit(int(exitstatus) or 1)
-
-    threading.Thread(target=watch, name="exit-watchdog", daemon=True).start()
+    exit_within(grace, int(exitstatus) or 1, "The test process", "its tests")

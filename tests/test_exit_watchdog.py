@@ -42,10 +42,10 @@ def test_a_thread_left_running_ends_the_process_with_its_name_and_a_failure(
     result = run_pytest(tmp_path, LEAKY)
     assert "1 passed" in result.stdout
     assert result.returncode == 1
-    assert "left threads running (left-behind)" in result.stderr
+    assert "threads left running: left-behind" in result.stderr
 
 
 def test_a_tidy_run_exits_with_its_own_status(tmp_path: Path) -> None:
     result = run_pytest(tmp_path, TIDY)
     assert result.returncode == 0, result.stderr
-    assert "left threads running" not in result.stderr
+    assert "threads left running" not in result.stderr

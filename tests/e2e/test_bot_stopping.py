@@ -21,6 +21,7 @@ import pytest
 
 from cogs.gates import RESTARTING
 from cogs.publishing import Publisher
+from cogs.workers import EXIT_WAIT
 from engine import get_game
 from storage import Storage
 from storage import open as open_storage
@@ -194,3 +195,32 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
         acting = get_game(stored.kind).to_act(stored.state)
         assert all(f"<@{p}>" in prompt.content for p in acting), prompt.content
     assert await fake.stop_bot_process(process) == 0
+
+
+STUCK = """
+import sys
+import threading
+
+if any(arg.endswith("bot.py") for arg in sys.orig_argv):  # the bot's process, not its workers
+    threading.Thread(target=threading.Event().wait, name="never-ends").start()
+"""
+
+
+async def test_a_process_kept_alive_after_the_bot_stopped_ends_within_a_few_seconds(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Python's exit waits, without a limit, for every thread that is not a daemon and
+    every child process (e.g. a killed worker that a busy machine gives no CPU to end):
+    the bot's process leaves ``EXIT_WAIT`` seconds after the bot has stopped, with its
+    status, and names what it waited for. The thread here comes from a ``sitecustomize``
+    module, which Python imports at start-up."""
+    (tmp_path / "sitecustomize.py").write_text(STUCK)
+    env = {
+        "DATABASE_URL": f"sqlite:///{tmp_path}/bot.db",
+        "DISCORD_GUILD_ID": "",
+        "PYTHONPATH": str(tmp_path),
+    }
+    process = await fake.start_bot_process("bot.py", env=env)
+    assert await fake.stop_bot_process(process, timeout=EXIT_WAIT + 10) == 0
+    output = fake.process_logs[process.pid].read_text()
+    assert "after the bot stopped (threads left running: never-ends). Ending it." in output
