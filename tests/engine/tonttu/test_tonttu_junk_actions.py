@@ -20,6 +20,7 @@ from engine.records import pick_random
 from engine.tonttu import GAME, TonttuState
 from engine.tonttu.data import MATERIAL_NAMES
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
+from engine.tonttu.rules import advance
 
 # --------------------------------------------------------------------------- positions
 
@@ -118,12 +119,17 @@ def test_junk_actions_are_refused_with_a_sentence_or_applied_legally(
         if not is_action_shaped(junk):
             assert isinstance(error, IllegalAction), (junk, error)
         assert state.model_dump_json() == before  # refused: nothing changed
+        # the search's way of applying (no events) refuses it the same way
+        with pytest.raises(type(error)) as also:
+            advance(state, player, junk)
+        assert str(also.value) == message
         return
     # accepted: it was as good as a legal action, so the result is a valid game
     assert is_action_shaped(junk)
     parsed = TonttuState.model_validate_json(after.model_dump_json())
     assert parsed == after and events
     assert state.model_dump_json() == before  # apply never changes its input
+    assert advance(state, player, junk) == after
 
 
 # --------------------------------------------------------------------------- named cases

@@ -24,6 +24,7 @@ from engine.records import Record, RecordedAction, replay
 from engine.tonttu import GAME
 from engine.tonttu.data import DATA_FILE, MATERIAL_TYPE
 from engine.tonttu.models import MATERIAL_POINT, MATERIAL_POINT_UP, TonttuState
+from engine.tonttu.rules import advance
 
 GAMES = 200
 DEEP_EVERY = 1
@@ -112,6 +113,8 @@ def play(n: int, mode: str, seed: int, *, deep: bool, stats: Counter[str]) -> No
         before = state
         state, events = GAME.apply(state, player, action)
         check_invariants(state)
+        # the computer players' search applies moves without their events: same state
+        assert advance(before, player, action) == state
         if before.phase == "pick" and state.phase == "point":  # T-2.1: each pick leaves a hand
             assert [len(h) for h in state.hands] == [max(len(h) - 1, 0) for h in before.hands]
         action_json = action.model_dump(mode="json")
