@@ -90,6 +90,9 @@ class GameAI:
     finished: Callable[[Any], bool] | None = None
     """Optional: a cheap "is the game over" (``game.outcome(state) is not None`` without
     building the outcome), asked after every rollout step."""
+    advance: Callable[[Any, PlayerId, Any], Any] | None = None
+    """Optional: ``game.apply(state, player, action)[0]`` without building the events,
+    which a search never reads (the same state, cheaper)."""
 
 
 def _load(name: str) -> GameAI:
@@ -201,7 +204,7 @@ def _search(
                 sample = ai.prepare(game, sample, player, rng.fork())
             rollout_seed = rng.next64()
             for k in live:
-                state, _events = game.apply(sample, player, candidates[k])
+                state = _advance(game, ai, sample, player, candidates[k])
                 # the same rollout randomness for every candidate (common random numbers)
                 state, steps = playout(
                     game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
@@ -250,6 +253,13 @@ def rollout_step(game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float) -
         action = legal[rng.below(len(legal))]
     else:
         action = ai.greedy(state, player, legal, rng)
+    return _advance(game, ai, state, player, action)
+
+
+def _advance(game: Game, ai: GameAI, state: Any, player: PlayerId, action: Any) -> Any:
+    """The state after ``action`` (its events are not needed)."""
+    if ai.advance is not None:
+        return ai.advance(state, player, action)
     return game.apply(state, player, action)[0]
 
 

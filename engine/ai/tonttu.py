@@ -37,6 +37,7 @@ from engine.tonttu.data import (
 )
 from engine.tonttu.game import GIFT_CARDS, winners
 from engine.tonttu.models import MATERIAL_POINT, PointGift, TonttuState, TonttuView
+from engine.tonttu.rules import advance
 from engine.tonttu.text import point_code
 
 GIFT_ID_BY_NAME = {card.name: card.id for card in GIFT_CARDS}
@@ -482,7 +483,7 @@ def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuStat
             continue
         legal = game.legal_actions(state, p)
         if legal:
-            state, _events = game.apply(state, p, greedy_action(state, seat, legal, rng))
+            state = advance(state, p, greedy_action(state, seat, legal, rng))
     return state
 
 
@@ -497,6 +498,7 @@ AI = GameAI(
     evaluate=evaluate,
     prepare=prepare,
     finished=_finished,
+    advance=advance,
 )
 
 

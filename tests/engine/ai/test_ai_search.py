@@ -85,6 +85,29 @@ def test_sequential_halving_spends_the_budget_on_the_best_candidates() -> None:
     assert {evaluated[k] for k in (0, 1, 2)} == {evaluated[0]}
 
 
+class ApplyRefused(ToyGame):
+    def apply(self, state: Toy, player: str, action: int) -> tuple[Toy, list[Any]]:
+        raise AssertionError("the search asked for events it never reads")
+
+
+def test_the_search_applies_moves_through_the_ais_advance_when_it_has_one() -> None:
+    """``GameAI.advance`` (the next state without events) replaces ``game.apply`` in the
+    search, and the decision is the same."""
+    advanced: Counter[int] = Counter()
+
+    def advance(state: Toy, player: str, action: int) -> Toy:
+        advanced[action] += 1
+        return replace(state, picked=action)
+
+    ai = replace(_toy_ai(Counter()), advance=advance)
+    rng = Rng(3)
+    first = ai.determinize(None, rng.fork())
+    budget = Budget(actions=600, candidates=6, min_samples=1, halving=True)
+    best = _search(ApplyRefused(), ai, None, "me", list(range(6)), first, rng, budget)  # type: ignore[arg-type]
+    assert best == _toy_search(halving=True)[0] == 5
+    assert set(advanced) == set(range(6)) and sum(advanced.values()) == 600
+
+
 def test_halving_and_horizon_budgets_stay_deterministic_and_legal() -> None:
     budget = Budget(actions=300, candidates=4, min_samples=1, halving=True, horizon=12)
     for game_name, options in (("tonttu", {"mode": "tactical"}), ("workshop", {})):
