@@ -4,12 +4,16 @@
                                       [--against REV ... | --against none]
 
 Each step of a playout is what an AI rollout does: ``outcome``, ``to_act``,
-``legal_actions`` for the acting seat, a uniformly random pick, ``apply``. Measured for
-every player count of every game in the registry (``engine.GAME_MODULES``), Workshop
-Tonttu in both modes. Prints per configuration: microseconds per ``apply`` alone and per
-whole step (the four engine calls; a step during which the process lost its core, over
-2 ms, is left out), and complete games per second of the process's own CPU time (so
-time spent waiting for a core on a busy machine is left out).
+``legal_actions`` for the acting seat, a uniformly random pick, and the move. Measured
+for every player count of every game in the registry (``engine.GAME_MODULES``), Workshop
+Tonttu in both modes, in two passes over the same games: one applies every move with
+``apply`` (the state and its events, as a table in the bot does), the other as the
+computer players' search does (``GameAI.advance``, the state without events, where the
+tree's computer players have one; ``apply`` otherwise). Prints per configuration:
+microseconds per ``apply`` alone (first pass), per ``advance`` alone and per whole step
+(the four engine calls; second pass; a step during which the process lost its core,
+over 2 ms, is left out), and complete games per second of the process's own CPU time
+in the second pass (so time spent waiting for a core on a busy machine is left out).
 
 ``--against REV`` (default: the merge-base of ``HEAD`` with ``main``; repeat it to
 compare with several revisions in the same run, e.g. the commit before a piece of work
@@ -40,7 +44,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMED_FIELDS = ("timed", "apply_seconds", "step_seconds", "wall_seconds", "cpu_seconds")
+TIMED_FIELDS = ("timed", "move_seconds", "step_seconds", "wall_seconds", "cpu_seconds")
+PASSES = ("apply", "search")
+"""The two passes over the same games: moves by ``apply``, and as the search makes them."""
 PREEMPTED = 0.002
 """A step that took longer than this (seconds) lost the core to another process on the
 way: no step of either game comes near it. Such steps are left out of the per-step
@@ -73,13 +79,25 @@ def configurations(names: list[str] | None) -> list[dict[str, Any]]:
     return out
 
 
+def search_advance(game_name: str) -> Any:
+    """How the tree's computer players apply a move without its events
+    (``GameAI.advance``), or None where they use ``apply``."""
+    try:
+        from engine.ai import game_ai
+    except ImportError:  # a revision without computer players
+        return None
+    return getattr(game_ai(game_name), "advance", None)
+
+
 def measure(
-    game_name: str, players: int, options: dict[str, Any] | None, seeds: list[int]
+    game_name: str, players: int, options: dict[str, Any] | None, seeds: list[int], search: bool
 ) -> dict[str, Any]:
-    """Play one random game per seed; time the engine calls of every step."""
+    """Play one random game per seed; time the engine calls of every step. ``search``:
+    apply the moves as the computer players' search does (:func:`search_advance`)."""
     from engine import get_game
     from engine.core import Rng
 
+    advance = search_advance(game_name) if search else None
     game = get_game(game_name)
     parsed = game.parse_options(options)
     seats = [f"p{i}" for i in range(players)]
@@ -91,7 +109,7 @@ def measure(
     )
     clock = time.perf_counter
     actions = dropped = 0
-    apply_seconds = step_seconds = 0.0
+    move_seconds = step_seconds = 0.0
     started, cpu_started = clock(), time.process_time()
     for seed in seeds:
         state = game.new_game(seats, seed, parsed)
@@ -110,19 +128,22 @@ def measure(
             legal = legal_actions(state, player)
             action = legal[rng.below(len(legal))]
             t1 = clock()
-            state, _events = apply(state, player, action)
+            if advance is None:
+                state, _events = apply(state, player, action)
+            else:
+                state = advance(state, player, action)
             t2 = clock()
             actions += 1
             if t2 - t0 > PREEMPTED:
                 dropped += 1
                 continue
-            apply_seconds += t2 - t1
+            move_seconds += t2 - t1
             step_seconds += t2 - t0
     return {
         "games": len(seeds),
         "actions": actions,
         "timed": actions - dropped,
-        "apply_seconds": apply_seconds,
+        "move_seconds": move_seconds,
         "step_seconds": step_seconds,
         "wall_seconds": clock() - started,
         "cpu_seconds": time.process_time() - cpu_started,
@@ -138,7 +159,11 @@ def serve(root: str) -> int:
             answer: Any = configurations(request["games"])
         else:
             answer = measure(
-                request["game"], request["players"], request["options"], request["seeds"]
+                request["game"],
+                request["players"],
+                request["options"],
+                request["seeds"],
+                request["search"],
             )
         print(json.dumps(answer), flush=True)
     return 0
@@ -227,64 +252,75 @@ def run(args: argparse.Namespace, workers: list[Worker]) -> list[dict[str, Any]]
         ]
         rounds = max(1, min(args.rounds, len(seeds)))
         slices = [seeds[r::rounds] for r in range(rounds)]
-        totals = [dict.fromkeys(("games", "actions", *TIMED_FIELDS), 0.0) for _ in workers]
+        totals = [
+            {via: dict.fromkeys(("games", "actions", *TIMED_FIELDS), 0.0) for via in PASSES}
+            for _ in workers
+        ]
         for r, chunk in enumerate(slices):
             order = list(range(len(workers)))
             if r % 2:
                 order.reverse()
             for w in order:
-                figures = workers[w].ask({"do": "measure", **config, "seeds": chunk})
-                for key, value in figures.items():
-                    totals[w][key] += value
+                for via in PASSES:
+                    request = {"do": "measure", **config, "seeds": chunk, "search": via == "search"}
+                    for key, value in workers[w].ask(request).items():
+                        totals[w][via][key] += value
         row = {"config": config, "sides": totals}
         rows.append(row)
         print(json.dumps({"label": label(config), **row}), flush=True)
     return rows
 
 
-def figures(side: dict[str, float]) -> tuple[float, float, float]:
-    """(us per apply, us per step, games per CPU second) of one side's totals."""
-    timed = side["timed"]
+def figures(side: dict[str, dict[str, float]]) -> tuple[float, float, float, float]:
+    """(us per apply, us per advance, us per step, games per CPU second) of one side's
+    totals: the first from the apply pass, the others from the search pass."""
+    applied, search = side["apply"], side["search"]
     return (
-        side["apply_seconds"] / timed * 1e6,
-        side["step_seconds"] / timed * 1e6,
-        side["games"] / side["cpu_seconds"],
+        applied["move_seconds"] / applied["timed"] * 1e6,
+        search["move_seconds"] / search["timed"] * 1e6,
+        search["step_seconds"] / search["timed"] * 1e6,
+        search["games"] / search["cpu_seconds"],
     )
 
 
 def print_table(rows: list[dict[str, Any]], names: list[str]) -> None:
     """One line per configuration: every side's figures, then the speed-ups of this
     tree (the first side) over each of the others."""
-    print("\nus/apply, us/step: microseconds per applied action (a step = outcome + to_act +")
-    print("legal_actions + apply; steps that lost the core, > 2 ms, left out); games/s:")
-    print("complete games per second of the process's CPU time (everything, new_game included).")
+    print("\nus/apply: microseconds per move applied with apply (state and events); us/advance:")
+    print("per move applied as the computer players' search does (no events where the tree's")
+    print("computer players have GameAI.advance, else apply); us/step: per step of that search")
+    print("pass (outcome + to_act + legal_actions + the move; steps that lost the core, > 2 ms,")
+    print("left out); games/s: complete games per second of that pass's process CPU time")
+    print("(everything, new_game included).")
     now, others = names[0], names[1:]
     if others:
         print(f"x {'/'.join(others)}: the speed-up of {now} over each (higher is faster).")
     width = 8 * len(names) + 6 * len(others)
     head = f"{'game':<16} {'players':>7}"
-    titles = "".join(f" | {title:^{width}}" for title in ("us/apply", "us/step", "games/s"))
+    titles = "".join(
+        f" | {title:^{width}}" for title in ("us/apply", "us/advance", "us/step", "games/s")
+    )
     print(f"{head}{titles} | actions/game")
     cells = "".join(f"{name[:8]:>8}" for name in [*others, now])
     cells += "".join(f" {'x ' + name[:3]:>5}" for name in others)
-    print(f"{'':<16} {'':>7}" + f" | {cells}" * 3 + " |")
+    print(f"{'':<16} {'':>7}" + f" | {cells}" * 4 + " |")
     mismatched = []
     for row in rows:
         sides = [figures(side) for side in row["sides"]]
         name = f"{label(row['config']):<16} {row['config']['players']:>7}"
-        actions = [side["actions"] for side in row["sides"]]
+        actions = [side[via]["actions"] for side in row["sides"] for via in PASSES]
         if len(set(actions)) > 1:
             mismatched.append(name)
         line = name
-        for k in range(3):  # us/apply and us/step: lower is faster; games/s: higher
+        for k in range(4):  # microseconds: lower is faster; games/s: higher
             mine = sides[0][k]
             theirs = [side[k] for side in sides[1:]]
-            digits = 1 if k == 2 else 2
+            digits = 1 if k == 3 else 2
             line += " | " + "".join(f"{value:>8.{digits}f}" for value in [*theirs, mine])
             line += "".join(
-                f" {(value / mine if k < 2 else mine / value):>5.2f}" for value in theirs
+                f" {(value / mine if k < 3 else mine / value):>5.2f}" for value in theirs
             )
-        main_side = row["sides"][0]
+        main_side = row["sides"][0]["search"]
         print(f"{line} | {main_side['actions'] / main_side['games']:>12.1f}")
     if mismatched:
         print("# WARNING: the trees played different games (the rules differ) for:")
