@@ -697,31 +697,22 @@ def _speed_point(
         face_down = d["face_down"]
         if code < MATERIAL_POINT_UP and face_down[seat] is None:  # T-3.1
             values["face_down"] = _put(face_down, seat, card)
-            if events:
-                material_result = _material_result(
-                    {
-                        "slot": slot,
-                        "pointers": [player],
-                        "result": "taken",
-                        "taker": player,
-                        "face_down": True,
-                        "material": None,
-                    }
-                )
+            landed = None  # face down: the card stays unnamed
         else:
             face_up = d["face_up"]
             values["face_up"] = _put(face_up, seat, (*face_up[seat], card))
-            if events:
-                material_result = _material_result(
-                    {
-                        "slot": slot,
-                        "pointers": [player],
-                        "result": "taken",
-                        "taker": player,
-                        "face_down": False,
-                        "material": CARD_NAME[card],
-                    }
-                )
+            landed = CARD_NAME[card]
+        if events:
+            material_result = _material_result(
+                {
+                    "slot": slot,
+                    "pointers": [player],
+                    "result": "taken",
+                    "taker": player,
+                    "face_down": landed is None,
+                    "material": landed,
+                }
+            )
     choices[seat] = code
     if not events:
         if None in choices:
