@@ -592,32 +592,23 @@ def _take_material(
 ) -> MaterialResult | None:
     """T-3.1: the card goes face down if the seat has none face down (T-3.4) and chose
     so with its point (the default), else face up. The event, if ``events``."""
-    player = players[seat]
     if wants_face_down and face_down[seat] is None:
         face_down[seat] = card
-        if not events:
-            return None
-        return _material_result(
-            {
-                "slot": slot,
-                "pointers": [player],
-                "result": "taken",
-                "taker": player,
-                "face_down": True,
-                "material": None,
-            }
-        )
-    face_up[seat] = (*face_up[seat], card)
+        landed = None  # face down: the card stays unnamed
+    else:
+        face_up[seat] = (*face_up[seat], card)
+        landed = CARD_NAME[card]
     if not events:
         return None
+    player = players[seat]
     return _material_result(
         {
             "slot": slot,
             "pointers": [player],
             "result": "taken",
             "taker": player,
-            "face_down": False,
-            "material": CARD_NAME[card],
+            "face_down": landed is None,
+            "material": landed,
         }
     )
 
@@ -714,25 +705,24 @@ def _speed_point(
                 }
             )
     choices[seat] = code
-    if not events:
-        if None in choices:
-            values["choices"] = tuple(choices)
-            return _next_state(values), []
-        return _end_round(d, values, False)
-    event = _speed_point_event(
-        {
-            "kind": "speed_point",
-            "round": d["round"],
-            "player": player,
-            "gift": gift_result,
-            "material": material_result,
-        }
-    )
+    out: list[Any] = []
+    if events:
+        out.append(
+            _speed_point_event(
+                {
+                    "kind": "speed_point",
+                    "round": d["round"],
+                    "player": player,
+                    "gift": gift_result,
+                    "material": material_result,
+                }
+            )
+        )
     if None in choices:
         values["choices"] = tuple(choices)
-        return _next_state(values), [event]
-    new_state, end_events = _end_round(d, values, True)
-    return new_state, [event, *end_events]
+        return _next_state(values), out
+    new_state, end_events = _end_round(d, values, events)
+    return new_state, out + end_events
 
 
 def _close_point_phase(d: dict[str, Any], events: bool) -> tuple[TonttuState, list[Any]]:
