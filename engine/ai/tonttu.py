@@ -3,8 +3,9 @@
 ``determinize(view, rng)`` builds a full :class:`TonttuState` from one seat's
 view. Copied from the view: phase, round, rotation, middle gifts, every face-up
 workbench, gifts won, scores, hand sizes, who has chosen, the viewer's own hand,
-face-down card and pending choice. Sampled (T-6 secrets): the material cards
-seen nowhere are dealt at random into the other hands, the other face-down
+face-down card and pending choice, and the hands it held earlier in this deal
+(``SeatView.known_hand``). Sampled (T-6 secrets): the material cards seen nowhere
+are dealt at random into the other hands, the other face-down
 workbench cards, the face-down middle materials, the deck and the discard pile
 (the view gives every size); the gift stack is drawn from the gifts seen
 nowhere; the other seats' pending choices are drawn uniformly from their legal
@@ -62,6 +63,11 @@ def determinize(view: TonttuView, rng: Rng) -> TonttuState:
 
     face_up = tuple(tuple(take(name) for name in sv.face_up) for sv in view.seats)
     own_hand = tuple(take(name) for name in view.hand) if me >= 0 else ()
+    known_hands = {
+        i: tuple(take(name) for name in sv.known_hand)
+        for i, sv in enumerate(view.seats)
+        if sv.known_hand is not None
+    }
     own_down: int | None = None
     own_down_name = view.seats[me].face_down if me >= 0 else None
     if own_down_name is not None:
@@ -74,7 +80,10 @@ def determinize(view: TonttuView, rng: Rng) -> TonttuState:
         del pool[len(pool) - count :]
         return cards
 
-    hands = tuple(own_hand if i == me else deal(sv.hand_size) for i, sv in enumerate(view.seats))
+    hands = tuple(
+        own_hand if i == me else known_hands[i] if i in known_hands else deal(sv.hand_size)
+        for i, sv in enumerate(view.seats)
+    )
     face_down = tuple(
         own_down if i == me else (deal(1)[0] if sv.has_face_down else None)
         for i, sv in enumerate(view.seats)

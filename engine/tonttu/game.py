@@ -275,12 +275,22 @@ class TonttuGame:
     # ------------------------------------------------------------------ views
 
     def view(self, state: TonttuState, player: PlayerId | None) -> TonttuView:
-        """T-6: hands, pending choices and face-down cards only for their owner."""
+        """T-6: hands, pending choices and face-down cards only for their owner; a hand
+        also for the seats that held it earlier in this deal (T-2.3)."""
         viewer_seat = state.players.index(player) if player in state.players else -1
         acting = self.to_act(state)
         seats = []
+        n = len(state.players)
+        passes = state.deal_round - 1 if state.phase != "over" else 0
+        step = 1 if state.rotation == "left" else -1
         for seat, p in enumerate(state.players):
             down = state.face_down[seat]
+            # T-2.3: the hand now at ``seat`` lay k seats against the rotation k passes ago
+            known = (
+                viewer_seat >= 0
+                and viewer_seat != seat
+                and 1 <= (seat - viewer_seat) * step % n <= passes
+            )
             seats.append(
                 SeatView(
                     player=p,
@@ -290,6 +300,11 @@ class TonttuGame:
                     face_down=(
                         MATERIAL_NAMES[MATERIAL_TYPE[down]]
                         if down is not None and seat == viewer_seat
+                        else None
+                    ),
+                    known_hand=(
+                        [MATERIAL_NAMES[MATERIAL_TYPE[c]] for c in state.hands[seat]]
+                        if known
                         else None
                     ),
                     gifts=[GIFT_CARDS[g] for g in state.won[seat]],

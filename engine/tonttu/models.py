@@ -224,6 +224,10 @@ class SeatView(Model):
     has_face_down: bool
     face_down: str | None = None
     """The face-down card's type, only in its owner's view (T-6)."""
+    known_hand: list[str] | None = None
+    """This seat's hand, in the view of another seat that held those very cards earlier
+    in this deal (T-2.3: whole hands pass on; every card picked from them since was
+    revealed face up, T-2.1); ``None`` when the viewer cannot know it."""
     gifts: list[GiftCard]
     """Gifts won, in completion order."""
     score: int

@@ -585,6 +585,14 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str], words: Words = 
         lines.append("")
         hand = ", ".join(_name(card, words) for card in view.hand) or words.gettext("(empty)")
         lines.append(words.gettext("Your hand: {cards}").format(cards=hand))
+        # T-2.3: hands the viewer held earlier in this deal, wherever they are now
+        held = "; ".join(
+            f"{name(seat.player)}: {', '.join(_name(card, words) for card in seat.known_hand)}"
+            for seat in view.seats
+            if seat.known_hand
+        )
+        if held:
+            lines.append(words.gettext("Hands you held this deal: {hands}").format(hands=held))
         if view.my_choice:
             lines.append(
                 words.gettext("Your choice so far: {choice} (you may still change it)").format(

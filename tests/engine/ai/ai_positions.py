@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from engine import get_game
 from engine.ai import Budget
 from engine.core import Game, Rng
 from engine.records import pick_random
 from engine.tonttu.models import MATERIAL_POINT, TonttuState
 from engine.workshop.models import WorkshopState
+
+TONTTU = get_game("tonttu")
 
 TINY = Budget(actions=200, candidates=2, min_samples=1)
 """A small ``strong`` budget so that tests stay fast (the search logic is the same)."""
@@ -69,11 +72,14 @@ def hidden_variant_workshop(state: WorkshopState, viewer: str, seed: int) -> Wor
 def hidden_variant_tonttu(state: TonttuState, viewer: str, seed: int) -> TonttuState:
     """Re-deal what ``viewer`` cannot see (T-6): the other hands, the other face-down
     workbench cards, the face-down middle materials, deck and discard, the gift stack,
-    the other seats' pending picks/points, and the RNG."""
+    the other seats' pending picks/points, and the RNG. A hand the viewer held earlier
+    in this deal stays (T-2.3: it knows those cards)."""
     rng = Rng(seed)
     me = state.players.index(viewer)
     n = len(state.players)
-    pool = [c for i in range(n) if i != me for c in state.hands[i]]
+    seen = TONTTU.view(state, viewer).seats
+    keep = {i for i in range(n) if i == me or seen[i].known_hand is not None}
+    pool = [c for i in range(n) if i not in keep for c in state.hands[i]]
     pool += [c for i, c in enumerate(state.face_down) if i != me and c is not None]
     pool += [c for c in state.middle_materials if c is not None]
     pool += list(state.deck) + list(state.discard)
@@ -84,7 +90,7 @@ def hidden_variant_tonttu(state: TonttuState, viewer: str, seed: int) -> TonttuS
         del pool[:count]
         return cards
 
-    hands = tuple(h if i == me else deal(len(h)) for i, h in enumerate(state.hands))
+    hands = tuple(h if i in keep else deal(len(h)) for i, h in enumerate(state.hands))
     face_down = tuple(
         c if i == me or c is None else deal(1)[0] for i, c in enumerate(state.face_down)
     )

@@ -555,6 +555,46 @@ def test_t2_3_hands_pass_left_then_right_after_the_flip() -> None:
     assert [names(h)[0] for h in flipped.hands] == ["Wool", "Metal", "Wood"]
 
 
+@pytest.mark.parametrize("mode", ["tactical", "speed"])
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_t2_3_t6_a_hand_the_viewer_held_this_deal_shows_in_its_view(mode: str, n: int) -> None:
+    """T-2.3 passes whole hands and T-2.1 reveals every pick, so a seat knows the hand it
+    held earlier in the deal wherever it is now. Checked against each seat's memory of
+    the very cards (ids) it has held since the deal, over random games."""
+    rng = Rng(40 + n)
+    players = tuple(f"p{i}" for i in range(n))
+    compared = known = 0
+    for game in range(6):
+        state = GAME.new_game(list(players), 900 + game, GAME.parse_options({"mode": mode}))
+        held: list[set[int]] = [set() for _ in players]
+        deal_start = state.round
+        while state.phase != "over":
+            if state.deal_round == 1 and state.round != deal_start:
+                held = [set() for _ in players]
+                deal_start = state.round
+            for v, hand in enumerate(state.hands):
+                held[v] |= set(hand)
+            for v, viewer in enumerate(players):
+                seats = GAME.view(state, viewer).seats
+                assert seats[v].known_hand is None  # the own hand is ``view.hand``
+                for j, hand in enumerate(state.hands):
+                    if j == v or not hand:
+                        continue
+                    compared += 1
+                    if set(hand) <= held[v]:
+                        known += 1
+                        assert seats[j].known_hand == names(hand), (viewer, j)
+                    else:
+                        assert seats[j].known_hand is None, (viewer, j)
+            assert all(sv.known_hand is None for sv in GAME.view(state, None).seats)
+            acting = sorted(GAME.to_act(state))
+            player = acting[rng.below(len(acting))]
+            legal = GAME.legal_actions(state, player)
+            state, _ = GAME.apply(state, player, legal[rng.below(len(legal))])
+    # known: up to 3 of the other hands by the 4th round of a deal
+    assert compared // 10 < known < compared
+
+
 def test_t2_3_after_the_fourth_round_discard_flip_and_redeal() -> None:
     state = build(deal_round=4, hands=[["Wood"], ["Wool"], ["Metal"]])
     discard_before = len(state.discard)

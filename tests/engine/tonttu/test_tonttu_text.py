@@ -197,6 +197,22 @@ def test_the_workbench_is_grouped_and_counted() -> None:
     assert "1 face down [Wool]" in text
 
 
+def test_a_player_is_reminded_of_the_hands_it_held_this_deal() -> None:
+    """T-2.3, rotation left: the hand Ann passed on in the 1st round of a deal is Bob's in
+    the 2nd (minus Bob's pick, shown face up), Cid's in the 3rd; spectators are not told."""
+    hands = [["Wood", "Gold"], ["Wool", "Paint"], ["Metal", "Metal"]]
+    second = build(deal_round=2, hands=hands)
+    ann = GAME.render_text(GAME.view(second, "ann"), NAMES)
+    assert "Your hand: Wood, Gold\nHands you held this deal: Bob: Wool, Paint\n" in ann + "\n"
+    cid = GAME.render_text(GAME.view(second, "cid"), NAMES)
+    assert "Hands you held this deal: Ann: Wood, Gold\n" in cid + "\n"
+    assert "Hands you held" not in GAME.render_text(GAME.view(second, None), NAMES)
+    third = GAME.render_text(GAME.view(build(deal_round=3, hands=hands), "ann"), NAMES)
+    assert "Hands you held this deal: Bob: Wool, Paint; Cid: Metal, Metal" in third
+    first = GAME.render_text(GAME.view(build(deal_round=1, hands=hands), "ann"), NAMES)
+    assert "Hands you held" not in first
+
+
 @pytest.mark.parametrize(
     ("reason", "words"),
     [
