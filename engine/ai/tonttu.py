@@ -330,20 +330,33 @@ def _bench_potential(gifts: Sequence[int], values: Sequence[float], have: tuple[
     return score + holding
 
 
+_PICK_SCORES: dict[tuple[Any, ...], list[float]] = {}
+
+
 def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
+    """The greedy's score of each legal action (the caller must not change the list)."""
     have = _bench(state, seat)
     won = state.won[seat]
     counts = _category_counts(won)
-    gifts = [g for g in state.middle_gifts if g is not None]
     out: list[float] = []
     if state.phase == "pick":
+        # a pick's score depends on nothing else, and rollouts meet these positions often
+        key = (*have, *counts, len(won), state.middle_gifts, *(a.material for a in legal))
+        got = _PICK_SCORES.get(key)
+        if got is not None:
+            return got
+        gifts = [g for g in state.middle_gifts if g is not None]
         values = [gift_value(won, g, counts) for g in gifts]
         for a in legal:
             t = MATERIAL_IDS[a.material]
             have[t] += 1
             out.append(_bench_potential(gifts, values, tuple(have)))
             have[t] -= 1
+        if len(_PICK_SCORES) > 200_000:
+            _PICK_SCORES.clear()
+        _PICK_SCORES[key] = out
         return out
+    gifts = [g for g in state.middle_gifts if g is not None]
     speed = state.mode == "speed"
     others = None if speed else _Others(state, seat)
     material_slots = sum(1 for c in state.middle_materials if c is not None)
