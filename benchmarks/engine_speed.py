@@ -1,7 +1,8 @@
 """Engine speed: random playouts as the computer players run them, now against revisions.
 
     python benchmarks/engine_speed.py [--games 100] [--rounds 5] [--seed 1] [--game NAME ...]
-                                      [--against REV ... | --against none]
+                                      [--players N ...] [--against REV ... | --against none]
+    python benchmarks/engine_speed.py --instructions --games 15 [--against REV ...]
 
 Each step of a playout is what an AI rollout does: ``outcome``, ``to_act``,
 ``legal_actions`` for the acting seat, a uniformly random pick, and the move. Measured
@@ -27,12 +28,22 @@ code, from this file); their ``actions/game`` must agree, or the rules differ.
 ``--against none`` measures this tree alone.
 
 Figures are noisy on a shared machine: compare only within one run.
+
+``--instructions`` counts instead of timing (needs valgrind): for every configuration
+and tree, the moves of the same ``--games`` games are applied once and three times
+under ``valgrind --tool=cachegrind``, each pass by ``apply`` and as the search does,
+and half the difference of the two instruction counts, per move, is printed
+(``instr/apply``, ``instr/advance``). Making the games and starting Python cancel
+out, and the counts do not move with the machine's load: the stable comparison.
+Valgrind runs Python about 50 times slower, so use a few games (``--games 15``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,6 +161,37 @@ def measure(
     }
 
 
+def count(request: dict[str, Any]) -> int:
+    """``--count``: apply the moves of the request's games ``reps`` times (under valgrind,
+    which counts the instructions); prints the number of moves."""
+    sys.path.insert(0, request["root"])
+    from engine import get_game
+    from engine.core import Rng
+
+    game = get_game(request["game"])
+    parsed = game.parse_options(request["options"])
+    seats = [f"p{i}" for i in range(request["players"])]
+    moves = []
+    for seed in request["seeds"]:
+        state = game.new_game(seats, seed, parsed)
+        rng = Rng(seed)
+        while game.outcome(state) is None:
+            acting = game.to_act(state)
+            order = [p for p in state.players if p in acting]
+            player = order[rng.below(len(order))] if len(order) > 1 else order[0]
+            legal = game.legal_actions(state, player)
+            action = legal[rng.below(len(legal))]
+            moves.append((state, player, action))
+            state, _events = game.apply(state, player, action)
+    advance = search_advance(request["game"]) if request["search"] else None
+    move = advance or game.apply
+    for _ in range(request["reps"]):
+        for state, player, action in moves:
+            move(state, player, action)
+    print(len(moves))
+    return 0
+
+
 def serve(root: str) -> int:
     """Worker loop: one JSON request per stdin line, one JSON answer per stdout line."""
     sys.path.insert(0, root)
@@ -240,11 +282,16 @@ def label(config: dict[str, Any]) -> str:
     return str(config["game"]) + "".join(f" {v}" for v in options.values())
 
 
+def wanted(args: argparse.Namespace, configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The configurations with the ``--players`` asked for (all without the option)."""
+    return [c for c in configs if not args.players or c["players"] in args.players]
+
+
 def run(args: argparse.Namespace, workers: list[Worker]) -> list[dict[str, Any]]:
     """Measure every configuration on every worker, in alternating slices."""
     from engine.core import derive_seed
 
-    configs = workers[0].ask({"do": "configurations", "games": args.game})
+    configs = wanted(args, workers[0].ask({"do": "configurations", "games": args.game}))
     rows = []
     for config in configs:
         seeds = [
@@ -328,6 +375,66 @@ def print_table(rows: list[dict[str, Any]], names: list[str]) -> None:
             print(f"#   {name}")
 
 
+def instructions(root: Path, request: dict[str, Any]) -> float:
+    """Instructions per move in ``root``'s tree: (3 repetitions - 1) / 2 / moves."""
+    counted = []
+    for reps in (1, 3):
+        done = subprocess.run(
+            [
+                "valgrind",
+                "--tool=cachegrind",
+                "--cache-sim=no",
+                "--cachegrind-out-file=/dev/null",
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--count",
+                json.dumps({**request, "root": str(root), "reps": reps}),
+            ],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        refs = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        if refs is None:
+            raise RuntimeError(f"no instruction count from valgrind: {done.stderr[-500:]}")
+        counted.append((int(done.stdout.split()[-1]), int(refs.group(1).replace(",", ""))))
+    (moves, once), (_moves, thrice) = counted
+    return (thrice - once) / 2 / moves
+
+
+def count_all(args: argparse.Namespace, roots: list[Path], names: list[str]) -> None:
+    """``--instructions``: per configuration, instructions per move on every tree."""
+    from engine.core import derive_seed
+
+    sys.path.insert(0, str(ROOT))
+    now, others = names[0], names[1:]
+    print("\ninstr/apply: instructions per move applied with apply (state and events);")
+    print("instr/advance: per move as the computer players' search applies it.")
+    if others:
+        print(f"x {'/'.join(others)}: the speed-up of {now} over each (higher is faster).")
+    for config in wanted(args, configurations(args.game)):
+        seeds = [
+            derive_seed(args.seed, config["game"], config["players"], i) for i in range(args.games)
+        ]
+        cells = []
+        for via in PASSES:
+            request = {**config, "seeds": seeds, "search": via == "search"}
+            counts = [instructions(root, request) for root in roots]
+            mine = counts[0]
+            shown = " ".join(
+                f"{name} {value:,.0f}" for name, value in zip(names, counts, strict=True)
+            )
+            ratios = "".join(
+                f" x {name[:7]} {value / mine:.2f}"
+                for name, value in zip(others, counts[1:], strict=True)
+            )
+            title = "instr/apply" if via == "apply" else "instr/advance"
+            cells.append(f"{title}: {shown}{ratios}")
+        print(f"{label(config):<16} {config['players']} players | " + " | ".join(cells), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=100, help="games per configuration")
@@ -337,14 +444,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
     parser.add_argument(
+        "--players", type=int, action="append", help="only this many players (repeatable)"
+    )
+    parser.add_argument(
         "--against",
         action="append",
         help="a revision to compare with (repeatable; default: merge-base with main; 'none')",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions per move with valgrind instead of timing",
+    )
     parser.add_argument("--serve", help=argparse.SUPPRESS)
+    parser.add_argument("--count", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         return serve(args.serve)
+    if args.count:
+        return count(json.loads(args.count))
+    if args.instructions and shutil.which("valgrind") is None:
+        print("--instructions needs valgrind (on Debian: apt install valgrind).")
+        return 2
     sys.path.insert(0, str(ROOT))
     commits = []
     for against in args.against or [None]:
@@ -357,6 +478,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# this tree ({head} + working changes) against {shorts}")
     with ExitStack() as stack:
         trees = [stack.enter_context(checked_out(commit)) for commit in commits]
+        if args.instructions:
+            names = ["now" if commits else "this tree", *(commit[:7] for commit in commits)]
+            count_all(args, [ROOT, *trees], names)
+            return 0
         workers = [Worker("this tree", ROOT)]
         workers += [Worker(commit[:7], tree) for commit, tree in zip(commits, trees, strict=True)]
         try:

@@ -3,6 +3,8 @@ they work, not how fast anything is; no test asserts on time)."""
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +55,25 @@ def test_the_benchmark_runs_and_prints_its_figures(name: str) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert figure in done.stdout, done.stdout[-2000:]
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_engine_speed_counts_instructions_per_move_under_valgrind() -> None:
+    """``engine_speed.py --instructions``: one line per configuration, with a plausible
+    count per move for both passes (a Tonttu move is tens of thousands of instructions)."""
+    command = "benchmarks/engine_speed.py --instructions --games 1 --game tonttu --players 3"
+    done = subprocess.run(
+        [sys.executable, *command.split(), "--against", "none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("tonttu")]
+    assert [line.split()[1] for line in lines] == ["tactical", "speed"], done.stdout
+    for line in lines:
+        counts = re.findall(r"(instr/\w+): this tree ([\d,]+)", line)
+        assert [name for name, _ in counts] == ["instr/apply", "instr/advance"], line
+        for _name, value in counts:
+            assert 5_000 < int(value.replace(",", "")) < 500_000, line
