@@ -375,8 +375,9 @@ def print_table(rows: list[dict[str, Any]], names: list[str]) -> None:
             print(f"#   {name}")
 
 
-def instructions(root: Path, request: dict[str, Any]) -> float:
-    """Instructions per move in ``root``'s tree: (3 repetitions - 1) / 2 / moves."""
+def instructions(root: Path, request: dict[str, Any]) -> tuple[float, int]:
+    """Instructions per move in ``root``'s tree, (3 repetitions - 1) / 2 / moves, and the
+    number of moves."""
     counted = []
     for reps in (1, 3):
         done = subprocess.run(
@@ -401,14 +402,13 @@ def instructions(root: Path, request: dict[str, Any]) -> float:
             raise RuntimeError(f"no instruction count from valgrind: {done.stderr[-500:]}")
         counted.append((int(done.stdout.split()[-1]), int(refs.group(1).replace(",", ""))))
     (moves, once), (_moves, thrice) = counted
-    return (thrice - once) / 2 / moves
+    return (thrice - once) / 2 / moves, moves
 
 
 def count_all(args: argparse.Namespace, roots: list[Path], names: list[str]) -> None:
     """``--instructions``: per configuration, instructions per move on every tree."""
     from engine.core import derive_seed
 
-    sys.path.insert(0, str(ROOT))
     now, others = names[0], names[1:]
     print("\ninstr/apply: instructions per move applied with apply (state and events);")
     print("instr/advance: per move as the computer players' search applies it.")
@@ -421,7 +421,12 @@ def count_all(args: argparse.Namespace, roots: list[Path], names: list[str]) -> 
         cells = []
         for via in PASSES:
             request = {**config, "seeds": seeds, "search": via == "search"}
-            counts = [instructions(root, request) for root in roots]
+            measured = [instructions(root, request) for root in roots]
+            counts = [per_move for per_move, _moves in measured]
+            if len({moves for _per_move, moves in measured}) > 1:
+                print(
+                    f"# WARNING: the trees played different games (rules differ): {label(config)}"
+                )
             mine = counts[0]
             shown = " ".join(
                 f"{name} {value:,.0f}" for name, value in zip(names, counts, strict=True)
