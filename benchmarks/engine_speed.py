@@ -481,16 +481,15 @@ def main(argv: list[str] | None = None) -> int:
     if commits:
         shorts = ", ".join(commit[:7] for commit in commits)
         print(f"# this tree ({head} + working changes) against {shorts}")
+    names = ["now" if commits else "this tree", *(commit[:7] for commit in commits)]
     with ExitStack() as stack:
         trees = [stack.enter_context(checked_out(commit)) for commit in commits]
         if args.instructions:
-            names = ["now" if commits else "this tree", *(commit[:7] for commit in commits)]
             count_all(args, [ROOT, *trees], names)
             return 0
         workers = [Worker("this tree", ROOT)]
         workers += [Worker(commit[:7], tree) for commit, tree in zip(commits, trees, strict=True)]
         try:
-            names = ["now" if commits else "this tree", *(commit[:7] for commit in commits)]
             print_table(run(args, workers), names)
         finally:
             for worker in workers:
