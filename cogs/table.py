@@ -51,7 +51,7 @@ from cogs.service import (
 from engine import undo as undo_events
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, LoadedGame, NewTimer, Timer, human_player
+from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
@@ -320,6 +320,12 @@ def panel(
     return {"content": content, "embed": embed, "view": view}
 
 
+def turn_passed(prompt_v: int, acting: set[PlayerId], actions: list[LoggedAction]) -> bool:
+    """Whether a new turn began since the turn prompt posted at version ``prompt_v``
+    (none yet: -1): someone other than the players to act now moved since."""
+    return prompt_v < 0 or any(a.player not in acting for a in actions if a.seq > prompt_v)
+
+
 # --------------------------------------------------------------------------- cog
 
 
@@ -327,8 +333,9 @@ class Presenter(Protocol):
     """How one game's turns are shown, when the generic turn prompt and panel do not fit
     (Workshop Tonttu's simultaneous, secret choices: ``cogs/tonttu.py``)."""
 
-    async def fire(self, game: LoadedGame, timer: Timer) -> bool:
-        """Handle a stored timer; ``False`` leaves it to the generic handling."""
+    async def fire(self, game: LoadedGame, timer: Timer) -> bool | None:
+        """Handle a stored timer: whether it acted (``False``: it had nothing to do, say
+        its phase had ended), or ``None`` to leave it to the generic handling."""
         ...
 
     async def play_command(
@@ -455,10 +462,7 @@ class Table(commands.Cog):
         if game.status == "active" and target == version:
             humans = {s.player for s in game.seats if not s.is_ai}
             acting = set(engine_of(game).to_act(game.state)) & humans
-        turn_passed = prompt_v < 0 or any(
-            a.player not in acting for a in actions if a.seq > prompt_v
-        )
-        prompting = bool(acting) and turn_passed and prompt_v < version
+        prompting = bool(acting) and turn_passed(prompt_v, acting, actions) and prompt_v < version
         ended = game.status != "active"
         if "board" not in game.messages:
             await self.post_board(sync)  # the first board goes above everything else
@@ -512,6 +516,15 @@ class Table(commands.Cog):
             text = self.prompt_text(game, acting, limit, reminder=True, words=sync.words)
             await sync.post(("remind", due), **self.prompt_message(game, text, sync.words))
         sync.mark("remind", due)
+
+    async def turn_prompt(self, game: LoadedGame, acting: set[PlayerId]) -> int | None:
+        """The version at which the thread prompted the turn being played (``acting``'s),
+        or None if it has not yet (its sync is still to come): a turn's reminder and limit
+        are scheduled with its prompt, so one from before it is an earlier turn's."""
+        shown = game.shown_versions
+        prompt_v = shown.get("prompt", shown.get("board", -1))
+        actions = await self.bot.store.log(game.id, after=max(prompt_v, 0))
+        return None if turn_passed(prompt_v, acting, actions) else prompt_v
 
     async def post_board(self, sync: Sync) -> None:
         game = sync.game

@@ -9,7 +9,7 @@ import os
 import secrets
 import socket
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands
 
@@ -18,6 +18,7 @@ from storage import LoadedGame, Timer
 
 if TYPE_CHECKING:
     from bot import WorkshopBot
+    from cogs.table import Table
 
 log = logging.getLogger("bot.timers")
 
@@ -56,7 +57,8 @@ class Timers(commands.Cog):
                 return  # the bot is stopping: the timer being fired was finished first
 
     async def run_due(self) -> int:
-        """Fire every timer that is due now; returns how many fired.
+        """Fire every timer that is due now; returns how many fired (the others had
+        nothing to do, and are recorded as cancelled).
 
         Each timer is claimed in the database for ``TIMER_LEASE`` first, so of several
         bot processes exactly one fires it; a process killed while holding a claim
@@ -73,12 +75,13 @@ class Timers(commands.Cog):
             if not claimed:
                 break
             (timer,) = claimed
+            acted = True  # a timer that failed is not tried again
             try:
-                await self.fire(timer)
-                fired += 1
+                acted = await self.fire(timer)
             except Exception:
                 log.exception("timer %s of game %s failed", timer.id, timer.game_id)
-            if not await store.finish_timer(timer.id, OWNER):
+            fired += acted
+            if not await store.finish_timer(timer.id, OWNER, fired=acted):
                 log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
         return fired
 
@@ -88,19 +91,31 @@ class Timers(commands.Cog):
         await self.bot.store.set_marks(game.id, {"remind_due": (None, game.version)})
         await self.bot.publisher.sync(game.id)
 
-    async def fire(self, timer: Timer) -> None:
+    async def fire(self, timer: Timer) -> bool:
+        """Do what ``timer`` is for; False if there is nothing to do: the game is over, no
+        human must act, the turn it was set for has ended (a turn's reminder and limit
+        are written with its prompt; until the thread shows the next turn's, a pending
+        one is an earlier turn's), or a reminder was asked for at this version already."""
         game = await self.bot.store.load(timer.game_id)
         if game.status != "active":
-            return
-        table = self.bot.get_cog("Table")
-        presenter = table.presenters.get(game.kind)  # type: ignore[union-attr]
-        if presenter is not None and await presenter.fire(game, timer):
-            return
+            return False
+        table = cast("Table", self.bot.get_cog("Table"))
+        presenter = table.presenters.get(game.kind)
         humans = {s.player for s in game.seats if not s.is_ai}
         acting = set(engine_of(game).to_act(game.state)) & humans
+        if presenter is not None:
+            handled = await presenter.fire(game, timer)
+            if handled is not None:
+                return handled
         if not acting:
-            return
+            return False
+        if presenter is None:
+            prompt = await table.turn_prompt(game, acting)
+            if prompt is None or timer.payload.get("version", prompt) < prompt:
+                return False
         if timer.kind == "remind":
+            if game.shown_versions.get("remind_due", -1) >= game.version:
+                return False  # this move's reminder was asked for already
             await self.ask_reminder(game)
         elif timer.kind == "turn_limit":
             names = ", ".join(game.names[p] for p in sorted(acting, key=game.players.index))
@@ -111,7 +126,7 @@ class Timers(commands.Cog):
                 "{names} did not move within {n} hours: the computer moves for them.",
                 hours,
             ).format(names=names, n=hours)
-            await table.announce(game, text)  # type: ignore[union-attr]
+            await table.announce(game, text)
             # one computer move per decision until those players are done for this turn
             for _ in range(MAX_STAND_IN_MOVES):
                 waiting = set(engine_of(game).to_act(game.state)) & acting
@@ -121,9 +136,10 @@ class Timers(commands.Cog):
                 played = await self.bot.tables.play_for(game.id, player, game.version)
                 if played is None:
                     break
-                await table.publish(played)  # type: ignore[union-attr]
+                await table.publish(played)
                 game = played.game
-            await table.run_computers(game.id)  # type: ignore[union-attr]
+            await table.run_computers(game.id)
+        return True
 
 
 async def setup(bot: WorkshopBot) -> None:

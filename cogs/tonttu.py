@@ -883,7 +883,9 @@ class Tonttu(commands.Cog):
         if due <= shown.get("remind", -1):
             return
         acting = self._acting_humans(game)
-        if acting and due == game.version:
+        # asked in this phase (a reminder's timer fires only once the phase's message is
+        # out), however many choices were made since
+        if acting and due >= sync.game_with_marks().shown_versions.get("phase", -1):
             state = game.state
             words = await self.bot.languages.public(game.guild_id)
             who = ", ".join(mention(game, p) for p in acting)
@@ -1091,17 +1093,27 @@ class Tonttu(commands.Cog):
         self._wakeups.add(task)
         task.add_done_callback(self._wakeups.discard)
 
-    async def fire(self, game: LoadedGame, timer: Timer) -> bool:
+    async def fire(self, game: LoadedGame, timer: Timer) -> bool | None:
+        """A race's close; a reminder or limit of an earlier phase, which has nothing to do
+        (a phase's are scheduled with its message, ``_start_phase``, at the version its
+        ``phase`` mark records); the others are the generic handling's (``Timers``)."""
         state = game.state
         if timer.kind == "speed_close":
-            if state.phase == "point" and state.round == timer.payload.get("round"):
-                played = await self.bot.tables.submit_checked(
-                    game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
-                )
-                await self.table.publish(played)
-                await self.table.run_computers(game.id)  # they pick in the next phase at once
+            if not (state.phase == "point" and state.round == timer.payload.get("round")):
+                return False
+            played = await self.bot.tables.submit_checked(
+                game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
+            )
+            await self.table.publish(played)
+            await self.table.run_computers(game.id)  # they pick in the next phase at once
             return True
-        return False  # reminders and turn limits: the generic handling (Timers)
+        started = game.shown_versions.get("phase", -1)
+        if (
+            status_key(state) not in game.messages
+            or timer.payload.get("version", started) < started
+        ):
+            return False
+        return None
 
 
 async def setup(bot: WorkshopBot) -> None:

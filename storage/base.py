@@ -221,8 +221,9 @@ class Storage(Protocol):
         """Due timers, each claimed by ``owner`` alone until its lease runs out."""
         ...
 
-    async def finish_timer(self, timer_id: int, owner: str) -> bool:
-        """Mark a timer fired if ``owner`` still holds its claim."""
+    async def finish_timer(self, timer_id: int, owner: str, *, fired: bool = True) -> bool:
+        """Mark a timer fired (``fired``) or cancelled (it had nothing to do) if ``owner``
+        still holds its claim."""
         ...
 
     # ------------------------------------------------------------------ audit

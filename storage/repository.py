@@ -649,12 +649,14 @@ class SqlStorage(UndoStore, RatingStore):
             )
         return self._timers(sorted(rows, key=lambda row: (row[3], row[0])))
 
-    async def finish_timer(self, timer_id: int, owner: str) -> bool:
-        """Mark a claimed timer fired; False if ``owner`` no longer holds it (its lease ran
+    async def finish_timer(self, timer_id: int, owner: str, *, fired: bool = True) -> bool:
+        """Mark a claimed timer fired, or (``fired=False``: it found nothing to do, say its
+        turn had ended) cancelled; False if ``owner`` no longer holds it (its lease ran
         out and another claimed it), or it was cancelled or already fired."""
+        column = "fired_at" if fired else "cancelled_at"
         async with self._write() as db:
             changed = await db.execute(
-                "UPDATE timers SET fired_at = ? WHERE id = ? AND claimed_by = ?"
+                f"UPDATE timers SET {column} = ? WHERE id = ? AND claimed_by = ?"
                 " AND fired_at IS NULL AND cancelled_at IS NULL",
                 (self._now(), timer_id, owner),
             )

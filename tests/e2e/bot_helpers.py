@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -12,6 +13,7 @@ import pytest
 
 from bot import Settings, WorkshopBot
 from cogs.computers import Computers
+from storage import sqlite_path
 
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult
@@ -125,3 +127,16 @@ class BoardPictures:
             return png
 
         monkeypatch.setitem(module, "render_board_png", render_board_png)
+
+
+def timer_outcomes(url: str, game_id: int) -> list[tuple[str, str]]:
+    """(kind, "pending" / "fired" / "cancelled") of each of the game's timers, in order."""
+    with sqlite3.connect(sqlite_path(url)) as db:
+        rows = db.execute(
+            "SELECT kind, fired_at, cancelled_at FROM timers WHERE game_id = ? ORDER BY id",
+            (game_id,),
+        ).fetchall()
+    return [
+        (kind, "fired" if fired else "cancelled" if cancelled else "pending")
+        for kind, fired, cancelled in rows
+    ]

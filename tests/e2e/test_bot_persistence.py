@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from engine import get_game
 from engine.core import Rng
 
-from .bot_helpers import Clock, make_bot, open_panel, open_table, turn_prompts
+from .bot_helpers import Clock, make_bot, open_panel, open_table, timer_outcomes, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage
 
 
@@ -93,6 +94,48 @@ async def test_a_turn_limit_hands_the_turn_to_a_computer_move(
     assert f"<@{other.id}>: it's your turn" in turn_prompts(fake, thread)[-1].content
     game = await bot.store.find_open(fake.channel.id)
     assert game is not None and game.version >= 2
+
+
+async def test_an_ended_turns_reminder_and_limit_do_nothing_before_the_next_prompt(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A turn passed (its move is stored) but the thread has not shown it yet: the next
+    turn's prompt, which brings that turn's reminder and limit, is still to come (its
+    process stopped in between, or is slow to post). The ended turn's timers fall due
+    meanwhile: they neither remind the next player nor play for them."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=3))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    rules = get_game(game.kind)
+    first = rules.to_act(game.state)
+    while rules.to_act(game.state) == first:  # the whole turn, stored and not shown
+        (player,) = first
+        action = rules.legal_actions(game.state, player)[0]
+        await bot.store.submit(game.id, player, action, game.version)
+        game = await bot.store.load(game.id)
+    (other,) = rules.to_act(game.state)
+    posts = len(fake.messages(thread))
+    clock.advance(hours=25)  # the first turn's reminder and limit are due
+    timers = bot.get_cog("Timers")
+    assert await timers.run_due() == 0  # type: ignore[union-attr]
+    assert len(fake.messages(thread)) == posts  # no reminder, no "did not move"
+    assert (await bot.store.load(game.id)).version == game.version  # nobody moved for them
+    assert timer_outcomes(url, game.id) == [("remind", "cancelled"), ("turn_limit", "cancelled")]
+
+    await bot.publisher.sync(game.id)  # the thread catches up: the next turn's prompt
+    assert f"<@{other}>: it's your turn" in turn_prompts(fake, thread)[-1].content
+    assert [kind for kind, outcome in timer_outcomes(url, game.id) if outcome == "pending"] == [
+        "remind",
+        "turn_limit",
+    ]
+    clock.advance(hours=13)  # and those are the next turn's: its reminder reminds
+    assert await timers.run_due() == 1  # type: ignore[union-attr]
+    assert fake.last_message(thread).content.startswith(f"Reminder: <@{other}>, it's your turn")
 
 
 async def test_two_games_in_two_channels_interleaved(fake: FakeDiscord, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from engine.tonttu.data import MATERIAL_NAMES, MATERIAL_TYPE
 from engine.tonttu.models import Pick, PointGift, PointMaterial
 from engine.tonttu.text import HINT
 
-from .bot_helpers import Clock, make_bot
+from .bot_helpers import Clock, make_bot, timer_outcomes
 from .fake_discord import FakeDiscord, FakeUser
 from .tonttu_helpers import (
     FACE_DOWN_SHOWN,
@@ -151,6 +151,60 @@ async def test_reminders_and_the_phase_limit_reach_only_those_who_have_not_chose
     # the point phase went out by DM to everyone
     for user in (alice, bob, carol):
         assert dm_panel(fake, user, 1, "point") is not None
+
+
+async def test_an_ended_phases_reminder_and_limit_do_nothing_before_the_next_phase(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Every pick is stored, but the next phase's message (which brings that phase's
+    reminder and limit) is still to come: its process stopped in between, or is slow
+    to post. The pick phase's timers fall due meanwhile: they neither remind anyone of
+    the point phase nor choose for them."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
+    _, thread, game = await table(fake, bot, reminder_hours=2, turn_limit_hours=24)
+    state = game.state  # type: ignore[attr-defined]
+    for player in sorted(GAME.to_act(state)):
+        await bot.store.submit(game.id, player, GAME.legal_actions(state, player)[0], None)  # type: ignore[attr-defined]
+    version = (await stored(bot, fake)).version  # type: ignore[attr-defined]
+    posts = len(fake.messages(thread))
+    clock.advance(hours=25)
+    timers = bot.get_cog("Timers")
+    assert await timers.run_due() == 0  # type: ignore[attr-defined]
+    assert len(fake.messages(thread)) == posts
+    assert (await stored(bot, fake)).version == version  # type: ignore[attr-defined]
+    assert timer_outcomes(url, game.id) == [  # type: ignore[attr-defined]
+        ("remind", "cancelled"),
+        ("turn_limit", "cancelled"),
+    ]
+
+    await bot.publisher.sync(game.id)  # type: ignore[attr-defined]  # the reveal, the point phase
+    assert "Round 1 picks:" in status_message(fake, thread).content
+    clock.advance(hours=2, minutes=1)  # the point phase's own reminder
+    assert await timers.run_due() == 1  # type: ignore[attr-defined]
+    assert "round 1's point is waiting" in fake.last_message(thread).content
+
+
+async def test_a_reminder_asked_for_is_posted_though_others_chose_since(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A reminder's timer recorded that it is due (``remind_due``), and its process
+    stopped before posting it; bob chose meanwhile. The next sync posts the reminder,
+    to carol alone (it is still her phase)."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
+    (alice, bob, carol), thread, game = await table(fake, bot, reminder_hours=2)
+    state = game.state  # type: ignore[attr-defined]
+    await choose_by_dm(fake, alice, state, GAME.legal_actions(state, str(alice.id))[0])
+    game = await stored(bot, fake)
+    await bot.store.set_marks(game.id, {"remind_due": (None, game.version)})  # type: ignore[attr-defined]
+    action = GAME.legal_actions(state, str(bob.id))[0]
+    await bot.store.submit(game.id, str(bob.id), action, game.version)  # type: ignore[attr-defined]
+
+    await bot.publisher.sync(game.id)  # type: ignore[attr-defined]
+    (reminder,) = [m for m in fake.messages(thread) if m.content.startswith("Reminder")]
+    assert f"<@{carol.id}>" in reminder.content
+    assert f"<@{alice.id}>" not in reminder.content and f"<@{bob.id}>" not in reminder.content
 
 
 async def test_a_restart_during_a_pick_phase_keeps_choices_and_old_dm_selects_work(

@@ -341,11 +341,12 @@ def status_regressions(fake: FakeDiscord, thread: Any) -> list[str]:
 
 
 async def fired_timers(database_url: str) -> dict[tuple[int, str], int]:
-    """(game id, kind) → how many timers were claimed to fire (read straight from the
-    database). A claimed timer may end up cancelled rather than fired: the prompt a
-    reminder posts replaces the reminder (``schedule(replace=True)``)."""
+    """(game id, kind) → how many timers fired (read straight from the database). A
+    claimed timer that had nothing to do is recorded as cancelled: say an earlier
+    phase's reminder, claimed after the race closed by the clock jump and before the
+    new phase's message replaced it."""
     sql = (
-        "SELECT game_id, kind, COUNT(*) FROM timers WHERE claimed_by IS NOT NULL"
+        "SELECT game_id, kind, COUNT(*) FROM timers WHERE fired_at IS NOT NULL"
         " GROUP BY game_id, kind"
     )
     if database_url.startswith("sqlite:///"):

@@ -106,6 +106,21 @@ async def test_a_timer_being_fired_is_not_cancelled_by_the_timer_it_schedules(
     assert firing.id == claimed.id
 
 
+async def test_a_claimed_timer_with_nothing_to_do_is_finished_as_cancelled(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    game = await started(store, 10)
+    timer = await store.schedule(game.id, "remind", clock.now)
+    (claimed,) = await store.claim_due_timers("a", LEASE)
+    assert not await store.finish_timer(claimed.id, "b", fired=False)  # b holds no claim
+    assert await store.finish_timer(claimed.id, "a", fired=False)
+    assert not await store.finish_timer(claimed.id, "a")  # finished once
+    assert not await store.mark_fired(timer.id)  # cancelled, not fired
+    assert await store.pending_timers(game.id) == []
+    clock.advance(minutes=6)  # its lease ran out: still nobody fires it
+    assert await store.claim_due_timers("b", LEASE) == []
+
+
 async def test_owners_on_two_connections_racing_claim_each_timer_once(
     db_url: str, clock: FakeClock
 ) -> None:
