@@ -280,9 +280,12 @@ class SqlStorage(UndoStore, RatingStore):
         that only grows (a lower one than stored is ignored); with ``release=(name,
         owner)``, give back that claim afterwards (if ``owner`` holds it).
 
-        ``timers`` and ``cancel`` (timer kinds whose pending timers end) are written in
-        one transaction with the marks, while the game is open (a game that ended
-        meanwhile has no timers: they are left out). Without them the marks are one
+        ``timers`` and ``cancel`` (timer kinds whose pending timers end; each of
+        ``timers`` replaces its kind's) are written in one transaction with the marks,
+        while the game is open (a game that ended meanwhile has no timers: they are left
+        out). A timer a process is firing (under a live claim) is left to it to finish:
+        its own effect may be what ends it (a race closed by its timer starts the phase
+        that cancels the close). Without them the marks are one
         statement and the release another: a process that dies between the two holds
         the claim until its lease ends, having recorded what it posted."""
         statement = self.MARKS.format(rows=", ".join(["(?, ?, ?, ?)"] * len(marks)))
@@ -318,16 +321,14 @@ class SqlStorage(UndoStore, RatingStore):
                 await db.execute(statement, params)
             if status not in ("lobby", "active"):
                 return
-            for kind in cancel:
-                await self._cancel_pending(db, game_id, now, kind)
-            replaced = sorted({t.kind for t in timers} - set(cancel))
-            if replaced:
+            ending = sorted({t.kind for t in timers} | set(cancel))
+            if ending:  # but not a timer being fired: its process finishes it
                 await db.execute(
                     "UPDATE timers SET cancelled_at = ? WHERE game_id = ?"
                     " AND fired_at IS NULL AND cancelled_at IS NULL"
-                    f" AND kind IN ({', '.join('?' * len(replaced))})"
+                    f" AND kind IN ({', '.join('?' * len(ending))})"
                     " AND (claimed_until IS NULL OR claimed_until <= ?)",
-                    [now, game_id, *replaced, now],
+                    [now, game_id, *ending, now],
                 )
             if rows:
                 await db.executemany(

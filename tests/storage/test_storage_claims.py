@@ -288,9 +288,17 @@ async def test_marks_and_timers_are_written_together(
     assert old_remind.id not in {t.id for t in pending} and race.id not in {t.id for t in pending}
     assert await store.finish_timer(firing.id, "a")
 
+    # a race closed by its own timer: the phase that follows cancels the close, and the
+    # close being fired is spared (it is finished as fired)
+    closing = await store.schedule(game.id, "speed_close", clock.now)
+    (claimed,) = await store.claim_due_timers("a", LEASE)
+    assert claimed.id == closing.id
+    await store.set_marks(game.id, {"log": (None, 4)}, cancel=["speed_close"])
+    assert await store.finish_timer(closing.id, "a")
+
     await store.abandon(game.id)
-    await store.set_marks(game.id, {"log": (None, 4)}, timers=[NewTimer("remind", remind_at, {})])
-    assert (await store.info(game.id)).shown_versions["log"] == 4
+    await store.set_marks(game.id, {"log": (None, 5)}, timers=[NewTimer("remind", remind_at, {})])
+    assert (await store.info(game.id)).shown_versions["log"] == 5
     assert await store.pending_timers(game.id) == []
     with pytest.raises(GameNotFound):
         await store.set_marks(
