@@ -523,7 +523,9 @@ class Table(commands.Cog):
         are scheduled with its prompt, so one from before it is an earlier turn's."""
         shown = game.shown_versions
         prompt_v = shown.get("prompt", shown.get("board", -1))
-        actions = await self.bot.store.log(game.id, after=max(prompt_v, 0))
+        if prompt_v < 0:
+            return None
+        actions = await self.bot.store.log(game.id, after=prompt_v)
         return None if turn_passed(prompt_v, acting, actions) else prompt_v
 
     async def post_board(self, sync: Sync) -> None:
