@@ -445,6 +445,20 @@ class WorkshopBot(commands.AutoShardedBot):
         grace = self.settings.shutdown_grace_seconds if timeout is None else timeout
         return await self.work.drain(grace)
 
+    async def until_ready(self) -> bool:
+        """Wait for READY; ``False`` at once if the bot begins to stop first (background
+        work started before READY then ends, so a stop never waits for READY)."""
+        ready = asyncio.ensure_future(self.wait_until_ready())
+        stopping = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            ready.cancel()
+        if ready.done() and not ready.cancelled():
+            ready.result()  # what it raised (a client that never logged in)
+        return not self.stopping.is_set()
+
     async def pause(self, seconds: float) -> bool:
         """Sleep ``seconds``, unless the bot begins to stop: returns ``False`` at once then."""
         if self.stopping.is_set():
@@ -463,8 +477,7 @@ class WorkshopBot(commands.AutoShardedBot):
         self.stopping.set()
         self.publisher.flush_deferred()  # e.g. a board edit waiting to coalesce moves
         grace = self.settings.shutdown_grace_seconds
-        # Before READY, background work is still waiting for it: only handlers count.
-        left = await self.work.drain(grace, background=self.is_ready())
+        left = await self.work.drain(grace)
         if left:
             log.warning("stopping: %d tasks still running after %.0f s are cancelled", left, grace)
         else:

@@ -22,7 +22,10 @@ exactly that interaction's handlers; the factory is the previous one again as so
 the parse returns, so nothing else is affected.
 
 Background work must end by itself once ``bot.stopping`` is set (sleep with
-``bot.pause(seconds)``, which returns ``False`` at once when the bot is stopping).
+``bot.pause(seconds)``, which returns ``False`` at once when the bot is stopping; wait
+for READY with ``bot.until_ready()``, which does the same). So the stop waits for all of
+it, even before READY: a move answered in the first seconds after a start is shown
+before the process ends (the board edit its publishing had left for later included).
 
 The door (:class:`Door`)
 ------------------------
@@ -125,24 +128,22 @@ class Work:
         if not task.cancelled() and task.exception() is not None:
             log.error("background work %s failed", task.get_name(), exc_info=task.exception())
 
-    def running(self, *, background: bool = True) -> set[asyncio.Future[Any]]:
-        tasks: set[asyncio.Future[Any]] = set(self.handlers)
-        if background:
-            tasks |= self.background
+    def running(self) -> set[asyncio.Future[Any]]:
+        tasks: set[asyncio.Future[Any]] = self.handlers | self.background
         return {t for t in tasks if not t.done() and t is not asyncio.current_task()}
 
     def hurry(self) -> None:
         """End a :meth:`drain` under way now (a second Ctrl-C)."""
         self._hurry.set()
 
-    async def drain(self, timeout: float, *, background: bool = True) -> int:  # noqa: ASYNC109
+    async def drain(self, timeout: float) -> int:  # noqa: ASYNC109
         """Wait until every tracked task is done, tasks started meanwhile included, for
         at most ``timeout`` seconds; returns how many are still running."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         hurry = loop.create_task(self._hurry.wait(), name="drain-hurry")
         try:
-            while (pending := self.running(background=background)) and not hurry.done():
+            while (pending := self.running()) and not hurry.done():
                 left = end - loop.time()
                 if left <= 0:
                     break
@@ -151,7 +152,7 @@ class Work:
                 )
         finally:
             hurry.cancel()
-        return len(self.running(background=background))
+        return len(self.running())
 
     async def cancel(self) -> int:
         """Cancel every tracked task still running and let them end (briefly); returns

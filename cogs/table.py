@@ -649,7 +649,8 @@ class Table(commands.Cog):
         """At start-up, as if the bot had never stopped: every thread shows what is
         stored (a move committed just before the stop, with its prompt), then computer
         seats whose turn it is move (a restart while a computer was thinking)."""
-        await self.bot.wait_until_ready()
+        if not await self.bot.until_ready():
+            return  # stopped first: the next start catches up
         await self._catch_up()
         for info in await self.bot.store.list_games(statuses=["active"]):
             if any(seat.is_ai for seat in info.seats):

@@ -47,7 +47,8 @@ class Timers(commands.Cog):
             self._task.cancel()
 
     async def _loop(self) -> None:
-        await self.bot.wait_until_ready()
+        if not await self.bot.until_ready():
+            return  # stopped first: the timers are stored
         while not self.bot.is_closed():
             try:
                 await self.run_due()

@@ -1,11 +1,13 @@
 """bot.py's settings: SHARD_COUNT and SHARD_IDS, the gates' numbers, and the sentences a
-wrong value gets."""
+wrong value gets; waiting for READY while the bot stops."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from bot import Settings, parse_shard_ids
+from bot import Settings, WorkshopBot, parse_shard_ids
 
 
 def settings(**env: str) -> Settings:
@@ -72,3 +74,15 @@ def test_the_gates_numbers_have_defaults_and_can_be_set() -> None:
     )
     assert (chosen.shutdown_grace_seconds, chosen.rest_budget_per_second) == (3.0, 15.0)
     assert (chosen.flood_burst, chosen.flood_per_second) == (0, 0.5)
+
+
+async def test_waiting_for_ready_ends_when_the_bot_begins_to_stop() -> None:
+    """Background work started before READY (the timers, the start-up catch-up) waits
+    with ``until_ready``: a stop before READY ends it, so the stop can wait for all the
+    background work (a move's publishing included) without waiting for READY."""
+    async with WorkshopBot(settings()) as bot:
+        waiting = asyncio.create_task(bot.until_ready())
+        await asyncio.sleep(0.01)
+        assert not waiting.done()  # no READY yet
+        bot.stopping.set()
+        assert await asyncio.wait_for(waiting, 1) is False

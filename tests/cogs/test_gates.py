@@ -70,13 +70,6 @@ async def test_hurry_ends_a_drain_at_once() -> None:
     await work.cancel()
 
 
-async def test_drain_can_leave_background_work_out() -> None:
-    work = Work()
-    work.spawn(asyncio.Event().wait(), "waits for READY")
-    assert await work.drain(3600, background=False) == 0
-    await work.cancel()
-
-
 async def test_a_failed_background_task_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     async def fails() -> None:
         raise ValueError("broken")
