@@ -636,10 +636,10 @@ class SqlStorage(UndoStore, RatingStore):
 
         A game's timers fire one at a time, in due order, whichever process fires them:
         a timer is not claimed while another timer of its game is (say a reminder and
-        the turn limit that fell due together: the reminder is posted, then the limit
-        plays; two processes must not do both at once). On PostgreSQL two claims in the
-        same instant can still take two timers of one game (neither statement sees the
-        other's claim); from then on the game waits.
+        the turn limit that fell due together: the reminder is asked for, then the
+        limit plays; two processes must not do both at once). On PostgreSQL two claims
+        in the same instant can still take two timers of one game (neither statement
+        sees the other's claim); from then on the game waits.
         """
         moment = self._now() if now is None else ts(now)
         lock = " FOR UPDATE SKIP LOCKED" if self.FOR_UPDATE else ""

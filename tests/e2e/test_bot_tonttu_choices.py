@@ -186,12 +186,13 @@ async def test_an_ended_phases_reminder_and_limit_do_nothing_before_the_next_pha
     assert "round 1's point is waiting" in fake.last_message(thread).content
 
 
-async def test_a_reminder_asked_for_is_posted_though_others_chose_since(
+async def test_a_reminder_asked_for_is_posted_while_its_phase_lasts(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
     """A reminder's timer recorded that it is due (``remind_due``), and its process
     stopped before posting it; bob chose meanwhile. The next sync posts the reminder,
-    to carol alone (it is still her phase)."""
+    to carol alone (it is still her phase). A reminder asked for in a phase that ended
+    before its post (the phase limit chose for carol first) is never posted."""
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
     (alice, bob, carol), thread, game = await table(fake, bot, reminder_hours=2)
     state = game.state  # type: ignore[attr-defined]
@@ -205,6 +206,14 @@ async def test_a_reminder_asked_for_is_posted_though_others_chose_since(
     (reminder,) = [m for m in fake.messages(thread) if m.content.startswith("Reminder")]
     assert f"<@{carol.id}>" in reminder.content
     assert f"<@{alice.id}>" not in reminder.content and f"<@{bob.id}>" not in reminder.content
+
+    game = await stored(bot, fake)
+    await bot.store.set_marks(game.id, {"remind_due": (None, game.version)})  # type: ignore[attr-defined]
+    action = GAME.legal_actions(state, str(carol.id))[0]
+    await bot.store.submit(game.id, str(carol.id), action, game.version)  # type: ignore[attr-defined]
+    await bot.publisher.sync(game.id)  # type: ignore[attr-defined]
+    assert "Round 1 picks:" in status_message(fake, thread).content
+    assert [m for m in fake.messages(thread) if m.content.startswith("Reminder")] == [reminder]
 
 
 async def test_a_restart_during_a_pick_phase_keeps_choices_and_old_dm_selects_work(

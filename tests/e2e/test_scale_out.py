@@ -427,16 +427,20 @@ async def test_three_processes_share_the_games_of_every_shard(
                 assert outcome is not None and game.result == outcome.model_dump(mode="json")
                 final = [m for m in fake.messages(table.thread) if "final scores" in m.text()]
                 assert len(final) == 1, f"{len(final)} final-score posts in game {game.id}"
-            # -- each fired timer had its effect exactly once
+            # -- each fired timer had its effect once at most; a limit or close, exactly
+            # once. A reminder's timer records that it is due and the sync posts it while
+            # its phase lasts: a limit or close that falls due with it may end the phase
+            # first (the publishing claim was busy), and then nothing is posted.
             fired = await fired_timers(database_url)
             for table in tables:
                 texts = [m.content for m in fake.messages(table.thread)]
                 reminders = sum(t.startswith("Reminder") for t in texts)
                 limits = sum("did not move within" in t for t in texts)
-                assert reminders == fired.get((table.game_id, "remind"), 0), table
                 assert limits == fired.get((table.game_id, "turn_limit"), 0), table
                 closes = sum(1 for a in await store.log(table.game_id) if a.player == TIMER)
                 assert closes == fired.get((table.game_id, "speed_close"), 0), table
+                asked = fired.get((table.game_id, "remind"), 0)
+                assert asked - (limits + closes) <= reminders <= asked, table
             assert sum(n for (_, kind), n in fired.items() if kind == "remind") > 0
             assert sum(n for (_, kind), n in fired.items() if kind == "turn_limit") > 0
             assert sum(n for (_, kind), n in fired.items() if kind == "speed_close") > 0
