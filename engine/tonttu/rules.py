@@ -239,6 +239,59 @@ def _first_choice(known: dict[PlayerId, Chose], player: PlayerId, phase: Any) ->
     return event
 
 
+_TAKEN: dict[tuple[PlayerId, int, str | None], MaterialResult] = {}
+_WASTED: dict[tuple[PlayerId, int, int], GiftResult] = {}
+"""The shared results of one seat taking a material alone (by seat's player, slot and the
+card's name if it lands face up) and of a wasted speed point (player, gift, slot): the
+same in every round and rollout they recur in, like :data:`_FIRST_PICK`. Their lists
+are never changed (events are read only)."""
+
+
+def _taken(player: PlayerId, slot: int, material: str | None) -> MaterialResult:
+    """T-3.1: ``player`` alone took the material in ``slot``; ``material`` is its name
+    if it landed face up (None: face down, unnamed)."""
+    key = (player, slot, material)
+    result = _TAKEN.get(key)
+    if result is None:
+        if len(_TAKEN) >= SHARED_LIMIT:
+            _TAKEN.clear()
+        result = _TAKEN[key] = _material_result(
+            {
+                "slot": slot,
+                "pointers": [player],
+                "result": "taken",
+                "taker": player,
+                "face_down": material is None,
+                "material": material,
+            }
+        )
+    return result
+
+
+def _wasted(player: PlayerId, gift: int, slot: int) -> GiftResult:
+    """T-4: ``player`` pointed at a gift their workbench cannot pay; it stays open."""
+    key = (player, gift, slot)
+    result = _WASTED.get(key)
+    if result is None:
+        if len(_WASTED) >= SHARED_LIMIT:
+            _WASTED.clear()
+        result = _WASTED[key] = _gift_result(
+            {
+                "result": "wasted",
+                "gift": GIFT_NAMES[gift],
+                "category": GIFT_CATEGORY[gift],
+                "slot": slot,
+                "pointers": [player],
+                "contenders": [],
+                "offers": {},
+                "winner": None,
+                "paid": [],
+                "face_down_paid": None,
+            }
+        )
+    return result
+
+
 _next_state = successor_of(TonttuState)
 """The state whose field values are ``values`` (a changed copy of another state's
 ``__dict__``, taken over as is; ``engine.core.successor_of``)."""
@@ -598,19 +651,7 @@ def _take_material(
     else:
         face_up[seat] = (*face_up[seat], card)
         landed = CARD_NAME[card]
-    if not events:
-        return None
-    player = players[seat]
-    return _material_result(
-        {
-            "slot": slot,
-            "pointers": [player],
-            "result": "taken",
-            "taker": player,
-            "face_down": landed is None,
-            "material": landed,
-        }
-    )
+    return _taken(players[seat], slot, landed) if events else None
 
 
 def _speed_point(
@@ -666,20 +707,7 @@ def _speed_point(
                     }
                 )
         elif events:  # a wasted point: the gift stays open
-            gift_result = _gift_result(
-                {
-                    "result": "wasted",
-                    "gift": GIFT_NAMES[gift],
-                    "category": GIFT_CATEGORY[gift],
-                    "slot": slot,
-                    "pointers": [player],
-                    "contenders": [],
-                    "offers": {},
-                    "winner": None,
-                    "paid": [],
-                    "face_down_paid": None,
-                }
-            )
+            gift_result = _wasted(player, gift, slot)
     else:
         materials = d["middle_materials"]
         card = materials[slot]
@@ -694,16 +722,7 @@ def _speed_point(
             values["face_up"] = _put(face_up, seat, (*face_up[seat], card))
             landed = CARD_NAME[card]
         if events:
-            material_result = _material_result(
-                {
-                    "slot": slot,
-                    "pointers": [player],
-                    "result": "taken",
-                    "taker": player,
-                    "face_down": landed is None,
-                    "material": landed,
-                }
-            )
+            material_result = _taken(player, slot, landed)
     choices[seat] = code
     out: list[Any] = []
     if events:
