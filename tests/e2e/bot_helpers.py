@@ -20,10 +20,12 @@ from .fake_discord.model import InteractionResult
 
 
 class Clock:
-    """A clock the test moves by hand (reminders, turn limits)."""
+    """A clock the test moves by hand (reminders, turn limits). It starts at the real
+    time, which the bot's database keeps (say a timer's claim, set from the bot's clock,
+    is over by the database's): a clock behind it would end every claim at once."""
 
     def __init__(self) -> None:
-        self.now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+        self.now = datetime.now(UTC).replace(microsecond=0)
 
     def __call__(self) -> datetime:
         return self.now
