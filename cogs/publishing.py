@@ -262,6 +262,22 @@ class Sync:
         return [a for a in self._log[1] if after < a.seq <= self.game.version]
 
 
+def reminder_asked(ask: int, version: int) -> dict[str, tuple[int | None, int]]:
+    """The marks of a reminder asked for: ``ask`` is the asking timer's id (so each
+    reminder is one of its own, even while nobody moves), ``version`` the game's then."""
+    return {"reminder_due": (None, ask), "reminder_at": (None, version)}
+
+
+def pending_reminder(shown: Mapping[str, int]) -> tuple[int, int] | None:
+    """The reminder asked for (:func:`reminder_asked`) that no sync has handled yet (the
+    ``reminder`` mark: the ask handled last), as (ask, version), or None. The presenters
+    post it or, if its turn moved on, drop it."""
+    ask = shown.get("reminder_due", -1)
+    if ask <= shown.get("reminder", -1):
+        return None
+    return ask, shown.get("reminder_at", -1)
+
+
 def logged_events(game: GameInfo, actions: list[LoggedAction], upto: int) -> list[Any]:
     """The events of ``actions`` up to version ``upto``, as the engine's models."""
     rules = get_game(game.kind)
@@ -611,7 +627,7 @@ class Publisher:
         pending = (
             shown.get("log", board) < game.version
             or shown.get("log_intent", -1) > shown.get("log", board)
-            or shown.get("remind_due", -1) > shown.get("remind", -1)
+            or pending_reminder(shown) is not None
         )
         return board < game.version or pending
 

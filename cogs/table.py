@@ -20,7 +20,7 @@ from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, 
 from cogs.computers import while_thinking
 from cogs.language import private
 from cogs.lobby import AddComputer, LobbyButton, may_manage
-from cogs.publishing import Sync, logged_events
+from cogs.publishing import Sync, logged_events, pending_reminder
 from cogs.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
@@ -442,8 +442,8 @@ class Table(commands.Cog):
         after the last move otherwise.
 
         Marks: ``log`` (events posted up to), ``log_intent`` (posting up to),
-        ``prompt`` (the version the last turn prompt was posted at), ``remind_due`` /
-        ``remind`` (a reminder asked for / posted), ``board``, ``final``. A game from
+        ``prompt`` (the version the last turn prompt was posted at), the reminder's
+        (``publishing.pending_reminder``), ``board``, ``final``. A game from
         before these marks counts as shown up to its board's version."""
         game, words = sync.game, sync.words
         if game.status not in ("active", "finished"):
@@ -505,17 +505,18 @@ class Table(commands.Cog):
             await self.close_thread(sync)
 
     async def _remind(self, sync: Sync, acting: set[PlayerId], prompting: bool) -> None:
-        """A reminder a timer asked for (``remind_due``), unless the turn moved on."""
-        game, shown = sync.game, sync.shown
-        due = shown.get("remind_due", -1)
-        if due <= shown.get("remind", -1):
+        """A reminder a timer asked for (``pending_reminder``), unless the turn moved on."""
+        game = sync.game
+        pending = pending_reminder(sync.shown)
+        if pending is None:
             return
-        if acting and not prompting and due == game.version:
+        ask, asked_at = pending
+        if acting and not prompting and asked_at == game.version:
             # at most one reminder per interval: this one schedules the next one
             limit = await self.schedule_timers(sync, game, turn_limit=False)
             text = self.prompt_text(game, acting, limit, reminder=True, words=sync.words)
-            await sync.post(("remind", due), **self.prompt_message(game, text, sync.words))
-        sync.mark("remind", due)
+            await sync.post(("reminder", ask), **self.prompt_message(game, text, sync.words))
+        sync.mark("reminder", ask)
 
     async def turn_prompt(self, game: LoadedGame, acting: set[PlayerId]) -> int | None:
         """The version at which the thread prompted the turn being played (``acting``'s),

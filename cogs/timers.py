@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands
 
+from cogs.publishing import reminder_asked
 from cogs.service import engine_of
 from storage import LoadedGame, Timer
 
@@ -86,17 +87,18 @@ class Timers(commands.Cog):
                 log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
         return fired
 
-    async def ask_reminder(self, game: LoadedGame) -> None:
-        """A reminder is due: recorded first, so that it is posted (by the sync, once)
-        even if this process stops before posting it."""
-        await self.bot.store.set_marks(game.id, {"remind_due": (None, game.version)})
+    async def ask_reminder(self, game: LoadedGame, timer: Timer) -> None:
+        """``timer``'s reminder is due: recorded first, so that it is posted (by the
+        sync, once) even if this process stops before posting it
+        (``publishing.pending_reminder``)."""
+        await self.bot.store.set_marks(game.id, reminder_asked(timer.id, game.version))
         await self.bot.publisher.sync(game.id)
 
     async def fire(self, timer: Timer) -> bool:
         """Do what ``timer`` is for; False if there is nothing to do: the game is over, no
         human must act, the turn it was set for has ended (a turn's reminder and limit
         are written with its prompt; until the thread shows the next turn's, a pending
-        one is an earlier turn's), or a reminder was asked for at this version already."""
+        one is an earlier turn's), or this reminder was asked for already."""
         game = await self.bot.store.load(timer.game_id)
         if game.status != "active":
             return False
@@ -115,9 +117,9 @@ class Timers(commands.Cog):
             if prompt is None or timer.payload.get("version", prompt) < prompt:
                 return False
         if timer.kind == "remind":
-            if game.shown_versions.get("remind_due", -1) >= game.version:
-                return False  # this move's reminder was asked for already
-            await self.ask_reminder(game)
+            if game.shown_versions.get("reminder_due", -1) >= timer.id:
+                return False  # asked for already (its process stopped before finishing it)
+            await self.ask_reminder(game, timer)
         elif timer.kind == "turn_limit":
             names = ", ".join(game.names[p] for p in sorted(acting, key=game.players.index))
             hours = game.settings.get("turn_limit_hours") or 0

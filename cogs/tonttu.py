@@ -45,7 +45,7 @@ from discord.ext import commands
 
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
 from cogs.language import private
-from cogs.publishing import Sync, logged_events, nonce
+from cogs.publishing import Sync, logged_events, nonce, pending_reminder
 from cogs.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
@@ -680,7 +680,7 @@ class Tonttu(commands.Cog):
         never what; a race's buttons and claims); the phase's private panels; the board.
 
         Marks besides the generic ones (``log``, ``log_intent``, ``board``, ``final``,
-        ``remind_due``/``remind``): ``phase:R:P`` (the phase's message and the version
+        the reminder's): ``phase:R:P`` (the phase's message and the version
         it shows), ``reveal:R:P`` (the version its reveal starts after), ``phase`` (the
         latest phase message), ``dm:R:P`` (the phase's panels went out) and
         ``dm_closed:PLAYER`` (that player refuses DMs: a message id while it holds, its
@@ -877,15 +877,16 @@ class Tonttu(commands.Cog):
         return True
 
     async def _remind(self, sync: Sync) -> None:
-        """A reminder a timer asked for (``remind_due``), unless the phase moved on."""
-        game, shown = sync.game, sync.shown
-        due = shown.get("remind_due", -1)
-        if due <= shown.get("remind", -1):
+        """A reminder a timer asked for (``pending_reminder``), unless the phase moved on."""
+        game = sync.game
+        pending = pending_reminder(sync.shown)
+        if pending is None:
             return
+        ask, asked_at = pending
         acting = self._acting_humans(game)
         # asked in this phase (a reminder's timer fires only once the phase's message is
         # out), however many choices were made since
-        if acting and due >= sync.game_with_marks().shown_versions.get("phase", -1):
+        if acting and asked_at >= sync.game_with_marks().shown_versions.get("phase", -1):
             state = game.state
             words = await self.bot.languages.public(game.guild_id)
             who = ", ".join(mention(game, p) for p in acting)
@@ -899,9 +900,9 @@ class Tonttu(commands.Cog):
                     "Not chosen {when}? The computer chooses for you."
                 ).format(when=when)
             await sync.post(
-                ("remind", due), content=text, view=view, allowed_mentions=ALLOWED_PINGS
+                ("reminder", ask), content=text, view=view, allowed_mentions=ALLOWED_PINGS
             )
-        sync.mark("remind", due)
+        sync.mark("reminder", ask)
 
     async def _deadlines(self, game: LoadedGame) -> dict[str, datetime]:
         """When this phase's race closes (``speed_close``) and its turn limit ends."""

@@ -13,6 +13,7 @@ import pytest
 
 from bot import Settings, WorkshopBot
 from cogs.computers import Computers
+from cogs.publishing import reminder_asked
 from storage import sqlite_path
 
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
@@ -129,6 +130,14 @@ class BoardPictures:
             return png
 
         monkeypatch.setitem(module, "render_board_png", render_board_png)
+
+
+async def ask_reminder_only(store: Any, game_id: int) -> None:
+    """What the game's pending reminder timer records when it fires
+    (``Timers.ask_reminder``), as if its process then stopped before posting it."""
+    game = await store.load(game_id)
+    (timer,) = [t for t in await store.pending_timers(game_id) if t.kind == "remind"]
+    await store.set_marks(game_id, reminder_asked(timer.id, game.version))
 
 
 def timer_outcomes(url: str, game_id: int) -> list[tuple[str, str]]:

@@ -22,7 +22,7 @@ from engine import get_game
 from engine.core import Rng
 from storage import LoadedGame, Storage, human_player
 
-from .bot_helpers import Clock, make_bot, open_table, turn_prompts
+from .bot_helpers import Clock, ask_reminder_only, make_bot, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeUser
 from .tonttu_helpers import choice_select, open_tonttu, status_message
 
@@ -151,7 +151,7 @@ async def test_a_tonttu_reveal_lost_with_the_bot_is_posted_and_the_next_phase_st
 async def test_a_reminder_whose_post_was_lost_is_posted_after_the_restart(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """The timer's effect is stored first (``remind_due``); the post follows on catch-up."""
+    """The timer's effect is stored first (the ask); the post follows on catch-up."""
     url = f"sqlite:///{tmp_path}/bot.db"
     clock = Clock()
     bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
@@ -162,7 +162,7 @@ async def test_a_reminder_whose_post_was_lost_is_posted_after_the_restart(
     assert game is not None
     await fake.stop_bot(bot)
     async with await storage.open(url) as store:  # fired, then the process died
-        await store.set_marks(game.id, {"remind_due": (None, game.version)})
+        await ask_reminder_only(store, game.id)
     bot = await fake.start_bot(make_bot(fake, url, clock=clock, seed=SEED))
     await caught_up(fake, bot, game.id)
     reminders = [m for m in fake.messages(thread) if m.content.startswith("Reminder")]

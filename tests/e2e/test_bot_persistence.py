@@ -50,22 +50,37 @@ async def test_buttons_sent_before_a_restart_work_after_it_and_missed_reminders_
     await fake.stop_bot(bot)
 
 
-async def test_a_reminder_comes_at_most_once_per_interval(
+async def test_a_reminder_comes_once_per_interval_while_the_turn_lasts(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
+    url = f"sqlite:///{tmp_path}/bot.db"
     clock = Clock()
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    bot = await fake.start_bot(make_bot(fake, url, clock=clock))
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     await open_table(fake, alice, [bob], reminder_hours=2)
     (thread,) = fake.threads(fake.channel)
     timers = bot.get_cog("Timers")
+
+    def reminders() -> list[FakeMessage]:
+        return [m for m in fake.messages(thread) if m.content.startswith("Reminder")]
+
     clock.advance(hours=1)
     assert await timers.run_due() == 0  # type: ignore[union-attr]
     clock.advance(hours=1, minutes=1)
     assert await timers.run_due() == 1  # type: ignore[union-attr]
     assert await timers.run_due() == 0  # type: ignore[union-attr]
-    reminders = [m for m in fake.messages(thread) if m.content.startswith("Reminder")]
-    assert len(reminders) == 1
+    assert len(reminders()) == 1
+    # nobody moved: the next one 2 hours after it, and so on (each carries the turn button)
+    for count in (2, 3):
+        clock.advance(hours=1)
+        assert await timers.run_due() == 0  # type: ignore[union-attr]
+        clock.advance(hours=1)
+        assert await timers.run_due() == 1  # type: ignore[union-attr]
+        assert len(reminders()) == count
+        assert turn_prompts(fake, thread)[-1].id == reminders()[-1].id
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    assert timer_outcomes(url, game.id) == [("remind", "fired")] * 3 + [("remind", "pending")]
 
 
 async def test_a_turn_limit_hands_the_turn_to_a_computer_move(

@@ -13,7 +13,7 @@ from engine.tonttu.data import MATERIAL_NAMES, MATERIAL_TYPE
 from engine.tonttu.models import Pick, PointGift, PointMaterial
 from engine.tonttu.text import HINT
 
-from .bot_helpers import Clock, make_bot, timer_outcomes
+from .bot_helpers import Clock, ask_reminder_only, make_bot, timer_outcomes
 from .fake_discord import FakeDiscord, FakeUser
 from .tonttu_helpers import (
     FACE_DOWN_SHOWN,
@@ -141,10 +141,23 @@ async def test_reminders_and_the_phase_limit_reach_only_those_who_have_not_chose
     opened = await fake.click(carol, reminder, "Choose privately")
     assert opened.ephemeral and opened.message is not None and opened.message.selects()
 
-    clock.advance(hours=22)  # the phase limit: the computer picks for bob and carol
+    # every 2 hours again, to those who still have not chosen
+    clock.advance(hours=2)
+    assert await timers.run_due() == 1  # type: ignore[attr-defined]
+    again = fake.last_message(thread)
+    assert again.content.startswith("Reminder") and again.id != reminder.id
+    assert f"<@{bob.id}>" in again.content and f"<@{carol.id}>" in again.content
+    await choose_by_dm(fake, bob, state, GAME.legal_actions(state, str(bob.id))[0])
+    clock.advance(hours=2)
+    assert await timers.run_due() == 1  # type: ignore[attr-defined]
+    third = fake.last_message(thread)
+    assert third.content.startswith("Reminder") and f"<@{carol.id}>" in third.content
+    assert f"<@{bob.id}>" not in third.content and f"<@{alice.id}>" not in third.content
+
+    clock.advance(hours=18)  # the phase limit: the computer picks for carol
     await timers.run_due()  # type: ignore[attr-defined]
     texts = [m.content for m in fake.messages(thread)]
-    assert any("bob, carol did not move within 24 hours" in t for t in texts)
+    assert any("carol did not move within 24 hours" in t for t in texts)
     assert any("Round 1 picks:" in t for t in texts)
     after = await stored(bot, fake)
     assert after.state.phase == "point"  # type: ignore[attr-defined]
@@ -189,7 +202,7 @@ async def test_an_ended_phases_reminder_and_limit_do_nothing_before_the_next_pha
 async def test_a_reminder_asked_for_is_posted_while_its_phase_lasts(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """A reminder's timer recorded that it is due (``remind_due``), and its process
+    """A reminder's timer recorded that it is due (the ask), and its process
     stopped before posting it; bob chose meanwhile. The next sync posts the reminder,
     to carol alone (it is still her phase). A reminder asked for in a phase that ended
     before its post (the phase limit chose for carol first) is never posted."""
@@ -198,7 +211,7 @@ async def test_a_reminder_asked_for_is_posted_while_its_phase_lasts(
     state = game.state  # type: ignore[attr-defined]
     await choose_by_dm(fake, alice, state, GAME.legal_actions(state, str(alice.id))[0])
     game = await stored(bot, fake)
-    await bot.store.set_marks(game.id, {"remind_due": (None, game.version)})  # type: ignore[attr-defined]
+    await ask_reminder_only(bot.store, game.id)  # type: ignore[attr-defined]
     action = GAME.legal_actions(state, str(bob.id))[0]
     await bot.store.submit(game.id, str(bob.id), action, game.version)  # type: ignore[attr-defined]
 
@@ -208,7 +221,7 @@ async def test_a_reminder_asked_for_is_posted_while_its_phase_lasts(
     assert f"<@{alice.id}>" not in reminder.content and f"<@{bob.id}>" not in reminder.content
 
     game = await stored(bot, fake)
-    await bot.store.set_marks(game.id, {"remind_due": (None, game.version)})  # type: ignore[attr-defined]
+    await ask_reminder_only(bot.store, game.id)  # type: ignore[attr-defined]
     action = GAME.legal_actions(state, str(carol.id))[0]
     await bot.store.submit(game.id, str(carol.id), action, game.version)  # type: ignore[attr-defined]
     await bot.publisher.sync(game.id)  # type: ignore[attr-defined]
