@@ -241,10 +241,10 @@ def _first_choice(known: dict[PlayerId, Chose], player: PlayerId, phase: Any) ->
 
 _TAKEN: dict[tuple[PlayerId, int, str | None], MaterialResult] = {}
 _WASTED: dict[tuple[PlayerId, int, int], GiftResult] = {}
-"""The shared results of one seat taking a material alone (by seat's player, slot and the
-card's name if it lands face up) and of a wasted speed point (player, gift, slot): the
-same in every round and rollout they recur in, like :data:`_FIRST_PICK`. Their lists
-are never changed (events are read only)."""
+"""The shared results of one seat taking a material alone (by player, slot and the card's
+name if it lands face up) and of a wasted speed point (player, gift, slot): the same in
+every round and rollout they recur in, like :data:`_FIRST_PICK`. Their lists are never
+changed (events are read only)."""
 
 
 def _taken(player: PlayerId, slot: int, material: str | None) -> MaterialResult:

@@ -205,7 +205,7 @@ async def test_a_reminder_asked_for_is_posted_while_its_phase_lasts(
     """A reminder's timer recorded that it is due (the ask), and its process
     stopped before posting it; bob chose meanwhile. The next sync posts the reminder,
     to carol alone (it is still her phase). A reminder asked for in a phase that ended
-    before its post (the phase limit chose for carol first) is never posted."""
+    before its post (carol chose last, as a phase limit may for her) is never posted."""
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
     (alice, bob, carol), thread, game = await table(fake, bot, reminder_hours=2)
     state = game.state  # type: ignore[attr-defined]
