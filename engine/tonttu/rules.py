@@ -231,11 +231,17 @@ the one every round has, found with one lookup of a string instead of a call to
 :data:`new_chose` (keyword arguments, a key tuple)."""
 
 
-def _first_choice(known: dict[PlayerId, Chose], player: PlayerId, phase: Any) -> Chose:
-    """``new_chose(player=player, phase=phase)``, remembered in ``known``."""
+def _remember(known: dict[Any, Any], key: Any, event: Any) -> Any:
+    """``event``, kept in ``known`` under ``key`` (emptied first when full)."""
     if len(known) >= SHARED_LIMIT:
         known.clear()
-    event = known[player] = new_chose(player=player, phase=phase)
+    known[key] = event
+    return event
+
+
+def _first_choice(known: dict[PlayerId, Chose], player: PlayerId, phase: Any) -> Chose:
+    """``new_chose(player=player, phase=phase)``, remembered in ``known``."""
+    event: Chose = _remember(known, player, new_chose(player=player, phase=phase))
     return event
 
 
@@ -251,11 +257,10 @@ def _taken(player: PlayerId, slot: int, material: str | None) -> MaterialResult:
     """T-3.1: ``player`` alone took the material in ``slot``; ``material`` is its name
     if it landed face up (None: face down, unnamed)."""
     key = (player, slot, material)
-    result = _TAKEN.get(key)
-    if result is None:
-        if len(_TAKEN) >= SHARED_LIMIT:
-            _TAKEN.clear()
-        result = _TAKEN[key] = _material_result(
+    result: MaterialResult = _TAKEN.get(key) or _remember(
+        _TAKEN,
+        key,
+        _material_result(
             {
                 "slot": slot,
                 "pointers": [player],
@@ -264,18 +269,18 @@ def _taken(player: PlayerId, slot: int, material: str | None) -> MaterialResult:
                 "face_down": material is None,
                 "material": material,
             }
-        )
+        ),
+    )
     return result
 
 
 def _wasted(player: PlayerId, gift: int, slot: int) -> GiftResult:
     """T-4: ``player`` pointed at a gift their workbench cannot pay; it stays open."""
     key = (player, gift, slot)
-    result = _WASTED.get(key)
-    if result is None:
-        if len(_WASTED) >= SHARED_LIMIT:
-            _WASTED.clear()
-        result = _WASTED[key] = _gift_result(
+    result: GiftResult = _WASTED.get(key) or _remember(
+        _WASTED,
+        key,
+        _gift_result(
             {
                 "result": "wasted",
                 "gift": GIFT_NAMES[gift],
@@ -288,7 +293,8 @@ def _wasted(player: PlayerId, gift: int, slot: int) -> GiftResult:
                 "paid": [],
                 "face_down_paid": None,
             }
-        )
+        ),
+    )
     return result
 
 
