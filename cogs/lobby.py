@@ -161,7 +161,7 @@ class Lobby(commands.Cog):
     @app_commands.describe(
         game=N_("Which game to play"),
         mode=N_("Workshop Tonttu only: tactical (default) or speed"),
-        reminder_hours=N_("Remind a player who has not acted after this many hours (default 12)"),
+        reminder_hours=N_("Hours between reminders to a player who has not acted (default 12)"),
         turn_limit_hours=N_(
             "After this many hours a computer move is made for an absent player (default: off)"
         ),
