@@ -323,13 +323,7 @@ class SqlStorage(UndoStore, RatingStore):
                 return
             ending = sorted({t.kind for t in timers} | set(cancel))
             if ending:  # but not a timer being fired: its process finishes it
-                await db.execute(
-                    "UPDATE timers SET cancelled_at = ? WHERE game_id = ?"
-                    " AND fired_at IS NULL AND cancelled_at IS NULL"
-                    f" AND kind IN ({', '.join('?' * len(ending))})"
-                    " AND (claimed_until IS NULL OR claimed_until <= ?)",
-                    [now, game_id, *ending, now],
-                )
+                await self._cancel_pending(db, game_id, now, ending, spare_claimed=True)
             if rows:
                 await db.executemany(
                     "INSERT INTO timers (game_id, kind, due_at, payload, created_at)"
@@ -510,18 +504,23 @@ class SqlStorage(UndoStore, RatingStore):
 
     @staticmethod
     async def _cancel_pending(
-        db: Tx, game_id: int, now: float, kind: str | None = None, *, spare_claimed: bool = False
+        db: Tx,
+        game_id: int,
+        now: float,
+        kinds: Sequence[str] | None = None,
+        *,
+        spare_claimed: bool = False,
     ) -> int:
-        """Cancel a game's pending timers (of ``kind``); ``spare_claimed`` leaves those a
+        """Cancel a game's pending timers (of ``kinds``); ``spare_claimed`` leaves those a
         process is firing right now (under a live claim) to be finished by it."""
         sql = (
             "UPDATE timers SET cancelled_at = ? WHERE game_id = ?"
             " AND fired_at IS NULL AND cancelled_at IS NULL"
         )
         params: list[Any] = [now, game_id]
-        if kind is not None:
-            sql += " AND kind = ?"
-            params.append(kind)
+        if kinds is not None:
+            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
+            params.extend(kinds)
         if spare_claimed:
             sql += " AND (claimed_until IS NULL OR claimed_until <= ?)"
             params.append(now)
@@ -547,7 +546,7 @@ class SqlStorage(UndoStore, RatingStore):
             if status not in ("lobby", "active"):
                 raise WrongStatus(game_id, status, "a lobby or active")
             if replace:
-                await self._cancel_pending(db, game_id, now, kind, spare_claimed=True)
+                await self._cancel_pending(db, game_id, now, [kind], spare_claimed=True)
             ((timer_id,),) = await db.fetch(
                 "INSERT INTO timers (game_id, kind, due_at, payload, created_at)"
                 " VALUES (?, ?, ?, ?, ?) RETURNING id",
@@ -567,7 +566,8 @@ class SqlStorage(UndoStore, RatingStore):
 
     async def cancel_timers(self, game_id: int, kind: str | None = None) -> int:
         async with self._write() as db:
-            return await self._cancel_pending(db, game_id, self._now(), kind)
+            kinds = None if kind is None else [kind]
+            return await self._cancel_pending(db, game_id, self._now(), kinds)
 
     async def due_timers(self, now: datetime | None = None) -> list[Timer]:
         """Pending timers due at ``now`` (default: the clock), oldest first, claimed or not.
