@@ -45,6 +45,8 @@ from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, Violation
 GAME_CLICKS = 100
 """Clicks measured on one humans table (a two-player game lasts about 115 decisions; one
 that ends sooner is followed by a fresh table)."""
+STOP_WAIT = 30.0
+"""Seconds the computer tables' hosts get to stop clicking at the end (one click's wait)."""
 POLL = 0.05
 """Seconds between two looks at the fake's messages (a player noticing their turn)."""
 
@@ -145,6 +147,11 @@ class ComputerTable:
         self.earlier_moves = 0
         """Moves of the table's finished games."""
         self.task: asyncio.Task[None] | None = None
+        self.stopping = False
+        """Set at the end: the host stops clicking even if a cancellation was lost
+        (Python 3.11's ``asyncio.wait_for``, which the fake's clicks use, can swallow one
+        that comes as its wait ends: a table then played on, the benchmark waited for it
+        forever, and its computers kept the next runs' machine busy)."""
 
     @classmethod
     async def open(cls, fake: FakeDiscord, n: int) -> ComputerTable:
@@ -168,7 +175,7 @@ class ComputerTable:
         self.turns = Turns(fake, thread, {str(host.id): host})
 
     async def keep_playing(self, rng: Rng) -> None:
-        while True:
+        while not self.stopping:
             assert self.turns is not None
             try:
                 await self.turns.click(rng)
@@ -258,8 +265,9 @@ async def run(workers: str, clicks: int, beside: list[int], think: float) -> lis
             )
         for table in computers:
             assert table.task is not None
+            table.stopping = True
             table.task.cancel()
-        await asyncio.gather(*(t.task for t in computers if t.task), return_exceptions=True)
+        await asyncio.wait([t.task for t in computers if t.task], timeout=STOP_WAIT)
         # Ctrl-C lets the work under way finish for up to SHUTDOWN_GRACE_SECONDS (10 s):
         # here the computers' chains of moves, which keep the one worker busy that long
         await fake.stop_bot_process(process, timeout=30)
