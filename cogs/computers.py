@@ -11,7 +11,8 @@ by ``benchmarks/ai_load.py`` (runs alternating with nice alone): beside 8 busy c
 tables the humans table's p99 was 1.40x and 1.33x its p99 alone (200 clicks), 1.83x and
 1.24x (300 clicks), against 1.88x and 1.79x, 2.70x and 2.27x with nice alone; on a
 later day, 1.24x to 3.68x in 11 runs (median 1.88x; beside 8, p99 11.5-22.7 ms): a
-p99 of a few milliseconds alone swings with the machine's scheduling. By
+p99 of a few milliseconds alone swings with the machine's scheduling (where the rest
+of the tail comes from: ``docs/rules-notes.md``, "Beside busy computer tables"). By
 default there is one worker per core but one, kept for the event loop (``AI_WORKERS``
 overrides it; ``0`` decides in threads of the bot's process, the old way, kept to
 measure against). The price: on a machine shared with
