@@ -52,7 +52,10 @@ transaction; a game's next waits for the next). A chained write applies only if 
 one before it did. When another *process* committed in between, the submit re-reads
 the latest state, re-runs the precondition and the engine, and tries again, backing
 off a little after the first retries. A version race therefore never loses a choice;
-only the precondition or the engine can refuse it.
+only the precondition or the engine can refuse it. A refusal judged after an
+uncommitted write waits for that write: once it has committed, the refusal stands and
+the move that caused it is in the log for the caller to read ("Too late: Aino already
+took it"); if it lost, the choice is judged again on the latest state.
 
 Other work done once across processes is claimed in SQL too (due timers, message
 versions, named claims): see :mod:`storage.repository`.
@@ -238,18 +241,21 @@ class Write:
         self.seq = version + 1
         self.snapshot, self.action, self.events, self.result = row
         self.kind, self.state, self.base = kind, state, base
-        self.settled = self.committed = False
-        """Set by the writer: whether it is done with this write, and whether it applied
-        (its submitter may have stopped waiting: ``done`` is then cancelled)."""
+        self.settled = asyncio.Event()
+        self.committed = False
+        """Set by the writer: whether it is done with this write (the writes chained
+        behind it wait for that), and whether it applied (its submitter may have stopped
+        waiting: ``done`` is then cancelled)."""
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def succeed(self) -> None:
-        self.settled = self.committed = True
+        self.committed = True
+        self.settled.set()
         if not self.done.done():
             self.done.set_result(None)
 
     def fail(self, error: Exception) -> None:
-        self.settled = True
+        self.settled.set()
         if not self.done.done():
             self.done.set_exception(error)
 
@@ -520,16 +526,23 @@ class SqlCore:
         version, kind, state = await self._current(game_id, expected)
         base = None
         head = self._heads.get(game_id) if expected is None else None
-        if head is not None and not head.settled:  # a move of ours not yet committed: after it
+        if head is not None and not head.settled.is_set():  # ours, not committed yet: after it
             version, kind, state, base = head.seq, head.kind, head.state, head
         # Nothing below awaits until the write is queued, so no other submit of this
         # process can come between reading the head and becoming it.
-        if precondition is not None:
-            precondition(state)
-        game = self._engine(game_id, kind)
-        parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
-        # A RuleError leaves here, before anything is written.
-        new_state, events = game.apply(state, player, parsed)
+        try:
+            if precondition is not None:
+                precondition(state)
+            game = self._engine(game_id, kind)
+            parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
+            # A RuleError leaves here, before anything is written.
+            new_state, events = game.apply(state, player, parsed)
+        except Exception:
+            if base is not None:  # judged after a move not committed yet: wait for it
+                await base.settled.wait()
+                if not base.committed:  # it lost: judge again on the latest state
+                    raise Conflict(game_id, None, None) from None
+            raise  # refused on a committed state, which the caller may now read
         outcome = game.outcome(new_state)
         row = (
             new_state.model_dump_json(),

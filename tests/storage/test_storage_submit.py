@@ -16,7 +16,7 @@ from storage import Conflict, GameNotFound, LoadedGame, SqliteStorage, WrongStat
 from storage.core import Write
 from storage.postgres import APPLY
 from tests.storage.conftest import FakeClock, lobby, raw, started, to_act
-from tests.storage.race_game import GAME, Play, Roll, Skip
+from tests.storage.race_game import GAME, Play, RaceState, Roll, Skip
 
 
 async def snapshot_row(store: SqliteStorage, game_id: int) -> tuple[object, ...]:
@@ -257,15 +257,23 @@ async def test_simultaneous_choices_of_many_games_share_the_writers_transactions
         assert (await store.replay(game.id)).ok
 
 
+@pytest.mark.parametrize("refused", [False, True])
 async def test_a_choice_chained_behind_a_lost_write_is_applied_again_on_the_winner(
-    db_url: str,
+    db_url: str, refused: bool
 ) -> None:
     # The second choice was computed after the first, not yet committed. Another process
     # wins the first's version: the second must not be written on top of that winner's
-    # move as it was computed (the version guard alone would let it through).
+    # move as it was computed (the version guard alone would let it through). Nor may it
+    # be refused for what the first did (``refused``: its precondition refuses the state
+    # after the first, which never was): it is judged again on the latest state.
     first, second = await storage.open(db_url), await storage.open(db_url)
     try:
         game = await started(first, 10, options={"target": 50})
+
+        def after_the_first_only(state: RaceState) -> None:
+            if refused and state.moves == 1 and state.scores == game.state.scores:
+                raise IllegalAction("judged on the first choice, which lost")
+
         apply = first._apply
         won = False
 
@@ -278,7 +286,8 @@ async def test_a_choice_chained_behind_a_lost_write_is_applied_again_on_the_winn
 
         first._apply = beaten  # type: ignore[method-assign]
         results = await asyncio.gather(
-            first.submit(game.id, TIMER, Skip(), None), first.submit(game.id, TIMER, Skip(), None)
+            first.submit(game.id, TIMER, Skip(), None),
+            first.submit(game.id, TIMER, Skip(), None, precondition=after_the_first_only),
         )
         assert sorted(result.version for result in results) == [2, 3]
         assert await log_seqs(first, game.id) == [1, 2, 3]
@@ -389,3 +398,34 @@ async def test_a_precondition_runs_on_the_latest_state_inside_the_submit(
     with pytest.raises(NotYourTurn):
         await store.submit(game.id, TIMER, Skip(), 1, precondition=only_at_turn_of(turn))
     assert await snapshot_row(store, game.id) == before
+
+
+async def test_a_choice_refused_after_an_uncommitted_one_is_refused_once_that_one_commits(
+    store: SqliteStorage,
+) -> None:
+    # T-4's speed race: the loser's point is refused on the state after the winner's,
+    # chained behind it before it commits. The refusal waits for that commit, so the
+    # loser's answer can read who won from the log (it read a log without the winner).
+    game = await started(store, 10, options={"target": 50})
+    order: list[str] = []
+    apply = store._apply
+
+    async def logged(writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
+        await asyncio.sleep(0.05)  # a busy writer: the second is judged long before
+        results = await apply(writes, now)
+        order.append("committed")
+        return results
+
+    def taken(state: RaceState) -> None:
+        if state.moves:
+            raise IllegalAction("Too late: someone already took it.")
+
+    store._apply = logged  # type: ignore[method-assign]
+    first = asyncio.create_task(store.submit(game.id, TIMER, Skip(), None))
+    second = asyncio.create_task(store.submit(game.id, TIMER, Skip(), None, precondition=taken))
+    second.add_done_callback(lambda _: order.append("refused"))
+    with pytest.raises(IllegalAction):
+        await second
+    assert (await first).version == 1
+    assert order == ["committed", "refused"]
+    assert await log_seqs(store, game.id) == [1]
