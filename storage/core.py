@@ -305,6 +305,13 @@ class SqlCore:
         """Rows of one read, outside any write transaction (committed data only)."""
         raise NotImplementedError
 
+    async def _lookup(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """:meth:`_read` for the rows of one game, found by key (a game being loaded
+        before a move, its new log entries): small and on the hot paths. A backend that
+        can run it at once on the event loop's thread does (SQLite), saving the round
+        trip to its reader."""
+        return await self._read(sql, params)
+
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
         """One write statement on the writer connection, a transaction by itself
         (autocommit: one round trip instead of ``BEGIN`` … ``COMMIT``'s three); its rows
@@ -500,7 +507,7 @@ class SqlCore:
                 return cached.version, cached.kind, cached.state
             if cached.version > expected:
                 raise Conflict(game_id, expected, cached.version)
-        rows = await self._read(
+        rows = await self._lookup(
             "SELECT kind, status, version, snapshot FROM games WHERE id = ?", (game_id,)
         )
         if not rows:

@@ -333,7 +333,7 @@ class SqlStorage(UndoStore, RatingStore):
 
     async def shown_version(self, game_id: int, key: str) -> int | None:
         """The version message ``key`` was last claimed to show (``None``: never)."""
-        rows = await self._read(
+        rows = await self._lookup(
             "SELECT shown_version FROM game_messages WHERE game_id = ? AND key = ?",
             (game_id, key),
         )
@@ -374,19 +374,19 @@ class SqlStorage(UndoStore, RatingStore):
     # ------------------------------------------------------------------ reading
 
     async def guild_language(self, guild_id: int) -> str | None:
-        rows = await self._read(
+        rows = await self._lookup(
             "SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,)
         )
         return str(rows[0][0]) if rows else None
 
     async def info(self, game_id: int) -> GameInfo:
-        rows = await self._read(f"SELECT {self.INFO} FROM games AS g WHERE g.id = ?", (game_id,))
+        rows = await self._lookup(f"SELECT {self.INFO} FROM games AS g WHERE g.id = ?", (game_id,))
         if not rows:
             raise GameNotFound(game_id)
         return info_from_row(rows[0])
 
     async def load(self, game_id: int) -> LoadedGame:
-        rows = await self._read(
+        rows = await self._lookup(
             f"SELECT {self.INFO}, g.snapshot FROM games AS g WHERE g.id = ?", (game_id,)
         )
         if not rows:
@@ -406,7 +406,7 @@ class SqlStorage(UndoStore, RatingStore):
         return loaded(info, state)
 
     async def find_open(self, channel_id: int) -> LoadedGame | None:
-        rows = await self._read(
+        rows = await self._lookup(
             f"SELECT {self.INFO}, g.snapshot FROM games AS g"
             " WHERE g.channel_id = ? AND g.status IN ('lobby', 'active')"
             " UNION ALL "
@@ -467,7 +467,7 @@ class SqlStorage(UndoStore, RatingStore):
         return self._readable(await self._read(sql, params))
 
     async def log(self, game_id: int, after: int = 0) -> list[LoggedAction]:
-        rows = await self._read(
+        rows = await self._lookup(
             "SELECT seq, player, action, events, created_at FROM actions"
             " WHERE game_id = ? AND seq > ? ORDER BY seq",
             (game_id, after),

@@ -68,7 +68,7 @@ class UndoStore(SqlCore):
         if version is not None and known is not None and known.version == version:
             self._histories.move_to_end(game_id)
             return known.game.name, known
-        rows = await self._read(
+        rows = await self._lookup(
             "SELECT kind, status, seed, options FROM games WHERE id = ?", (game_id,)
         )
         if not rows:
@@ -80,12 +80,12 @@ class UndoStore(SqlCore):
         try:
             if history is None:
                 game = self._engine(game_id, kind)
-                seats = await self._read(
+                seats = await self._lookup(
                     "SELECT player FROM seats WHERE game_id = ? ORDER BY position", (game_id,)
                 )
                 options = game.parse_options(json_object(game_id, options_json, "options"))
                 history = History(game, game.new_game([r[0] for r in seats], seed, options))
-            entries = await self._read(
+            entries = await self._lookup(
                 "SELECT seq, player, action FROM actions WHERE game_id = ? AND seq > ?"
                 " ORDER BY seq",
                 (game_id, history.version),

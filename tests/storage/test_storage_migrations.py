@@ -60,13 +60,15 @@ async def test_an_empty_database_is_migrated_to_the_latest_version(db_url: str) 
 async def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
     async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
         assert isinstance(store, SqliteStorage)
-        for db in (store._writer, store._reader):
+        for db in (store._writer, store._reader, store._looker):
             assert list(await db.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
             assert list(await db.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
-        # The writer runs on the event loop's thread: it waits for a busy database
-        # itself (SqliteStorage._unbusy), for as long; a third connection checkpoints.
+        # The writer and the looker run on the event loop's thread, with no busy handler:
+        # the writer waits for a busy database itself (SqliteStorage._unbusy), for as
+        # long; the looker leaves it to the reader. Another connection checkpoints.
         assert list(await store._reader.execute_fetchall("PRAGMA busy_timeout")) == [(5000,)]
         assert store._db.execute("PRAGMA busy_timeout").fetchall() == [(0,)]
+        assert store._look.execute("PRAGMA busy_timeout").fetchall() == [(0,)]
         assert store._db.execute("PRAGMA wal_autocheckpoint").fetchall() == [(0,)]
         assert store._busy_timeout == 5.0
 

@@ -1,20 +1,24 @@
 """SQLite's writer runs on the event loop's thread (storage/sqlite.py): another process's
-write lock is waited for without stopping the loop, and the WAL is checkpointed."""
+write lock is waited for without stopping the loop, and the WAL is checkpointed. So do
+the reads of one game's rows (the lookups)."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import pytest
 
 import storage
 import storage.sqlite
-from tests.storage.conftest import lobby
+from tests.storage.conftest import lobby, started, to_act
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -161,3 +165,69 @@ async def test_a_checkpoint_waiting_for_another_writer_does_not_hold_up_reads(
             assert info.id == game.id and not checkpoint.done()
             other.execute("COMMIT")
             await asyncio.wait_for(checkpoint, 2)
+
+
+def at_once(coro: Coroutine[Any, Any, T]) -> T:
+    """What ``coro`` returns, when it runs to its end without waiting for anything (no
+    round trip to a thread); fails the test if it waits."""
+    try:
+        coro.send(None)
+    except StopIteration as finished:
+        return cast(T, finished.value)
+    coro.close()
+    pytest.fail("it waited (a round trip to the reader's thread)")
+
+
+async def test_a_games_rows_are_read_at_once_on_the_event_loops_thread(tmp_path: Path) -> None:
+    """The reads of one game that clicks and thread updates make (storage/sqlite.py,
+    "Where the writer and the lookups run"): under load, the result of a round trip to
+    the reader's thread waited for the busy event loop to look."""
+    async with await storage.open_sqlite(f"sqlite:///{tmp_path}/bot.db") as store:
+        game = await started(store, 10)
+        await store.submit(game.id, to_act(game), {"kind": "roll"}, game.version)
+        await store.set_thread(game.id, 77)
+        await store.set_guild_language(1, "de")
+        store._cache.clear()  # the state is parsed from the row, as after a restart
+
+        loaded = at_once(store.load(game.id))
+        assert (loaded.version, loaded.thread_id) == (game.version + 1, 77)
+        assert loaded.state == (await store.load(game.id)).state
+        assert at_once(store.info(game.id)).version == game.version + 1
+        assert [a.seq for a in at_once(store.log(game.id, after=game.version))] == [
+            game.version + 1
+        ]
+        found = at_once(store.find_open(10))
+        assert found is not None and found.id == game.id
+        assert at_once(store.guild_language(1)) == "de"
+        assert at_once(store.undo_window(game.id, to_act(loaded))) == 0
+
+
+async def test_a_lookup_that_finds_the_file_busy_is_done_by_the_reader_which_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The looker never waits on the loop's thread (its busy timeout is 0): a read that
+    finds the file busy (in WAL, only while another connection recovers it) goes to the
+    reader's thread, whose busy handler waits. Any other error is the caller's."""
+    async with await storage.open_sqlite(f"sqlite:///{tmp_path}/bot.db") as store:
+        game = await lobby(store, 10)
+
+        class Failing:
+            def __init__(self, code: int, message: str) -> None:
+                self.error = sqlite3.OperationalError(message)
+                self.error.sqlite_errorcode = code
+                self.tries = 0
+
+            def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+                self.tries += 1
+                raise self.error
+
+        busy = Failing(sqlite3.SQLITE_BUSY, "database is locked")
+        monkeypatch.setattr(store, "_look", busy)
+        assert (await store.info(game.id)).id == game.id  # read by the reader instead
+        assert busy.tries == 1
+
+        monkeypatch.setattr(store, "_look", Failing(sqlite3.SQLITE_IOERR, "disk I/O error"))
+        with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+            await store.info(game.id)
+        monkeypatch.undo()
+        assert (await store.info(game.id)).id == game.id
