@@ -1,7 +1,7 @@
 """A game's load while the event loop is busy, on SQLite: read on the loop's thread (the
 looker, ``storage/sqlite.py``) and through the reader's thread (as before), in one run.
 
-    python -m benchmarks.lookup_latency [--loads 2000] [--busy 0.15]
+    python -m benchmarks.lookup_latency [--loads 2000] [--busy 0.11]
 
 A click's handler loads its game before it answers, and so does every update of a thread.
 Beside busy tables the bot's event loop is busy part of the time (about 11 % beside 8
