@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -98,6 +99,16 @@ async def add_computer(
 def rode_on(message: FakeMessage) -> str | None:
     """The interaction a followup was posted through (``None``: a post of the bot's)."""
     return (message.data.get("interaction_metadata") or {}).get("id")
+
+
+def shown_scores(final: FakeMessage) -> dict[str, int]:
+    """Points by name in the final scores' fields: "alice: 15 points", "dave: 1 point"."""
+    scores = {}
+    for field in final.embeds[0]["fields"]:
+        found = re.fullmatch(r"(.+): (\d+) points?", field["name"])
+        assert found, field["name"]
+        scores[found[1]] = int(found[2])
+    return scores
 
 
 def turn_prompts(fake: FakeDiscord, channel: Any) -> list[FakeMessage]:

@@ -5,7 +5,6 @@ a game with them replays exactly (their moves are seeded by the game's seed and 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from engine.core import Rng, derive_seed
 from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
 
-from .bot_helpers import add_computer, make_bot, open_panel
+from .bot_helpers import add_computer, make_bot, open_panel, shown_scores
 from .fake_discord import FakeDiscord
 from .tonttu_helpers import choose_privately
 
@@ -81,10 +80,10 @@ async def test_a_workshop_game_against_a_computer_matches_the_engine(
         what="the final scores",
     )
     final = next(m for m in fake.messages(thread) if "final scores" in m.text())
-    shown = dict(re.findall(r"(\w[\w ]*?): (\d+) points", final.text()))
-    assert int(shown["alice"]) == outcome.scores[players[0]]
-    assert int(shown["AI 1"]) == outcome.scores["ai:1"]
-    assert int(shown["AI 2"]) == outcome.scores["ai:2"]
+    shown = shown_scores(final)
+    assert shown["alice"] == outcome.scores[players[0]]
+    assert shown["AI 1"] == outcome.scores["ai:1"]
+    assert shown["AI 2"] == outcome.scores["ai:2"]
 
 
 async def poll(check: Callable[[], Awaitable[bool]], what: str) -> None:

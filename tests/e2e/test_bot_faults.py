@@ -28,7 +28,7 @@ from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
 from storage import LoadedGame, human_player
 
-from .bot_helpers import make_bot, open_table, rode_on, turn_prompts
+from .bot_helpers import make_bot, open_table, rode_on, shown_scores, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser, ViolationError
 from .fake_discord.faults import FaultRule
 from .test_bot_workshop_game import choose, panel_choices
@@ -85,7 +85,7 @@ async def check_thread(
     outcome = rules.outcome(state)
     assert outcome is not None
     final = next(m for m in fake.messages(thread) if "final scores" in m.text())
-    shown = {name: int(points) for name, points in re.findall(r"(\w+): (\d+) points", final.text())}
+    shown = shown_scores(final)
     assert shown == {names[p]: score for p, score in outcome.scores.items()}
     board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
     assert re.findall(r"Move (\d+)", board.text()) == [str(game.version)]

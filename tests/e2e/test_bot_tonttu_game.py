@@ -4,13 +4,12 @@ with a secrecy scan before every reveal (T-2, T-3, T-5, T-6 end to end)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from engine.core import Rng
 from engine.tonttu import GAME
 
-from .bot_helpers import make_bot
+from .bot_helpers import make_bot, shown_scores
 from .fake_discord import FakeDiscord, FakeMessage
 from .tonttu_helpers import (
     SecrecyScan,
@@ -99,7 +98,7 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
     outcome = GAME.outcome(state)
     assert outcome is not None and reveals > 10 and changes > 0 and scan.checks == reveals
     final = next(m for m in fake.messages(thread) if "final scores" in m.text())
-    shown = {name: int(points) for name, points in re.findall(r"(\w+): (\d+) points", final.text())}
+    shown = shown_scores(final)
     assert shown == {by_player[p].name: score for p, score in outcome.scores.items()}
     fields = {f["name"].split(":")[0]: f["value"] for f in final.embeds[0]["fields"]}
     for player, result in outcome.players.items():  # gifts in completion order, set bonus

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from engine.core import Rng
 from engine.workshop import COMPONENTS, GAME
 from engine.workshop.models import WorkshopState
 
-from .bot_helpers import make_bot, open_panel, open_table, turn_prompts
+from .bot_helpers import make_bot, open_panel, open_table, shown_scores, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 
 SEED = 20261201
@@ -121,7 +120,7 @@ async def test_a_three_player_game_from_newgame_to_final_scores(
         what="the final scores",
     )
     final = next(m for m in fake.messages(thread) if "final scores" in m.text())
-    shown = {name: int(points) for name, points in re.findall(r"(\w+): (\d+) points", final.text())}
+    shown = shown_scores(final)
     assert shown == {by_player[p].name: score for p, score in outcome.scores.items()}
     winners = ", ".join(f"**{by_player[p].name}**" for p in outcome.winners)
     assert winners in final.text()
