@@ -1,6 +1,11 @@
-"""The ai_load benchmark's interval for its p99 ratio (issue 15)."""
+"""The ai_load benchmark's interval for its p99 ratio, and its clicks timed as the bot
+sent their answers (issue 15)."""
 
-from benchmarks.ai_load import ratio_interval
+from pathlib import Path
+
+import pytest
+
+from benchmarks.ai_load import Click, ratio_interval, sent_latencies
 
 
 def test_a_steady_ratio_has_a_narrow_interval() -> None:
@@ -18,3 +23,12 @@ def test_one_slow_click_makes_the_p99_ratio_swing() -> None:
     assert low <= 1.1
     assert high >= 8.9
     assert ratio_interval(alone, beside) == (low, high)  # seeded
+
+
+def test_a_click_is_timed_to_the_last_chunk_the_bot_sent(tmp_path: Path) -> None:
+    log = tmp_path / "sent.log"
+    log.write_text("7 100.004\n8 200.010\n7 100.005\n")  # click 7's answer: two chunks
+    clicks = [Click(0.009, 7, 100.0), Click(0.020, 8, 200.0), Click(3.1, None, 0.0)]
+    assert sent_latencies(clicks, log) == pytest.approx([5.0, 10.0, 3100.0])
+    with pytest.raises(KeyError):  # an answer the bot sent but did not log: no guess
+        sent_latencies([Click(0.009, 9, 300.0)], log)
