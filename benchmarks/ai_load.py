@@ -235,14 +235,14 @@ class ComputerTable:
 
 async def measure(turns: Turns, clicks: int, think: float, rng: Rng) -> list[Click]:
     """Up to ``clicks`` clicks (fewer if the game ends first)."""
-    latencies = []
+    clicked: list[Click] = []
     for _ in range(clicks):
         await asyncio.sleep(0.1 + rng.below(max(1, int((2 * think - 0.1) * 1000))) / 1000)
         try:
-            latencies.append(await turns.click(rng))
+            clicked.append(await turns.click(rng))
         except GameOver:
             break
-    return latencies
+    return clicked
 
 
 def ratio_interval(
