@@ -150,21 +150,36 @@ async def test_a_single_write_runs_at_once_but_never_inside_an_open_transaction(
         ]
 
 
-async def test_a_checkpoint_waiting_for_another_writer_does_not_hold_up_reads(
+@contextmanager
+def an_old_snapshot(path: Path) -> Iterator[None]:
+    """Another process reading the database as it is now, until the block ends."""
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN")
+        other.execute("SELECT count(*) FROM games").fetchall()
+        yield
+    finally:
+        other.close()
+
+
+async def test_a_checkpoint_never_makes_a_write_or_a_read_wait(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A FULL checkpoint waits for every reader to reach the newest snapshot, and keeps
+    # the write lock meanwhile: the bot's writes queued behind it (storage/sqlite.py).
     path = tmp_path / "bot.db"
-    async with await storage.open_sqlite(f"sqlite:///{path}") as store:
-        game = await lobby(store, 10)  # pages in the WAL, none checkpointed yet
-        with another_writer(path) as other:  # a FULL checkpoint waits for this writer
+    async with await storage.open_sqlite(f"sqlite:///{path}", busy_timeout_ms=2000) as store:
+        game = await lobby(store, 10)
+        with an_old_snapshot(path):
+            await store.set_thread(game.id, 1)  # pages the old reader does not see
             monkeypatch.setattr(storage.sqlite, "CHECKPOINT_EVERY", 1)
             store._committed()
             checkpoint = store._checkpoint
             assert checkpoint is not None
-            info = await asyncio.wait_for(store.info(game.id), 1)
-            assert info.id == game.id and not checkpoint.done()
-            other.execute("COMMIT")
-            await asyncio.wait_for(checkpoint, 2)
+            await asyncio.sleep(0.05)  # it starts, in the checkpointer's thread
+            await asyncio.wait_for(store.set_thread(game.id, 2), 0.5)
+            assert (await asyncio.wait_for(store.info(game.id), 0.5)).thread_id == 2
+            await asyncio.wait_for(checkpoint, 0.5)
 
 
 def at_once(coro: Coroutine[Any, Any, T]) -> T:
