@@ -13,8 +13,14 @@ One worker process (:class:`cogs.workers.WorkerPool`: spawned, ignores Ctrl-C,
 survives a worker's death), started when the bot starts, shared by every bot in the
 process (tests start many), and stopped at interpreter exit. If it dies, that picture
 is drawn in a thread and the next one starts a new worker; after a few deaths,
-pictures stay in threads. It keeps the bot's CPU priority: a picture is part of an
-answer a player waits for.
+pictures stay in threads. On Linux it runs under ``SCHED_IDLE``, as the computer
+players' workers do (``idle``, ``cogs/workers.py``): at the bot's priority, a picture
+handed to it woke it on the event loop's core, and the loop then waited for the CPU.
+Beside 8 tables of busy computers (``benchmarks/ai_load.py``) the loop's thread spent
+2-5 ms runnable but not running (its run-queue time in ``/proc/thread-self/schedstat``)
+in the steps that handed pictures over; under ``SCHED_IDLE`` those waits were gone. A
+picture now gets the CPU that the bot's process leaves, shared with the computers'
+workers: slower when every core is thinking, never in the way of an answer.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ def _warm() -> None:
     render.warm()
 
 
-POOL = WorkerPool("drawing", size=1, warm=_warm)
+POOL = WorkerPool("drawing", size=1, idle=True, warm=_warm)
 
 
 def start() -> None:

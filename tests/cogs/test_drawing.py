@@ -33,6 +33,18 @@ async def test_the_worker_draws_the_same_picture_and_a_dead_worker_is_replaced(
     assert await drawing.draw(render.render_board, view, names) == expected
 
 
+async def test_the_worker_draws_on_cpu_time_the_bot_does_not_want(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # At the bot's priority, a picture handed over woke the worker on the event loop's
+    # core and the loop waited for the CPU (cogs/drawing.py).
+    monkeypatch.setattr(drawing.POOL, "deaths", 0)
+    if not hasattr(os, "SCHED_IDLE"):
+        pytest.skip("SCHED_IDLE is Linux's")
+    assert await drawing.POOL.run(os.sched_getscheduler, 0) == os.SCHED_IDLE
+    assert os.sched_getscheduler(0) != os.SCHED_IDLE  # not the bot's own process
+
+
 async def test_without_processes_pictures_are_drawn_in_threads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
