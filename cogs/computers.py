@@ -21,7 +21,9 @@ thread shows it) while players' clicks stay fast; ``benchmarks/ai_load.py`` prin
 moves the computer tables made beside each figure.
 
 What a worker gets is what :func:`engine.ai.choose` needs and nothing else: the game's
-kind, the state (pickled), the seat, the level and the seed. ``choose`` is pure and
+kind, the state (pickled), the seat, the level and the seed, and for a level that
+remembers the game so far (Tonttu's ``strong``) its decisions so far, which the worker
+replays and of which the level reads only what a spectator saw. ``choose`` is pure and
 deterministic given those, so the move is the one the bot's own process would have
 made (``tests/cogs/test_computers.py`` checks it), and a replayed game makes the same
 moves.
@@ -54,6 +56,7 @@ import engine.ai
 from cogs.workers import WorkerPool
 from engine import get_game
 from engine.core import PlayerId
+from engine.records import Record
 
 log = logging.getLogger("bot")
 
@@ -87,6 +90,8 @@ class Decision:
     player: PlayerId
     level: str
     seed: int
+    record: Record | None = None
+    """The game so far, for a level that remembers it (``engine.ai.choose``)."""
 
     @property
     def same(self) -> Hashable:
@@ -94,9 +99,11 @@ class Decision:
         return (self.version, self.player, self.level, self.seed)
 
 
-def decide(kind: str, state: Any, player: PlayerId, level: str, seed: int) -> Any:
+def decide(
+    kind: str, state: Any, player: PlayerId, level: str, seed: int, record: Record | None = None
+) -> Any:
     """The computer's action (runs in a worker process; pure and deterministic)."""
-    return engine.ai.choose(get_game(kind), state, player, level, seed)
+    return engine.ai.choose(get_game(kind), state, player, level, seed, record=record)
 
 
 def _warm() -> None:
@@ -255,7 +262,14 @@ class Computers:
     async def _compute(self, decision: Decision) -> Any:
         if self._runner is not None:
             return await self._runner(decision)
-        args = (decision.kind, decision.state, decision.player, decision.level, decision.seed)
+        args = (
+            decision.kind,
+            decision.state,
+            decision.player,
+            decision.level,
+            decision.seed,
+            decision.record,
+        )
         if not self.workers:
             return await asyncio.to_thread(decide, *args)
         return await POOL.run(decide, *args)

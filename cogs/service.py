@@ -31,6 +31,7 @@ from engine.core import (
 from engine.undo import GAME_OVER, CannotUndo, Undo
 from engine.words import ENGLISH, N_, Words
 from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
+from storage.export import memory_record
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
@@ -255,8 +256,17 @@ class Tables:
             return None
         if player not in engine_of(game).to_act(game.state):
             return None
-        action = await self.computers.choose(decision_for(game, player, STAND_IN_LEVEL))
+        action = await self.computers.choose(await self._decision(game, player, STAND_IN_LEVEL))
         return await self._submit(game, player, action)
+
+    async def _decision(self, game: LoadedGame, player: PlayerId, level: str) -> Decision:
+        """:func:`decision_for`, with the game's decisions so far when the level remembers
+        them (``engine.ai.choose``: Tonttu's strong level reads the others' revealed points)."""
+        decision = decision_for(game, player, level)
+        if level == "strong" and engine.ai.game_ai(game.kind).recall is not None:
+            record = memory_record(game, await self.store.log(game.id))
+            decision = replace(decision, record=record)
+        return decision
 
     async def _submit(self, game: LoadedGame, player: PlayerId, action: Any) -> Played:
         try:
@@ -287,7 +297,7 @@ class Tables:
                 return None
             player = waiting[0]
             level = computer_level(game, player)
-            action = await self.computers.choose(decision_for(game, player, level))
+            action = await self.computers.choose(await self._decision(game, player, level))
             try:
                 submitted = await self.store.submit(game.id, player, action, game.version)
             except Conflict:

@@ -70,6 +70,19 @@ def finished_record(game: GameInfo, log: Sequence[LoggedAction]) -> Record:
     )
 
 
+def memory_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
+    """A running game's decisions up to its loaded version, secrets and seed included:
+    what a computer seat's memory reads (``engine.ai.choose``'s ``record``, which keeps
+    only what a spectator saw). Never shown to anyone."""
+    return Record(
+        game=game.kind,
+        seed=game.seed,
+        players=list(game.players),
+        options=dict(game.options),
+        actions=decisions([entry for entry in log if entry.seq <= game.version]),
+    )
+
+
 def running_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
     """The partial record of a running game: only what a spectator could see."""
     rules = get_game(game.kind)

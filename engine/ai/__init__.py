@@ -27,6 +27,12 @@ consistently with the view: ``view(sample, player) == view(state, player)``.
 So two states that differ only in what ``player`` cannot see give the same
 decision for the same seed.
 
+Memory: a seat also remembers what it saw earlier in the game, which the view of the
+present may not show (in Tonttu, the others' revealed points say something about their
+face-down cards). :func:`choose` takes the game's ``record`` so far for that; the
+game's ``recall`` reads from it only what a spectator saw, and the ``strong`` level's
+determinizer uses it. Without a record a seat plays as if it remembered nothing.
+
 Simultaneous Tonttu phases: a computer seat chooses like a human, one pick or
 point from its own view, without seeing the others' pending choices; in speed
 mode it points once (the engine offers nothing after that).
@@ -35,10 +41,12 @@ mode it points once (the engine offers nothing after that).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from engine.core import Game, NotYourTurn, PlayerId, Rng, derive_seed
+from engine.records import Record
 
 LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
 
@@ -77,8 +85,9 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
 class GameAI:
     """What a level needs to know about one game, all from views or sampled states."""
 
-    determinize: Callable[[Any, Rng], Any]
-    """A full state consistent with a seat's view (hidden parts sampled)."""
+    determinize: Callable[..., Any]
+    """``determinize(view, rng)``: a full state consistent with a seat's view (hidden
+    parts sampled); with ``recall``, also ``determinize(view, rng, memory)``."""
     greedy: Callable[[Any, PlayerId, Sequence[Any], Rng], Any]
     """The greedy choice for ``player`` in a (sampled) state."""
     ranked: Callable[[Any, PlayerId, Sequence[Any]], list[Any]]
@@ -93,6 +102,10 @@ class GameAI:
     advance: Callable[[Any, PlayerId, Any], Any] | None = None
     """Optional: ``game.apply(state, player, action)[0]`` without building the events,
     which a search never reads (the same state, cheaper)."""
+    recall: Callable[[Game, Record, PlayerId], Any] | None = None
+    """Optional: ``recall(game, record, player)``, what ``player`` remembers of the game
+    so far (``record``: its seed and decisions) from public facts only, for the
+    determinizer's ``memory``."""
 
 
 def _load(name: str) -> GameAI:
@@ -124,10 +137,14 @@ def choose(
     level: str,
     seed: int,
     budget: Budget | None = None,
+    record: Record | None = None,
 ) -> Any:
-    """The computer's action for ``player`` at ``level``, deterministic given ``seed``.
+    """The computer's action for ``player`` at ``level``, deterministic given ``seed``
+    (and ``record``).
 
     Only ``game.view(state, player)`` is passed on: the levels never see ``state``.
+    ``record``, the game so far whose last state is ``state``, lets the ``strong``
+    level remember what it saw (the game's ``recall``; public facts only).
     Raises :class:`NotYourTurn` when ``player`` has no legal action.
 
     >>> from engine import get_game
@@ -139,7 +156,11 @@ def choose(
     >>> action == choose(game, state, "ann", "greedy", seed=7)
     True
     """
-    return decide(game, game.view(state, player), player, level, seed, budget)
+    memory = None
+    if level == "strong" and record is not None:
+        recall = game_ai(game.name).recall
+        memory = recall(game, record, player) if recall is not None else None
+    return decide(game, game.view(state, player), player, level, seed, budget, memory)
 
 
 def decide(
@@ -149,11 +170,14 @@ def decide(
     level: str,
     seed: int,
     budget: Budget | None = None,
+    memory: Any = None,
 ) -> Any:
-    """The decision from a view alone (see :func:`choose`)."""
+    """The decision from a view alone, and the seat's ``memory`` (see :func:`choose`)."""
     if level not in LEVELS:
         raise ValueError(f"Unknown level {level!r}; the levels are {', '.join(LEVELS)}.")
     ai = game_ai(game.name)
+    if memory:
+        ai = replace(ai, determinize=partial(ai.determinize, memory=memory))
     rng = Rng(derive_seed(seed, "ai", level))
     sample = ai.determinize(view, rng.fork())
     legal = list(game.legal_actions(sample, player))

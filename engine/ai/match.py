@@ -46,6 +46,7 @@ def play_match(
     seats = list(players) if players is not None else [f"p{i + 1}" for i in range(len(levels))]
     level_of = dict(zip(seats, levels, strict=True))
     parsed = game.parse_options(options)
+    options = parsed.model_dump(mode="json")
     state = game.new_game(seats, seed, parsed)
     order = Rng(derive_seed(seed, "order"))
     actions: list[RecordedAction] = []
@@ -57,7 +58,10 @@ def play_match(
         level = level_of[player]
         budget = budgets.get(game.name) if budgets else None
         started, cpu_started = time.perf_counter(), time.process_time()
-        action = choose(game, state, player, level, derive_seed(seed, "move", step), budget)
+        so_far = Record.model_construct(  # the game so far: a strong seat's memory
+            game=game.name, seed=seed, players=seats, options=options, actions=list(actions)
+        )
+        action = choose(game, state, player, level, derive_seed(seed, "move", step), budget, so_far)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         if on_decision is not None and len(game.legal_actions(state, player)) > 1:
             on_decision(level, elapsed, cpu)
@@ -70,7 +74,7 @@ def play_match(
         game=game.name,
         seed=seed,
         players=seats,
-        options=parsed.model_dump(mode="json"),
+        options=options,
         actions=actions,
         outcome=dump_outcome(game, state),
     )

@@ -9,7 +9,8 @@ are dealt at random into the other hands, the other face-down
 workbench cards, the face-down middle materials, the deck and the discard pile
 (the view gives every size); the gift stack is drawn from the gifts seen
 nowhere; the other seats' pending choices are drawn uniformly from their legal
-choices; the RNG is fresh.
+choices; the RNG is fresh. Given the seat's memory (:func:`recall`), the type of each
+other face-down workbench card is drawn by what that seat's revealed points say of it.
 
 ``greedy_action(state, seat, legal, rng)`` reads only what ``seat`` may see:
 its hand and face-down card, all face-up cards, the middle gifts, and the
@@ -20,11 +21,12 @@ seats that could pay, from their face-up cards).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai import GameAI
 from engine.core import Game, Rng
+from engine.records import Record
 from engine.tonttu.data import (
     GIFT_CATEGORY_ID,
     GIFT_NEED_COUNTS,
@@ -36,8 +38,14 @@ from engine.tonttu.data import (
     N_MATERIALS,
     N_TYPES,
 )
-from engine.tonttu.game import GIFT_CARDS, winners
-from engine.tonttu.models import MATERIAL_POINT, PointGift, TonttuState, TonttuView
+from engine.tonttu.game import GAME, GIFT_CARDS, winners
+from engine.tonttu.models import (
+    MATERIAL_POINT,
+    PointGift,
+    PointsRevealed,
+    TonttuState,
+    TonttuView,
+)
 from engine.tonttu.rules import advance
 from engine.tonttu.text import point_code
 
@@ -50,8 +58,16 @@ CARDS_OF_TYPE: tuple[tuple[int, ...], ...] = tuple(
 # --------------------------------------------------------------------------- determinizer
 
 
-def determinize(view: TonttuView, rng: Rng) -> TonttuState:
-    """A full state consistent with ``view`` (``GAME.view(result, viewer) == view``)."""
+DownEvidence = Mapping[str, Sequence[float]]
+"""Per other seat (player id): how likely its revealed points were had its face-down
+workbench card been of each material type (indexed like ``MATERIAL_TYPE``)."""
+
+
+def determinize(view: TonttuView, rng: Rng, memory: DownEvidence | None = None) -> TonttuState:
+    """A full state consistent with ``view`` (``GAME.view(result, viewer) == view``).
+
+    With ``memory`` (:func:`recall`), each other seat's face-down card is drawn first,
+    its type in proportion to the unseen cards of that type times the evidence."""
     players = tuple(sv.player for sv in view.seats)
     n = len(players)
     me = players.index(view.viewer) if view.viewer in players else -1
@@ -74,6 +90,7 @@ def determinize(view: TonttuView, rng: Rng) -> TonttuState:
         own_down = take(own_down_name)
     pool = [c for ids in free for c in ids]
     rng.shuffle(pool)
+    drawn_down = _draw_down(view, me, pool, memory, rng) if memory else {}
 
     def deal(count: int) -> tuple[int, ...]:
         cards = tuple(pool[-count:]) if count else ()
@@ -85,7 +102,11 @@ def determinize(view: TonttuView, rng: Rng) -> TonttuState:
         for i, sv in enumerate(view.seats)
     )
     face_down = tuple(
-        own_down if i == me else (deal(1)[0] if sv.has_face_down else None)
+        own_down
+        if i == me
+        else drawn_down[i]
+        if i in drawn_down
+        else (deal(1)[0] if sv.has_face_down else None)
         for i, sv in enumerate(view.seats)
     )
     middle_materials = tuple(deal(1)[0] if lies else None for lies in view.middle_materials)
@@ -140,6 +161,36 @@ def determinize(view: TonttuView, rng: Rng) -> TonttuState:
         short_deal=False,
         end_reason=view.end_reason,
     )
+
+
+def _draw_down(
+    view: TonttuView, me: int, pool: list[int], memory: DownEvidence, rng: Rng
+) -> dict[int, int]:
+    """The other seats' face-down cards that ``memory`` says something about, taken from
+    the (shuffled) ``pool``: a type drawn in proportion to its cards left times the
+    evidence, then the last card of that type in the pool."""
+    drawn: dict[int, int] = {}
+    for i, sv in enumerate(view.seats):
+        like = memory.get(sv.player)
+        if i == me or like is None or not sv.has_face_down:
+            continue
+        counts = [0] * N_TYPES
+        for c in pool:
+            counts[MATERIAL_TYPE[c]] += 1
+        weights = [counts[t] * like[t] for t in range(N_TYPES)]
+        total = sum(weights)
+        if total <= 0:
+            continue
+        x = rng.next64() / 2**64 * total
+        t = max(k for k in range(N_TYPES) if weights[k] > 0)  # if rounding runs past the end
+        for k, weight in enumerate(weights):
+            if x < weight:
+                t = k
+                break
+            x -= weight
+        k = max(k for k, c in enumerate(pool) if MATERIAL_TYPE[c] == t)
+        drawn[i] = pool.pop(k)
+    return drawn
 
 
 def _parse_choice(view: TonttuView, hand: tuple[int, ...], label: str) -> int:
@@ -509,6 +560,92 @@ def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuStat
     return state
 
 
+# --------------------------------------------------------------------------- memory
+
+UNLIKELY = 0.05
+"""The evidence of a revealed point the greedy would not have made with a face-down
+card of some type: not 0, since a seat may play otherwise (a human, another level)."""
+
+TYPE_CARD = tuple(ids[0] for ids in CARDS_OF_TYPE)
+"""A card of each material type (the greedy reads only a card's type)."""
+
+
+def _point_key(action: Any) -> tuple[str, int]:
+    """What a revealed point shows: the gift, or the middle material's slot (whether the
+    pointer wished it face up or down stays secret when it is contested, T-3.1)."""
+    if isinstance(action, PointGift):
+        return ("gift", action.gift)
+    return ("material", action.slot)
+
+
+def point_evidence(before: TonttuView, revealed: PointsRevealed) -> dict[str, tuple[float, ...]]:
+    """What a tactical reveal says of each seat's face-down workbench card, from public
+    facts only: ``before`` is a view of the table while the seats chose (a spectator's
+    will do) and ``revealed`` the reveal's event.
+
+    A greedy seat's point depends on public facts and its own face-down card alone
+    (:func:`action_scores`), so for each type the evidence is the share of the greedy's
+    best points, with a card of that type face down, that match the revealed point
+    (at least :data:`UNLIKELY`)."""
+    pointed: dict[str, tuple[str, int]] = {}
+    for gift in revealed.gifts:
+        for player in gift.pointers:
+            pointed[player] = ("gift", GIFT_ID_BY_NAME[gift.gift])
+    for material in revealed.materials:
+        for player in material.pointers:
+            pointed[player] = ("material", material.slot)
+    table = determinize(before, Rng(0))
+    table = table.model_copy(update={"choices": (None,) * len(table.players)})
+    out: dict[str, tuple[float, ...]] = {}
+    for seat, sv in enumerate(before.seats):
+        point = pointed.get(sv.player)
+        if point is None or not sv.has_face_down:
+            continue
+        legal = GAME.legal_actions(table, sv.player)
+        likes = []
+        for card in TYPE_CARD:
+            down = list(table.face_down)
+            down[seat] = card
+            scores = action_scores(table.model_copy(update={"face_down": tuple(down)}), seat, legal)
+            best = max(scores)
+            top = [_point_key(a) for a, v in zip(legal, scores, strict=True) if v >= best - 1e-9]
+            likes.append(max(UNLIKELY, top.count(point) / len(top)))
+        out[sv.player] = tuple(likes)
+    return out
+
+
+def recall(game: Game, record: Record, player: str) -> dict[str, tuple[float, ...]]:
+    """What ``player`` remembers of the game so far that its view does not show: the
+    evidence of the others' revealed tactical points about the face-down workbench
+    cards they hold now (:func:`point_evidence`), multiplied over the reveals since
+    each card was laid.
+
+    ``record`` holds the game's seed and decisions so far (secrets included); only
+    what a spectator saw is read from it: the board before each reveal and the
+    reveal. So every seat remembers the same (its own card left out)."""
+    state = game.new_game(record.players, record.seed or 0, game.parse_options(record.options))
+    memory: dict[str, tuple[float, ...]] = {}
+    if state.mode != "tactical":
+        return memory
+    for step in record.actions:
+        before = state
+        state, events = game.apply(state, step.player, game.parse_action(step.action))
+        for event in events:
+            if not isinstance(event, PointsRevealed):
+                continue
+            table = game.view(before, None)
+            for sv in table.seats:
+                if not sv.has_face_down:
+                    memory.pop(sv.player, None)  # a card laid later starts afresh
+            for seat, likes in point_evidence(table, event).items():
+                old = memory.get(seat, (1.0,) * N_TYPES)
+                both = [a * b for a, b in zip(old, likes, strict=True)]
+                top = max(both)
+                memory[seat] = tuple(v / top for v in both)  # only the ratios count
+    memory.pop(player, None)
+    return memory
+
+
 def _finished(state: TonttuState) -> bool:
     return state.phase == "over"
 
@@ -521,7 +658,17 @@ AI = GameAI(
     prepare=prepare,
     finished=_finished,
     advance=advance,
+    recall=recall,
 )
 
 
-__all__ = ["AI", "action_scores", "determinize", "gift_value", "greedy_action", "ranked_actions"]
+__all__ = [
+    "AI",
+    "action_scores",
+    "determinize",
+    "gift_value",
+    "greedy_action",
+    "point_evidence",
+    "ranked_actions",
+    "recall",
+]

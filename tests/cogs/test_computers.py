@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,7 +15,9 @@ import pytest
 import engine.ai
 from cogs import computers
 from cogs.computers import Computers, Decision, FairQueue
+from engine.ai.match import play_match
 from engine.core import derive_seed
+from engine.records import replay
 from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
 from tests.render import states
@@ -164,7 +167,14 @@ def decision(game: Any, state: Any, level: str, version: int = 5) -> Decision:
 
 def in_process(d: Decision) -> Any:
     game = WORKSHOP if d.kind == "workshop" else TONTTU
-    return engine.ai.choose(game, d.state, d.player, d.level, d.seed)
+    return engine.ai.choose(game, d.state, d.player, d.level, d.seed, record=d.record)
+
+
+def remembering() -> Decision:
+    """A strong Tonttu decision with the game so far (its memory: engine.ai.choose)."""
+    _, record = play_match(TONTTU, ["greedy"] * 4, 3)
+    so_far = record.model_copy(update={"actions": record.actions[:40]})
+    return replace(decision(TONTTU, replay(TONTTU, so_far), "strong", 40), record=so_far)
 
 
 async def test_a_decision_in_the_worker_is_the_one_made_in_the_bots_process(
@@ -186,6 +196,7 @@ async def test_a_decision_in_the_worker_is_the_one_made_in_the_bots_process(
     cases += [  # the searching level, once per game (a second of CPU each)
         decision(WORKSHOP, states.workshop(3, 20), "strong", version=20),
         decision(TONTTU, states.tonttu_state(4, 3), "strong"),
+        remembering(),
     ]
     for case in cases:
         assert await players.choose(case) == in_process(case), case
