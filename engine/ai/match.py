@@ -46,7 +46,7 @@ def play_match(
     seats = list(players) if players is not None else [f"p{i + 1}" for i in range(len(levels))]
     level_of = dict(zip(seats, levels, strict=True))
     parsed = game.parse_options(options)
-    options = parsed.model_dump(mode="json")
+    stored = parsed.model_dump(mode="json")
     state = game.new_game(seats, seed, parsed)
     order = Rng(derive_seed(seed, "order"))
     actions: list[RecordedAction] = []
@@ -58,9 +58,11 @@ def play_match(
         level = level_of[player]
         budget = budgets.get(game.name) if budgets else None
         started, cpu_started = time.perf_counter(), time.process_time()
-        so_far = Record.model_construct(  # the game so far: a strong seat's memory
-            game=game.name, seed=seed, players=seats, options=options, actions=list(actions)
-        )
+        so_far = None
+        if level == "strong":  # the game so far: what the strong level remembers
+            so_far = Record.model_construct(
+                game=game.name, seed=seed, players=seats, options=stored, actions=list(actions)
+            )
         action = choose(game, state, player, level, derive_seed(seed, "move", step), budget, so_far)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         if on_decision is not None and len(game.legal_actions(state, player)) > 1:
@@ -74,7 +76,7 @@ def play_match(
         game=game.name,
         seed=seed,
         players=seats,
-        options=options,
+        options=stored,
         actions=actions,
         outcome=dump_outcome(game, state),
     )

@@ -21,7 +21,7 @@ seats that could pay, from their face-up cards).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.ai import GameAI
@@ -623,27 +623,33 @@ def recall(game: Game, record: Record, player: str) -> dict[str, tuple[float, ..
     ``record`` holds the game's seed and decisions so far (secrets included); only
     what a spectator saw is read from it: the board before each reveal and the
     reveal. So every seat remembers the same (its own card left out)."""
-    state = game.new_game(record.players, record.seed or 0, game.parse_options(record.options))
     memory: dict[str, tuple[float, ...]] = {}
+    for before, revealed in point_reveals(game, record):
+        table = game.view(before, None)
+        for sv in table.seats:
+            if not sv.has_face_down:
+                memory.pop(sv.player, None)  # a card laid later starts afresh
+        for seat, likes in point_evidence(table, revealed).items():
+            old = memory.get(seat, (1.0,) * N_TYPES)
+            both = [a * b for a, b in zip(old, likes, strict=True)]
+            top = max(both)
+            memory[seat] = tuple(v / top for v in both)  # only the ratios count
+    memory.pop(player, None)
+    return memory
+
+
+def point_reveals(game: Game, record: Record) -> Iterator[tuple[TonttuState, PointsRevealed]]:
+    """Each tactical reveal of points in ``record``, with the state the points were
+    chosen in (secrets included: a reader takes only public facts from it)."""
+    state = game.new_game(record.players, record.seed or 0, game.parse_options(record.options))
     if state.mode != "tactical":
-        return memory
+        return
     for step in record.actions:
         before = state
         state, events = game.apply(state, step.player, game.parse_action(step.action))
         for event in events:
-            if not isinstance(event, PointsRevealed):
-                continue
-            table = game.view(before, None)
-            for sv in table.seats:
-                if not sv.has_face_down:
-                    memory.pop(sv.player, None)  # a card laid later starts afresh
-            for seat, likes in point_evidence(table, event).items():
-                old = memory.get(seat, (1.0,) * N_TYPES)
-                both = [a * b for a, b in zip(old, likes, strict=True)]
-                top = max(both)
-                memory[seat] = tuple(v / top for v in both)  # only the ratios count
-    memory.pop(player, None)
-    return memory
+            if isinstance(event, PointsRevealed):
+                yield before, event
 
 
 def _finished(state: TonttuState) -> bool:
@@ -669,6 +675,7 @@ __all__ = [
     "gift_value",
     "greedy_action",
     "point_evidence",
+    "point_reveals",
     "ranked_actions",
     "recall",
 ]

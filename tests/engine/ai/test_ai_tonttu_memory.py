@@ -12,7 +12,7 @@ from collections import Counter
 
 from engine.ai import Budget, choose, decide
 from engine.ai.match import play_match
-from engine.ai.tonttu import UNLIKELY, determinize, point_evidence, recall
+from engine.ai.tonttu import UNLIKELY, determinize, point_evidence, point_reveals, recall
 from engine.core import Rng
 from engine.tonttu import GAME
 from engine.tonttu.data import MATERIAL_IDS, MATERIAL_TYPE
@@ -92,18 +92,12 @@ def test_greedy_seats_points_never_rule_out_their_true_card() -> None:
     observed = ruled_out = 0
     for seed in range(6):
         _, record = play_match(GAME, ["greedy"] * 4, seed)
-        state = GAME.new_game(record.players, seed, GAME.parse_options(record.options))
-        for step in record.actions:
-            before = state
-            state, events = GAME.apply(state, step.player, GAME.parse_action(step.action))
-            for event in events:
-                if not isinstance(event, PointsRevealed):
-                    continue
-                for player, likes in point_evidence(GAME.view(before, None), event).items():
-                    true_type = MATERIAL_TYPE[before.face_down[before.players.index(player)]]
-                    assert likes[true_type] > UNLIKELY, (seed, player, likes)
-                    observed += 1
-                    ruled_out += min(likes) == UNLIKELY
+        for before, revealed in point_reveals(GAME, record):
+            for player, likes in point_evidence(GAME.view(before, None), revealed).items():
+                true_type = MATERIAL_TYPE[before.face_down[before.players.index(player)]]
+                assert likes[true_type] > UNLIKELY, (seed, player, likes)
+                observed += 1
+                ruled_out += min(likes) == UNLIKELY
     assert observed > 50 and ruled_out > observed // 4, (observed, ruled_out)
 
 
