@@ -60,8 +60,8 @@ def play_match(
         started, cpu_started = time.perf_counter(), time.process_time()
         so_far = None
         if level == "strong":  # the game so far: what the strong level remembers
-            so_far = Record.model_construct(
-                game=game.name, seed=seed, players=seats, options=stored, actions=list(actions)
+            so_far = Record(
+                game=game.name, seed=seed, players=seats, options=stored, actions=actions
             )
         action = choose(game, state, player, level, derive_seed(seed, "move", step), budget, so_far)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
