@@ -263,7 +263,7 @@ class Tables:
         """:func:`decision_for`, with the game's decisions so far when the level remembers
         them (``engine.ai.choose``: Tonttu's strong level reads the others' revealed points)."""
         decision = decision_for(game, player, level)
-        if level == "strong" and engine.ai.game_ai(game.kind).recall is not None:
+        if engine.ai.remembers(engine_of(game), level):
             record = memory_record(game, await self.store.log(game.id))
             decision = replace(decision, record=record)
         return decision

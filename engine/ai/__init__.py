@@ -130,6 +130,12 @@ def game_ai(name: str) -> GameAI:
     return ai
 
 
+def remembers(game: Game, level: str) -> bool:
+    """Whether ``level`` uses the game so far (:func:`choose`'s ``record``): the
+    ``strong`` level of a game with a ``recall``. Callers build a record only then."""
+    return level == "strong" and game_ai(game.name).recall is not None
+
+
 def choose(
     game: Game,
     state: Any,
@@ -157,9 +163,10 @@ def choose(
     True
     """
     memory = None
-    if level == "strong" and record is not None:
+    if record is not None and remembers(game, level):
         recall = game_ai(game.name).recall
-        memory = recall(game, record, player) if recall is not None else None
+        assert recall is not None
+        memory = recall(game, record, player)
     return decide(game, game.view(state, player), player, level, seed, budget, memory)
 
 

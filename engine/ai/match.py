@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine.ai import LEVELS, Budget, choose
+from engine.ai import LEVELS, Budget, choose, remembers
 from engine.core import Game, PlayerId, Rng, derive_seed
 from engine.records import Record, RecordedAction, dump_outcome
 
@@ -59,7 +59,7 @@ def play_match(
         budget = budgets.get(game.name) if budgets else None
         started, cpu_started = time.perf_counter(), time.process_time()
         so_far = None
-        if level == "strong":  # the game so far: what the strong level remembers
+        if remembers(game, level):  # the game so far
             so_far = Record(
                 game=game.name, seed=seed, players=seats, options=stored, actions=actions
             )

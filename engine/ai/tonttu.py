@@ -170,13 +170,13 @@ def _draw_down(
     the (shuffled) ``pool``: a type drawn in proportion to its cards left times the
     evidence, then the last card of that type in the pool."""
     drawn: dict[int, int] = {}
+    counts = [0] * N_TYPES
+    for c in pool:
+        counts[MATERIAL_TYPE[c]] += 1
     for i, sv in enumerate(view.seats):
         like = memory.get(sv.player)
         if i == me or like is None or not sv.has_face_down:
             continue
-        counts = [0] * N_TYPES
-        for c in pool:
-            counts[MATERIAL_TYPE[c]] += 1
         weights = [counts[t] * like[t] for t in range(N_TYPES)]
         total = sum(weights)
         if total <= 0:
@@ -188,8 +188,9 @@ def _draw_down(
                 t = k
                 break
             x -= weight
-        k = max(k for k, c in enumerate(pool) if MATERIAL_TYPE[c] == t)
-        drawn[i] = pool.pop(k)
+        last = max(k for k, c in enumerate(pool) if MATERIAL_TYPE[c] == t)
+        drawn[i] = pool.pop(last)
+        counts[t] -= 1
     return drawn
 
 

@@ -14,6 +14,7 @@ from engine.ai import Budget, choose, decide
 from engine.ai.match import play_match
 from engine.ai.tonttu import UNLIKELY, determinize, point_evidence, point_reveals, recall
 from engine.core import Rng
+from engine.records import replay
 from engine.tonttu import GAME
 from engine.tonttu.data import MATERIAL_IDS, MATERIAL_TYPE
 from engine.tonttu.game import GIFT_CARDS
@@ -136,9 +137,7 @@ def test_strong_decides_the_same_with_the_record_in_the_bots_form() -> None:
     checked = 0
     for upto in range(20, len(record.actions), 7):
         so_far = record.model_copy(update={"actions": record.actions[:upto]})
-        state = GAME.new_game(record.players, 3, GAME.parse_options(record.options))
-        for step in so_far.actions:
-            state, _ = GAME.apply(state, step.player, GAME.parse_action(step.action))
+        state = replay(GAME, so_far)
         for player in sorted(GAME.to_act(state)):
             memory = recall(GAME, so_far, player)
             move = choose(GAME, state, player, "strong", upto, budget, so_far)
