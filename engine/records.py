@@ -11,7 +11,7 @@ helpers work for every game through the :class:`Game` protocol.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -136,10 +136,22 @@ def replay(game: Game, record: Record, upto: int | None = None) -> Any:
     Raises :class:`PartialRecord` for a running game's record, and the game's
     ``RuleError`` if an action is not legal where it stands.
     """
+    state = None
+    for reached, _events in replay_steps(game, record, upto):
+        state = reached
+    return state
+
+
+def replay_steps(
+    game: Game, record: Record, upto: int | None = None
+) -> Iterator[tuple[Any, Sequence[Any]]]:
+    """:func:`replay` step by step: the state at the start, then after each action the
+    state it made and its events (the first yields no events)."""
     if not record.replayable or record.seed is None:
         raise PartialRecord(record)
     state = game.new_game(record.players, record.seed, game.parse_options(record.options))
+    yield state, ()
     steps = record.actions if upto is None else record.actions[: max(upto, 0)]
     for step in steps:
-        state, _events = game.apply(state, step.player, game.parse_action(step.action))
-    return state
+        state, events = game.apply(state, step.player, game.parse_action(step.action))
+        yield state, events

@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.ai import GameAI
 from engine.core import Game, Rng
-from engine.records import Record
+from engine.records import Record, replay_steps
 from engine.tonttu.data import (
     GIFT_CATEGORY_ID,
     GIFT_NEED_COUNTS,
@@ -642,15 +642,15 @@ def recall(game: Game, record: Record, player: str) -> dict[str, tuple[float, ..
 def point_reveals(game: Game, record: Record) -> Iterator[tuple[TonttuState, PointsRevealed]]:
     """Each tactical reveal of points in ``record``, with the state the points were
     chosen in (secrets included: a reader takes only public facts from it)."""
-    state = game.new_game(record.players, record.seed or 0, game.parse_options(record.options))
-    if state.mode != "tactical":
+    steps = replay_steps(game, record)
+    before, _ = next(steps)
+    if before.mode != "tactical":
         return
-    for step in record.actions:
-        before = state
-        state, events = game.apply(state, step.player, game.parse_action(step.action))
+    for state, events in steps:
         for event in events:
             if isinstance(event, PointsRevealed):
                 yield before, event
+        before = state
 
 
 def _finished(state: TonttuState) -> bool:
