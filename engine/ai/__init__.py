@@ -8,12 +8,14 @@ Levels (:data:`LEVELS`):
 ``strong``  flat Monte-Carlo search with determinization: each iteration samples
             the hidden information from the view, tries every candidate action on
             that same sample (common random numbers) and plays on with the greedy
-            policy (with a little randomness) for all seats, then scores the
-            result for the deciding seat. The budget is a number of simulated
-            actions, not a time, so a decision is deterministic given its seed.
-            Sequential halving (``Budget.halving``) spends the budget in rounds
-            and drops the worse half of the candidates after each, so the
-            promising ones get most samples. Rollouts stop after
+            policy (with a little randomness) for the other seats and the game's
+            own policy for the deciding seat (``GameAI.own``; Tonttu's planner,
+            else the greedy), then scores the result for the deciding seat. The
+            budget is a number of simulated actions, not a time, so a decision
+            is deterministic given its seed. Sequential halving
+            (``Budget.halving``) spends the budget in rounds and drops the worse
+            half of the candidates after each, so the promising ones get most
+            samples. Rollouts stop after
             ``Budget.horizon`` actions and the position is valued by the score
             plus fitted future points (``engine.ai.tonttu.potential``,
             ``engine.ai.workshop.potential``): many short, less noisy samples
@@ -72,12 +74,12 @@ class Budget:
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
     # Tonttu: calibrated so the p95 decision CPU time stays under 300 ms on a busy
-    # shared 2-core machine; Tonttu spends the faster engine's savings on 3 200 actions
-    # (benchmarks/ai_strength.py prints the figures; docs/rules-notes.md).
+    # shared 2-core machine: 4 800 actions with the planner as the deciding seat's
+    # rollout policy (benchmarks/ai_strength.py prints the figures; docs/rules-notes.md).
     # Santa's Workshop: rollouts cut after 40 actions (about a day) and valued by
     # engine.ai.workshop.potential, with sequential halving; same time limit.
     "workshop": Budget(actions=2000, candidates=5, min_samples=2, horizon=40, halving=True),
-    "tonttu": Budget(actions=3200, candidates=9, epsilon=0.0, horizon=24, halving=True),
+    "tonttu": Budget(actions=4800, candidates=9, epsilon=0.0, horizon=24, halving=True),
 }
 
 
@@ -91,7 +93,7 @@ class GameAI:
     greedy: Callable[[Any, PlayerId, Sequence[Any], Rng], Any]
     """The greedy choice for ``player`` in a (sampled) state."""
     ranked: Callable[[Any, PlayerId, Sequence[Any]], list[Any]]
-    """Legal actions ordered best first by the greedy heuristic."""
+    """Legal actions ordered best first (the search's candidates)."""
     evaluate: Callable[[Any, PlayerId], float]
     """A finished or cut-off (sampled) state's value for ``player``, about 0..1."""
     prepare: Callable[[Game, Any, PlayerId, Rng], Any] | None = None
@@ -106,6 +108,9 @@ class GameAI:
     """Optional: ``recall(game, record, player)``, what ``player`` remembers of the game
     so far (``record``: its seed and decisions) from public facts only, for the
     determinizer's ``memory``."""
+    own: Callable[[Any, PlayerId, Sequence[Any], Rng], Any] | None = None
+    """Optional: the deciding seat's own moves in rollouts, where the other seats play
+    ``greedy`` (default: ``greedy`` for the deciding seat too)."""
 
 
 def _load(name: str) -> GameAI:
@@ -238,7 +243,13 @@ def _search(
                 state = _advance(game, ai, sample, player, candidates[k])
                 # the same rollout randomness for every candidate (common random numbers)
                 state, steps = playout(
-                    game, ai, state, Rng(rollout_seed), budget.epsilon, budget.horizon or 5000
+                    game,
+                    ai,
+                    state,
+                    Rng(rollout_seed),
+                    budget.epsilon,
+                    budget.horizon or 5000,
+                    me=player,
                 )
                 spent += steps + 1
                 totals[k] += ai.evaluate(state, player)
@@ -256,21 +267,30 @@ def _search(
 
 
 def playout(
-    game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float, max_steps: int = 5000
+    game: Game,
+    ai: GameAI,
+    state: Any,
+    rng: Rng,
+    epsilon: float,
+    max_steps: int = 5000,
+    me: PlayerId | None = None,
 ) -> tuple[Any, int]:
-    """Play to the end with the greedy policy (a random action with chance ``epsilon``)."""
+    """Play to the end with the greedy policy (a random action with chance ``epsilon``);
+    ``me``, the deciding seat, plays ``ai.own`` where the game has one."""
     steps = 0
     finished = ai.finished or (lambda s: game.outcome(s) is not None)
     while steps < max_steps and not finished(state):
-        state = rollout_step(game, ai, state, rng, epsilon)
+        state = rollout_step(game, ai, state, rng, epsilon, me)
         steps += 1
     return state, steps
 
 
-def rollout_step(game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float) -> Any:
+def rollout_step(
+    game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float, me: PlayerId | None = None
+) -> Any:
     """One move of the rollout policy (:func:`playout`'s): a seat that must act (drawn
     when several may), then its only action, a random one with chance ``epsilon``, or
-    the greedy one."""
+    the greedy one (``ai.own`` for ``me``)."""
     acting = game.to_act(state)
     if len(acting) == 1:
         (player,) = acting
@@ -282,6 +302,8 @@ def rollout_step(game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float) -
         action = legal[0]
     elif rng.below(1000) < epsilon * 1000:
         action = legal[rng.below(len(legal))]
+    elif player == me and ai.own is not None:
+        action = ai.own(state, player, legal, rng)
     else:
         action = ai.greedy(state, player, legal, rng)
     return _advance(game, ai, state, player, action)

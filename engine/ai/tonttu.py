@@ -1,4 +1,4 @@
-"""Computer players for Workshop Tonttu: determinizer and greedy heuristic.
+"""Computer players for Workshop Tonttu: determinizer, greedy heuristic and planner.
 
 ``determinize(view, rng)`` builds a full :class:`TonttuState` from one seat's
 view. Copied from the view: phase, round, rotation, middle gifts, every face-up
@@ -17,11 +17,16 @@ its hand and face-down card, all face-up cards, the middle gifts, and the
 public counts. It values gifts the seat can pay (the k-th gift is worth k,
 T-5.1, plus set progress, T-5.2) and contest odds (T-3.2 offers of the other
 seats that could pay, from their face-up cards).
+
+``plan_action``, the planner, is the greedy with a few changes that win more against
+greedy seats (:func:`plan_scores`); it reads no more than the greedy does. The
+``strong`` level orders its candidates by it and plays it for its own seat in its
+rollouts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.ai import GameAI
@@ -342,8 +347,13 @@ class _Others:
         entries = _seat_facts(state)
         self.seats = [entry for j, entry in enumerate(entries) if j != seat]
 
-    def threat(self, gift: int, my_offer: int, n_gifts: int) -> float:
-        """Chance that another seat takes or blocks ``gift`` (T-3.2), from public information."""
+    def threat(
+        self, gift: int, my_offer: int, n_gifts: int, hidden: float = 0.3, weaker: float = 0.1
+    ) -> float:
+        """Chance that another seat takes or blocks ``gift`` (T-3.2), from public information.
+
+        ``hidden``: the chance that a seat one card short pays with its face-down card;
+        ``weaker``: how much a seat whose offer is lower than ours still counts."""
         lose = 0.0
         spread = 0.5 + 0.5 * min(1.0, 2 / n_gifts)
         for missing, offers, has_down, affordable in self.seats:
@@ -351,13 +361,13 @@ class _Others:
             if miss == 0:
                 p_can = 1.0
             elif miss == 1 and has_down:
-                p_can = 0.3
+                p_can = hidden
             else:
                 continue
             # a seat that can pay several gifts splits its attention
             p_point = p_can / max(1, affordable) * spread
             their = offers[gift] + (0.5 if has_down else 0.0)
-            lose += p_point if their >= my_offer else p_point * 0.1
+            lose += p_point if their >= my_offer else p_point * weaker
         return min(1.0, lose)
 
 
@@ -368,14 +378,20 @@ DISCOUNT = tuple(0.45**k for k in range(12))
 _HOLDING: dict[tuple[int, ...], float] = {}
 
 
-def _bench_potential(gifts: Sequence[int], values: Sequence[float], have: tuple[int, ...]) -> float:
-    """How close a workbench is to paying the middle gifts (for picks)."""
+def _reach(gifts: Sequence[int], values: Sequence[float], have: tuple[int, ...]) -> float:
+    """How close a workbench is to paying the middle gifts: their values, discounted per
+    missing card, the best weighted most."""
     missing = _missing_all(have)
     ranked = sorted(
         (v * DISCOUNT[missing[g]] for g, v in zip(gifts, values, strict=True)),
         reverse=True,
     )
-    score = sum(v * w for v, w in zip(ranked, (1.0, 0.4, 0.2), strict=False))
+    return sum(v * w for v, w in zip(ranked, (1.0, 0.4, 0.2), strict=False))
+
+
+def _bench_potential(gifts: Sequence[int], values: Sequence[float], have: tuple[int, ...]) -> float:
+    """The greedy's value of a workbench for picks: its reach, plus a little per card held."""
+    score = _reach(gifts, values, have)
     holding = _HOLDING.get(have)
     if holding is None:
         holding = _HOLDING[have] = 0.05 * sum(have[t] * RARITY[t] for t in range(N_TYPES))
@@ -388,26 +404,44 @@ _PICK_SCORES: dict[tuple[Any, ...], list[float]] = {}
 def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
     """The greedy's score of each legal action (the caller must not change the list)."""
     have = _bench(state, seat)
+    if state.phase != "pick":
+        return _point_scores(state, seat, legal, have)
     won = state.won[seat]
     counts = _category_counts(won)
+    # a pick's score depends on nothing else, and rollouts meet these positions often
+    key = (*have, *counts, len(won), state.middle_gifts, *(a.material for a in legal))
+    got = _PICK_SCORES.get(key)
+    if got is not None:
+        return got
+    gifts = [g for g in state.middle_gifts if g is not None]
+    values = [gift_value(won, g, counts) for g in gifts]
     out: list[float] = []
-    if state.phase == "pick":
-        # a pick's score depends on nothing else, and rollouts meet these positions often
-        key = (*have, *counts, len(won), state.middle_gifts, *(a.material for a in legal))
-        got = _PICK_SCORES.get(key)
-        if got is not None:
-            return got
-        gifts = [g for g in state.middle_gifts if g is not None]
-        values = [gift_value(won, g, counts) for g in gifts]
-        for a in legal:
-            t = MATERIAL_IDS[a.material]
-            have[t] += 1
-            out.append(_bench_potential(gifts, values, tuple(have)))
-            have[t] -= 1
-        if len(_PICK_SCORES) > 200_000:
-            _PICK_SCORES.clear()
-        _PICK_SCORES[key] = out
-        return out
+    for a in legal:
+        t = MATERIAL_IDS[a.material]
+        have[t] += 1
+        out.append(_bench_potential(gifts, values, tuple(have)))
+        have[t] -= 1
+    if len(_PICK_SCORES) > 200_000:
+        _PICK_SCORES.clear()
+    _PICK_SCORES[key] = out
+    return out
+
+
+def _point_scores(
+    state: TonttuState,
+    seat: int,
+    legal: Sequence[Any],
+    have: list[int],
+    *,
+    keep: float = 0.0,
+    hidden: float = 0.3,
+    weaker: float = 0.1,
+    material: float = MATERIAL_POINT_VALUE,
+) -> list[float]:
+    """The score of each point (the greedy's by default; the planner's with ``keep``,
+    :meth:`_Others.threat`'s ``hidden`` and ``weaker``, and its ``material`` value)."""
+    won = state.won[seat]
+    counts = _category_counts(won)
     gifts = [g for g in state.middle_gifts if g is not None]
     speed = state.mode == "speed"
     others = None if speed else _Others(state, seat)
@@ -415,6 +449,7 @@ def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[f
     have_key = tuple(have)
     missing = _missing_all(have_key)
     offers = _offer_all(have_key)
+    out: list[float] = []
     for a in legal:
         if isinstance(a, PointGift):
             g = a.gift
@@ -422,13 +457,21 @@ def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[f
                 out.append(-1.0)
                 continue
             value = gift_value(won, g, counts)
+            if keep:
+                # what the workbench keeps for the other gifts once it has paid exactly
+                kept = list(have)
+                for t, c in GIFT_NEEDS_SPARSE[g]:
+                    kept[t] -= c
+                rest = [x for x in gifts if x != g]
+                after = (*won, g)
+                value += keep * _reach(rest, [gift_value(after, x) for x in rest], tuple(kept))
             if others is None:
                 out.append(value + 5.0)
                 continue
-            threat = others.threat(g, offers[g], len(gifts))
+            threat = others.threat(g, offers[g], len(gifts), hidden, weaker)
             out.append(value * (1 - threat) + 0.5)
         else:
-            value = MATERIAL_POINT_VALUE
+            value = material
             if not speed:
                 # others who can pay nothing point at materials too (T-3.1: contested = nothing)
                 value *= 1 - 1 / (material_slots + 1)
@@ -438,23 +481,102 @@ def action_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[f
 
 def greedy_action(state: TonttuState, seat: int, legal: Sequence[Any], rng: Rng) -> Any:
     """The best-scoring legal action; ties broken at random (deterministic given ``rng``)."""
+    return _best(action_scores, state, seat, legal, rng)
+
+
+# --------------------------------------------------------------------------- planner
+
+PLAN_MATERIAL_VALUE = 0.5
+"""The planner's value of taking a face-down middle material (the greedy's is 0.9)."""
+KEEP_WEIGHT = 0.3
+"""Weight of what the workbench keeps for the other middle gifts after paying one."""
+DENY_WEIGHT = 0.3
+"""Weight of the next seat's best pick from the hand a pick passes on (T-2.3)."""
+
+
+def plan_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[float]:
+    """The strong level's own heuristic: its candidates' order and its own moves in rollouts.
+
+    The greedy's (:func:`action_scores`) changed where each change won more games as
+    one seat against three greedy seats (``docs/rules-notes.md``, seventh pass):
+    - a pick also counts against itself what the hand it passes on offers the next
+      seat (T-2.3): that seat's best pick from it for its face-up workbench;
+    - a point at a gift also values what the workbench keeps for the other middle
+      gifts once it has paid exactly (T-3.2): a cheap gift leaves more for the next;
+    - a rival counts as a threat to a gift only if it can pay from its face-up cards
+      and offers at least as much (T-3.2: a lower offer loses the contest);
+    - holding cards is worth nothing in itself, and a face-down middle material less.
+    Like the greedy it reads only what ``seat`` may see (its own hand, public benches).
+    """
+    have = _bench(state, seat)
+    if state.phase != "pick":
+        return _point_scores(
+            state,
+            seat,
+            legal,
+            have,
+            keep=KEEP_WEIGHT,
+            hidden=0.0,
+            weaker=0.0,
+            material=PLAN_MATERIAL_VALUE,
+        )
+    gifts = [g for g in state.middle_gifts if g is not None]
+    won = state.won[seat]
+    values = [gift_value(won, g) for g in gifts]
+    left = [MATERIAL_TYPE[c] for c in state.hands[seat]]
+    passes_on = len(left) > 2  # a last card is discarded, not passed (T-2.3)
+    nxt = (seat + (1 if state.rotation == "left" else -1)) % len(state.players)
+    their = _bench(state, nxt, with_down=False)
+    their_values = [gift_value(state.won[nxt], g) for g in gifts]
+    out: list[float] = []
+    for a in legal:
+        t = MATERIAL_IDS[a.material]
+        have[t] += 1
+        value = _reach(gifts, values, tuple(have))
+        have[t] -= 1
+        if passes_on:
+            left.remove(t)
+            best = 0.0
+            for u in set(left):
+                their[u] += 1
+                best = max(best, _reach(gifts, their_values, tuple(their)))
+                their[u] -= 1
+            left.append(t)
+            value -= DENY_WEIGHT * best
+        out.append(value)
+    return out
+
+
+def plan_action(state: TonttuState, seat: int, legal: Sequence[Any], rng: Rng) -> Any:
+    """The planner's best-scoring legal action; ties broken at random (given ``rng``)."""
+    return _best(plan_scores, state, seat, legal, rng)
+
+
+def _best(
+    score: Callable[[TonttuState, int, Sequence[Any]], list[float]],
+    state: TonttuState,
+    seat: int,
+    legal: Sequence[Any],
+    rng: Rng,
+) -> Any:
+    """The legal action ``score`` rates best; ties broken at random (given ``rng``)."""
     if len(legal) == 1:
         return legal[0]
-    scores = action_scores(state, seat, legal)
+    scores = score(state, seat, legal)
     best = max(scores)
     top = [a for a, v in zip(legal, scores, strict=True) if v >= best - 1e-9]
     return top[0] if len(top) == 1 else top[rng.below(len(top))]
 
 
 def ranked_actions(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[Any]:
-    """Search candidates, best first.
+    """Search candidates, best first by the planner (:func:`plan_scores`).
 
     In a point phase, pointing at a gift the seat cannot pay does nothing (T-3.2: it
     does not contend, T-4: the point is wasted), so such points are dropped while a
     face-down material can be pointed at; and the face-down middle materials look
     alike (hidden, T-6), so one of them stands for all.
     """
-    scores = action_scores(state, seat, legal)
+    scores = plan_scores(state, seat, legal)
     order = sorted(range(len(legal)), key=lambda i: -scores[i])
     ranked = [legal[i] for i in order]
     if state.phase != "point":
@@ -467,6 +589,10 @@ def ranked_actions(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[
 
 def _greedy(state: TonttuState, player: str, legal: Sequence[Any], rng: Rng) -> Any:
     return greedy_action(state, state.players.index(player), legal, rng)
+
+
+def _plan(state: TonttuState, player: str, legal: Sequence[Any], rng: Rng) -> Any:
+    return plan_action(state, state.players.index(player), legal, rng)
 
 
 def _ranked(state: TonttuState, player: str, legal: Sequence[Any]) -> list[Any]:
@@ -660,6 +786,7 @@ def _finished(state: TonttuState) -> bool:
 AI = GameAI(
     determinize=determinize,
     greedy=_greedy,
+    own=_plan,
     ranked=_ranked,
     evaluate=evaluate,
     prepare=prepare,
@@ -675,6 +802,8 @@ __all__ = [
     "determinize",
     "gift_value",
     "greedy_action",
+    "plan_action",
+    "plan_scores",
     "point_evidence",
     "point_reveals",
     "ranked_actions",
