@@ -463,8 +463,10 @@ def _point_scores(
                 for t, c in GIFT_NEEDS_SPARSE[g]:
                     kept[t] -= c
                 rest = [x for x in gifts if x != g]
-                after = (*won, g)
-                value += keep * _reach(rest, [gift_value(after, x) for x in rest], tuple(kept))
+                after, after_counts = (*won, g), counts.copy()
+                after_counts[GIFT_CATEGORY_ID[g]] += 1
+                rest_values = [gift_value(after, x, after_counts) for x in rest]
+                value += keep * _reach(rest, rest_values, tuple(kept))
             if others is None:
                 out.append(value + 5.0)
                 continue
@@ -522,12 +524,23 @@ def plan_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[flo
         )
     gifts = [g for g in state.middle_gifts if g is not None]
     won = state.won[seat]
-    values = [gift_value(won, g) for g in gifts]
-    left = [MATERIAL_TYPE[c] for c in state.hands[seat]]
-    passes_on = len(left) > 2  # a last card is discarded, not passed (T-2.3)
-    nxt = (seat + (1 if state.rotation == "left" else -1)) % len(state.players)
-    their = _bench(state, nxt, with_down=False)
-    their_values = [gift_value(state.won[nxt], g) for g in gifts]
+    counts = _category_counts(won)
+    values = [gift_value(won, g, counts) for g in gifts]
+    hand = [0] * N_TYPES
+    for c in state.hands[seat]:
+        hand[MATERIAL_TYPE[c]] += 1
+    passes_on = len(state.hands[seat]) > 2  # a last card is discarded, not passed (T-2.3)
+    if passes_on:
+        # the next seat's reach with each type this hand holds, whichever card is picked
+        nxt = (seat + (1 if state.rotation == "left" else -1)) % len(state.players)
+        their = _bench(state, nxt, with_down=False)
+        their_values = [gift_value(state.won[nxt], g) for g in gifts]
+        reach_with = [0.0] * N_TYPES
+        for u in range(N_TYPES):
+            if hand[u]:
+                their[u] += 1
+                reach_with[u] = _reach(gifts, their_values, tuple(their))
+                their[u] -= 1
     out: list[float] = []
     for a in legal:
         t = MATERIAL_IDS[a.material]
@@ -535,14 +548,9 @@ def plan_scores(state: TonttuState, seat: int, legal: Sequence[Any]) -> list[flo
         value = _reach(gifts, values, tuple(have))
         have[t] -= 1
         if passes_on:
-            left.remove(t)
-            best = 0.0
-            for u in set(left):
-                their[u] += 1
-                best = max(best, _reach(gifts, their_values, tuple(their)))
-                their[u] -= 1
-            left.append(t)
-            value -= DENY_WEIGHT * best
+            hand[t] -= 1
+            value -= DENY_WEIGHT * max(reach_with[u] for u in range(N_TYPES) if hand[u])
+            hand[t] += 1
         out.append(value)
     return out
 
