@@ -63,7 +63,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 import storage
-from cogs import EXTENSIONS, drawing, workers
+from cogs import EXTENSIONS
 from cogs.check import (
     REFUSED_TOKEN,
     UNREACHABLE,
@@ -71,13 +71,14 @@ from cogs.check import (
     server_error_sentence,
     unreachable_sentence,
 )
-from cogs.computers import Computers
 from cogs.gates import Door, FloodGuard, RestBudget, Work, budgeted
 from cogs.language import Languages
 from cogs.permissions import invite_url, listed, missing
 from cogs.publishing import Publisher
-from cogs.service import Tables
 from cogs.settings import CatalogueTranslator
+from tables import drawing, workers
+from tables.computers import Computers
+from tables.service import Tables
 
 log = logging.getLogger("bot")
 

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bot_latency import act_buttons, percentile
-from cogs.computers import default_workers
 from engine.core import Rng
+from tables.computers import default_workers
 from tests.e2e.bot_helpers import add_computer, turn_prompts
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, ViolationError
 

@@ -9,7 +9,7 @@ both, as ``render.render_game_chart`` does in the drawing process: p50 and p99 o
 ``--repeat`` runs, and the PNG's size, once per language of ``--langs`` (issue 16: the
 labels in English and in German, measured in the same run). Then the one-off cost:
 importing matplotlib and ``render.chart`` in a fresh interpreter. Then the bot's way
-(``cogs/drawing.py``): the first chart through a new drawing process (start, imports,
+(``tables/drawing.py``): the first chart through a new drawing process (start, imports,
 replay, drawing) and a warm chart's round trip from the event loop.
 
 A game ends once, so the chart's time is paid once per game, off the event loop; what
@@ -108,8 +108,8 @@ def import_cost() -> None:
 
 
 async def through_the_worker(repeat: int, langs: list[str]) -> None:
-    from cogs import drawing
-    from cogs.workers import WorkerPool
+    from tables import drawing
+    from tables.workers import WorkerPool
 
     game, record, names = finished_game("workshop-5p")
     decisions = [(step.player, step.action) for step in record.actions]

@@ -26,7 +26,7 @@ other, measured in the same run).
 same run: its tree is exported to a temporary folder, and the same measurements run
 there and here in subprocesses, in turns (``--rounds`` each; the round with the lowest
 mean counts), printed side by side. Then the bot's way
-(``cogs/drawing.py``): the worker process's start-up with its first picture, a warm
+(``tables/drawing.py``): the worker process's start-up with its first picture, a warm
 picture's round trip from the event loop, and the worker's resident memory.
 Figures are noisy on a shared machine; compare only figures of one run.
 """
@@ -287,8 +287,8 @@ def resident(pid: int) -> str:
 
 async def through_the_worker(repeat: int, langs: list[str]) -> None:
     """What the bot pays per picture: the round trip to the drawing process."""
-    from cogs import drawing
     from render import render_board
+    from tables import drawing
     from tests.render.states import POSITIONS, names
 
     game, state = POSITIONS["workshop-5p-mid"]()

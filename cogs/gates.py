@@ -8,7 +8,7 @@ background work the cogs start (``bot.background(coroutine, name)``). A graceful
 (``bot.shutdown()``, on SIGINT or SIGTERM) closes the door, then waits for all of them
 (``bot.drain(timeout)``), bounded by ``SHUTDOWN_GRACE_SECONDS``; only then are the
 computer players, the Discord session and storage closed (and, as the process ends,
-the worker processes: ``cogs/workers.py``), so no handler meets a closed HTTP session
+the worker processes: ``tables/workers.py``), so no handler meets a closed HTTP session
 half-way through a post (the old ``RuntimeError: Session is closed``).
 What is still running after the grace is cancelled, quietly: every move is stored
 before it is shown, so a cancelled post loses no move.

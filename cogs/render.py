@@ -14,14 +14,14 @@ import discord
 
 import i18n
 import render
-from cogs import drawing
 from cogs.common import game_title
-from cogs.service import computer_level, engine_of, view_of
 from engine import get_game, undo
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, LoadedGame, LoggedAction
 from storage.export import decision_log
+from tables import drawing
+from tables.service import computer_level, engine_of, view_of
 
 # Discord's limits on what the bot sends
 MAX_DESCRIPTION = 4096

@@ -37,7 +37,6 @@ from discord.ext import commands
 
 import i18n
 import render
-from cogs import drawing
 from cogs.common import bot_of, chosen_value, components, guarded, reply
 from cogs.language import private
 from cogs.render import COLOUR, OPTION_LABEL, cut, title_of
@@ -48,6 +47,7 @@ from engine.records import Record
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, GameNotFound, LoggedAction, human_player
 from storage.export import decision_log, dump, finished_record, running_record, state_at
+from tables import drawing
 
 if TYPE_CHECKING:
     from bot import WorkshopBot

@@ -17,7 +17,6 @@ from discord.ext import commands
 
 import i18n
 from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
-from cogs.computers import while_thinking
 from cogs.language import private
 from cogs.lobby import AddComputer, LobbyButton, may_manage
 from cogs.publishing import Sync, logged_events, pending_reminder
@@ -40,7 +39,12 @@ from cogs.render import (
     title_of,
 )
 from cogs.rules_text import RULE_TOPICS, rules_embed
-from cogs.service import (
+from engine import undo as undo_events
+from engine.core import PlayerId
+from engine.words import ENGLISH, N_, Words
+from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Timer, human_player
+from tables.computers import while_thinking
+from tables.service import (
     MAX_AI_STEPS,
     Played,
     StaleBoard,
@@ -48,10 +52,6 @@ from cogs.service import (
     engine_of,
     suggested_index,
 )
-from engine import undo as undo_events
-from engine.core import PlayerId
-from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Timer, human_player
 
 if TYPE_CHECKING:
     from bot import WorkshopBot

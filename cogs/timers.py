@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, cast
 from discord.ext import commands
 
 from cogs.publishing import reminder_asked
-from cogs.service import engine_of
 from storage import LoadedGame, Timer
+from tables.service import engine_of
 
 if TYPE_CHECKING:
     from bot import WorkshopBot

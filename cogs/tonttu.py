@@ -57,7 +57,6 @@ from cogs.render import (
     mention,
     title_of,
 )
-from cogs.service import choices_for, engine_of, view_of
 from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
@@ -65,6 +64,7 @@ from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
 from engine.tonttu.text import GOES_FACE_UP, HINT, KEEP_FACE_DOWN, TAKE_FACE_UP
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, NewTimer, Timer, human_player
+from tables.service import choices_for, engine_of, view_of
 
 if TYPE_CHECKING:
     from bot import WorkshopBot

@@ -42,7 +42,7 @@ from openskill.models import PlackettLuce
 
 AI_IDENTITY_PREFIX = "ai:"
 DEFAULT_AI_LEVEL = "greedy"
-"""A computer seat without a stored level plays at this one (``cogs.service`` uses it)."""
+"""A computer seat without a stored level plays at this one (``tables.service`` uses it)."""
 
 MODEL = PlackettLuce()
 """OpenSkill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300."""

@@ -13,6 +13,7 @@ from i18n import DOMAIN, po_path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
     ("engine/**.py", "python"),
+    ("tables/**.py", "python"),
     ("cogs/**.py", "python"),
     ("render/**.py", "python"),
     ("bot.py", "python"),

@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from cogs.workers import exit_within
+from tables.workers import exit_within
 
 DEFAULT_GRACE = 60.0
 

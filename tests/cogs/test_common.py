@@ -10,12 +10,12 @@ import pytest
 
 import i18n
 from cogs.common import components, sentence_for
-from cogs.service import BadChoice
 from cogs.table import ActButton
 from engine.core import IllegalAction
 from engine.undo import GAME_OVER, CannotUndo
 from storage import ChannelBusy, Conflict, GameNotFound
 from storage.errors import AlreadySeated, LobbyFull, NotSeated, StorageError
+from tables.service import BadChoice
 
 DE = i18n.words("de")
 

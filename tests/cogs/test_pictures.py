@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import i18n
-from cogs import drawing
 from cogs.render import board_picture, chart_picture, private_picture
 from storage import LoadedGame
 from storage.models import Seat
+from tables import drawing
 from tests.render.states import POSITIONS, names
 
 GERMAN = i18n.words("de")

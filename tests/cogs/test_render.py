@@ -94,9 +94,9 @@ def test_a_view_is_built_once_per_state_and_viewer_and_never_for_another_state()
     """``view_of`` lets the panel, its suggestion, the board's summary and its picture
     share one view; a game whose state object is another (a different version's, or
     read afresh) gets its own view, never the one kept for the older object."""
-    from cogs.service import view_of
     from engine import get_game
     from storage.core import loaded
+    from tables.service import view_of
 
     rules = get_game("workshop")
     seats = (Seat("3", "Aino", 3), Seat("4", "Bo", 4))

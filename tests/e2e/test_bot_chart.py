@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-import cogs.drawing
+import tables.drawing
 from bot import WorkshopBot
 from engine import get_game
 from engine.core import Rng
@@ -132,7 +132,7 @@ async def test_the_final_scores_post_without_the_chart_if_it_cannot_be_drawn(
     async def broken(*args: Any) -> bytes:
         raise RuntimeError("the drawing went wrong")
 
-    monkeypatch.setattr(cogs.drawing, "draw_chart", broken)
+    monkeypatch.setattr(tables.drawing, "draw_chart", broken)
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
     users = [fake.add_user(name) for name in ("alice", "bob")]
     await open_table(fake, users[0], users[1:])

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import engine.ai
-from cogs.computers import Computers, Decision, decide
 from engine.core import derive_seed
 from engine.workshop import GAME as WORKSHOP
+from tables.computers import Computers, Decision, decide
 
 from .bot_helpers import add_computer, make_bot, open_panel, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser

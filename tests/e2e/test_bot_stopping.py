@@ -21,10 +21,10 @@ import pytest
 
 from cogs.gates import RESTARTING
 from cogs.publishing import Publisher
-from cogs.workers import EXIT_WAIT
 from engine import get_game
 from storage import Storage
 from storage import open as open_storage
+from tables.workers import EXIT_WAIT
 
 from .bot_helpers import turn_prompts
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser

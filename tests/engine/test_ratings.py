@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from cogs.service import DEFAULT_AI_LEVEL
 from engine import get_game
 from engine.ratings import (
     DEFAULT_AI_LEVEL as RATED_DEFAULT_LEVEL,
@@ -22,6 +21,7 @@ from engine.ratings import (
     strategies,
     strategy_label,
 )
+from tables.service import DEFAULT_AI_LEVEL
 
 
 def seat(position: int, identity: str, placement: int, score: int = 0) -> SeatResult:

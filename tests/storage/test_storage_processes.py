@@ -59,7 +59,7 @@ def release(children: list[subprocess.Popen[str]]) -> list[list[str]]:
 
 @pytest.mark.slow
 async def test_simultaneous_choices_from_several_processes_all_land(db_url: str) -> None:
-    # Tonttu's choices with no expected version (cogs/service.py submit_checked): a
+    # Tonttu's choices with no expected version (tables/service.py submit_checked): a
     # process that loses a version race re-reads, re-checks and applies again.
     per_process, limit = 25, 60
     async with await storage.open(db_url) as store:

@@ -1,4 +1,4 @@
-"""What the bot hands a computer seat's decision (cogs/service.py, issue 15): a Tonttu
+"""What the bot hands a computer seat's decision (tables/service.py, issue 15): a Tonttu
 ``strong`` seat remembers the others' revealed points, so its decision carries the
 game's decisions so far, which replay to the very state it decides on; levels that
 remember nothing get none (no log read for them)."""
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 import storage
-from cogs.computers import Computers, Decision, decide
-from cogs.service import Tables
 from engine.records import replay
 from engine.tonttu import GAME
 from storage import SqlStorage
+from tables.computers import Computers, Decision, decide
+from tables.service import Tables
 
 HUMAN = 100
 

@@ -1,4 +1,4 @@
-"""Computer decisions (cogs/computers.py): made in a worker process, the same move as in
+"""Computer decisions (tables/computers.py): made in a worker process, the same move as in
 the bot's own process; one decision in flight per table; tables served in turn."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 import engine.ai
-from cogs import computers
-from cogs.computers import Computers, Decision, FairQueue
 from engine.ai.match import play_match
 from engine.core import derive_seed
 from engine.records import replay
 from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
+from tables import computers
+from tables.computers import Computers, Decision, FairQueue
 from tests.render import states
 
 # --------------------------------------------------------------------------- fairness

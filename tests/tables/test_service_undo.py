@@ -1,4 +1,4 @@
-"""``Tables.undo`` / ``Tables.can_undo`` (cogs/service.py, issue 14): the checks around
+"""``Tables.undo`` / ``Tables.can_undo`` (tables/service.py, issue 14): the checks around
 the engine's undo rule, and computer seats, which never undo."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 import storage
-from cogs.service import StaleBoard, Tables
 from engine.core import NotInGame
 from engine.undo import CannotUndo
 from engine.workshop import GAME
 from engine.workshop.models import PlaceElf
 from storage import LoadedGame, SqlStorage
+from tables.service import StaleBoard, Tables
 
 HUMAN = 100
 ASSEMBLY = PlaceElf(station="assembly")

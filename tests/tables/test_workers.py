@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cogs.workers import WorkerPool
+from tables.workers import WorkerPool
 
 
 def _slow_start() -> None:

@@ -9,12 +9,12 @@ waits behind the drawing. In its own process it
 runs on another core, and the event loop only pickles a view model (a few KB)
 and unpickles the PNG.
 
-One worker process (:class:`cogs.workers.WorkerPool`: spawned, ignores Ctrl-C,
+One worker process (:class:`tables.workers.WorkerPool`: spawned, ignores Ctrl-C,
 survives a worker's death), started when the bot starts, shared by every bot in the
 process (tests start many), and stopped at interpreter exit. If it dies, that picture
 is drawn in a thread and the next one starts a new worker; after a few deaths,
 pictures stay in threads. On Linux it runs under ``SCHED_IDLE``, as the computer
-players' workers do (``idle``, ``cogs/workers.py``): at the bot's priority, a picture
+players' workers do (``idle``, ``tables/workers.py``): at the bot's priority, a picture
 handed to it woke it on the event loop's core, and the loop then waited for the CPU.
 Beside 8 tables of busy computers (``benchmarks/ai_load.py``) the loop's thread was
 often runnable but not running (its run-queue time in ``/proc/thread-self/schedstat``)
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from cogs.workers import WorkerPool
+from tables.workers import WorkerPool
 
 Renderer = Callable[[Any, Mapping[str, str], str], bytes]
 """``render.render_board`` or ``render.render_private``: (view model, names, language

@@ -9,8 +9,8 @@ import signal
 import pytest
 
 import render
-from cogs import drawing, workers
 from engine.workshop import GAME as WORKSHOP
+from tables import drawing, workers
 from tests.render import states
 
 
@@ -37,7 +37,7 @@ async def test_the_worker_draws_on_cpu_time_the_bot_does_not_want(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # At the bot's priority, a picture handed over woke the worker on the event loop's
-    # core and the loop waited for the CPU (cogs/drawing.py).
+    # core and the loop waited for the CPU (tables/drawing.py).
     monkeypatch.setattr(drawing.POOL, "deaths", 0)
     if not hasattr(os, "SCHED_IDLE"):
         pytest.skip("SCHED_IDLE is Linux's")

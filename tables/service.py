@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import engine.ai
-from cogs.computers import Computers, Decision
 from engine import get_game
 from engine.core import (
     TIMER,
@@ -32,6 +31,7 @@ from engine.undo import GAME_OVER, CannotUndo, Undo
 from engine.words import ENGLISH, N_, Words
 from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
 from storage.export import memory_record
+from tables.computers import Computers, Decision
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
@@ -285,7 +285,7 @@ class Tables:
         """One move of a computer seat that must act, or ``None`` if none must.
 
         The decision (up to a few hundred ms at the strong level) runs in a worker
-        process when its table's turn comes (``cogs/computers.py``); the cogs call this
+        process when its table's turn comes (``tables/computers.py``); the cogs call this
         after answering the user, never before."""
         for _ in range(3):
             game = await self.store.load(game_id)

@@ -1,7 +1,7 @@
 """A pool of spawned worker processes that survives the death of a worker.
 
 The bot sends CPU-heavy, pure work out of its own process: board pictures
-(``cogs/drawing.py``) and computer players' decisions (``cogs/computers.py``). In a
+(``tables/drawing.py``) and computer players' decisions (``tables/computers.py``). In a
 thread of the bot's process such work holds the GIL the event loop needs, so every
 table waits behind it; in another process it runs on another core and the event
 loop only pickles the arguments and the result.

@@ -4,7 +4,7 @@ A ``strong`` decision is a few hundred milliseconds of pure Python search. Run i
 thread of the bot's process (as it first was) it holds the GIL the event loop needs:
 a humans-only table's clicks went from a p99 of 23 ms alone to 1.3 s beside 8 tables
 of thinking computers. So decisions run in worker processes
-(:class:`cogs.workers.WorkerPool`, shared with nothing else), at a lower CPU priority
+(:class:`tables.workers.WorkerPool`, shared with nothing else), at a lower CPU priority
 (``nice``, and on Linux the ``SCHED_IDLE`` policy) so that on a small machine the
 process answering Discord wins the CPU whenever it has work. ``SCHED_IDLE``, measured
 by ``benchmarks/ai_load.py`` (runs alternating with nice alone): beside 8 busy computer
@@ -25,7 +25,7 @@ kind, the state (pickled), the seat, the level and the seed, and for a level tha
 remembers the game so far (Tonttu's ``strong``) its decisions so far, which the worker
 replays and of which the level reads only what a spectator saw. ``choose`` is pure and
 deterministic given those, so the move is the one the bot's own process would have
-made (``tests/cogs/test_computers.py`` checks it), and a replayed game makes the same
+made (``tests/tables/test_computers.py`` checks it), and a replayed game makes the same
 moves.
 
 Fairness (:class:`FairQueue`): the workers are few and a table full of computers asks
@@ -53,10 +53,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine.ai
-from cogs.workers import WorkerPool
 from engine import get_game
 from engine.core import PlayerId
 from engine.records import Record
+from tables.workers import WorkerPool
 
 log = logging.getLogger("bot")
 
