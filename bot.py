@@ -2,7 +2,7 @@
 
     python bot.py          (or ./dev run)
     python bot.py --check  (or ./dev check: the settings, the token, each server's
-                           permissions, the invite link; cogs/check.py)
+                           permissions, the invite link; cogs/helpers/check.py)
 
 Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS, AI_WORKERS,
 SHARD_COUNT, SHARD_IDS, SHUTDOWN_GRACE_SECONDS, REST_BUDGET_PER_SECOND, FLOOD_BURST and
@@ -21,7 +21,7 @@ restarting", the handlers and background work under way finish (at most
 ``SHUTDOWN_GRACE_SECONDS``), then the computer players, the Discord session and storage
 close, and the process exits with status 0. A second signal skips the wait. Cogs start
 background work with ``bot.background(coroutine, name)`` so that the stop waits for it
-(``cogs/gates.py`` explains the gates: the work tracked, the flood guard, the REST budget).
+(``cogs/helpers/gates.py`` explains the gates: the work tracked, the flood guard, the REST budget).
 
 Several processes, one bot
 --------------------------
@@ -64,17 +64,17 @@ from dotenv import load_dotenv
 
 import storage
 from cogs import EXTENSIONS
-from cogs.check import (
+from cogs.helpers.check import (
     REFUSED_TOKEN,
     UNREACHABLE,
     run_check,
     server_error_sentence,
     unreachable_sentence,
 )
-from cogs.gates import Door, FloodGuard, RestBudget, Work, budgeted
-from cogs.language import Languages
-from cogs.permissions import invite_url, listed, missing
-from cogs.publishing import Publisher
+from cogs.helpers.gates import Door, FloodGuard, RestBudget, Work, budgeted
+from cogs.helpers.language import Languages
+from cogs.helpers.permissions import invite_url, listed, missing
+from cogs.helpers.thread import ThreadPublisher
 from cogs.settings import CatalogueTranslator
 from tables import drawing, workers
 from tables.computers import Computers
@@ -262,6 +262,8 @@ class WorkshopBot(commands.AutoShardedBot):
     """The bot: storage and the game service are opened in ``setup_hook``."""
 
     store: storage.Storage
+    publisher: ThreadPublisher
+    """Opened with the store (:meth:`open_storage`)."""
     tables: Tables
 
     def __init__(
@@ -300,7 +302,6 @@ class WorkshopBot(commands.AutoShardedBot):
         self.new_seed = new_seed
         self.computers = computers or Computers(settings.ai_workers)
         self.owner_name = process_name()
-        self.publisher = Publisher(self)
         self._identify_buckets: dict[int, float] = {}
         self._max_concurrency: int | None = None
 
@@ -357,6 +358,14 @@ class WorkshopBot(commands.AutoShardedBot):
         does so before connecting, so a database it cannot use stops the bot at once."""
         if not hasattr(self, "store"):
             self.store = await storage.open(self.settings.database_url)
+            self.publisher = ThreadPublisher(
+                self,
+                self.store,
+                owner=self.owner_name,
+                spawn=self.work.spawn,
+                stopping=self.stopping,
+                lang_of=self.languages.of_guild,
+            )
 
     async def sync_commands(self) -> bool:
         """Sync the slash commands unless another process already synced this very tree;
@@ -476,7 +485,8 @@ class WorkshopBot(commands.AutoShardedBot):
             return
         self.door.closed = True
         self.stopping.set()
-        self.publisher.flush_deferred()  # e.g. a board edit waiting to coalesce moves
+        if hasattr(self, "publisher"):
+            self.publisher.flush_deferred()  # e.g. a board edit waiting to coalesce moves
         grace = self.settings.shutdown_grace_seconds
         left = await self.work.drain(grace)
         if left:
@@ -490,7 +500,8 @@ class WorkshopBot(commands.AutoShardedBot):
         session; then the computer players, the cogs, the Discord session, storage."""
         self.door.closed = True
         self.stopping.set()
-        await self.publisher.close()
+        if hasattr(self, "publisher"):
+            await self.publisher.close()
         await self.work.cancel()
         await self.computers.close()  # decisions waiting for a worker are dropped
         await super().close()

@@ -23,9 +23,9 @@ from collections import Counter
 from pathlib import Path
 
 import storage
-from cogs.publishing import Publisher
 from engine import get_game
 from engine.core import Rng
+from tables.publishing import Publisher
 from tests.e2e.bot_helpers import make_bot
 from tests.e2e.fake_discord import FakeDiscord
 

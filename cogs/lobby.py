@@ -9,10 +9,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.common import bot_of, chosen_value, components, game_title, guarded, reply
-from cogs.language import private
-from cogs.permissions import listed, missing_for_a_game
-from cogs.render import level_name, lobby_embed
+from cogs.helpers.common import bot_of, chosen_value, components, game_title, guarded, reply
+from cogs.helpers.language import private
+from cogs.helpers.permissions import listed, missing_for_a_game
+from cogs.helpers.render import level_name, lobby_embed
 from engine import get_game
 from engine.core import RuleError
 from engine.words import ENGLISH, N_, Words
@@ -135,7 +135,7 @@ def may_manage(interaction: discord.Interaction, info: GameInfo) -> bool:
 
 def lacking_sentence(lacking: list[str], words: Words = ENGLISH) -> str:
     """What /newgame says when the bot lacks permissions a game needs in the channel
-    (``lacking``: their English names, ``cogs.permissions.LABELS``).
+    (``lacking``: their English names, ``cogs.helpers.permissions.LABELS``).
 
     >>> lacking_sentence(["Attach Files"])[:69]
     'I cannot run a game in this channel: I am missing the Attach Files pe'

@@ -3,7 +3,7 @@
 Who may look at what:
 
 * A game belongs to the text channel its lobby was opened in, and a member may look
-  at it when they can view that channel (``cogs.visibility``). ``/history`` asks
+  at it when they can view that channel (``cogs.helpers.visibility``). ``/history`` asks
   storage for the finished games of those channels only (filtered in SQL);
   ``/replay``, ``/export`` and every button and menu here check the same for the one
   game they name. A game the member may not see and a game that does not exist get
@@ -37,11 +37,11 @@ from discord.ext import commands
 
 import i18n
 import render
-from cogs.common import bot_of, chosen_value, components, guarded, reply
-from cogs.language import private
-from cogs.render import COLOUR, OPTION_LABEL, cut, title_of
+from cogs.helpers.common import bot_of, chosen_value, components, guarded, reply
+from cogs.helpers.language import private
+from cogs.helpers.render import COLOUR, OPTION_LABEL, cut, title_of
+from cogs.helpers.visibility import visible_channel_ids
 from cogs.table import register_components
-from cogs.visibility import visible_channel_ids
 from engine import get_game
 from engine.records import Record
 from engine.words import ENGLISH, N_, Words

@@ -2,7 +2,7 @@
 
 Public text (lobbies, game threads, pictures) follows the server's Discord language
 unless an admin chose one here; what each member reads privately always follows
-their own Discord language (:mod:`cogs.language`). The choice is stored per server
+their own Discord language (:mod:`cogs.helpers.language`). The choice is stored per server
 (``guild_settings``) and takes effect at the next public post of every table.
 
 Who may use it is Discord's to say: members with Manage Server by default
@@ -24,8 +24,8 @@ from discord.app_commands import TranslationContextLocation as Where
 from discord.ext import commands
 
 import i18n
-from cogs.common import guarded, reply
-from cogs.language import private
+from cogs.helpers.common import guarded, reply
+from cogs.helpers.language import private
 from engine.words import N_
 
 if TYPE_CHECKING:

@@ -1,12 +1,12 @@
 """``/stats`` and ``/leaderboard``: a player's record and the server's best players.
 
 Both answer privately (ephemeral) and count only games from channels the asking
-member can see (:func:`cogs.visibility.visible_channel_ids`): what one member is
+member can see (:func:`cogs.helpers.visibility.visible_channel_ids`): what one member is
 shown must not reveal a private channel's games to another. A rating is one number
 per player per server, from all of the server's games; ``docs/ratings.md`` says what
 it means and how the leaderboard respects visibility. Storage does the counting
 (:mod:`storage.ratings`); this cog only reads the options and formats, in the asking
-member's language (issue 16: ``cogs.language.private``).
+member's language (issue 16: ``cogs.helpers.language.private``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from discord import app_commands
 from discord.ext import commands
 
 import engine.ai
-from cogs.common import game_title, guarded, reply
-from cogs.language import private
+from cogs.helpers.common import game_title, guarded, reply
+from cogs.helpers.language import private
+from cogs.helpers.visibility import visible_channel_ids
 from cogs.lobby import GAME_CHOICES
-from cogs.visibility import visible_channel_ids
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
 from engine.words import ENGLISH, N_, Words
 from storage.models import BoardEntry, KindStats

@@ -16,11 +16,9 @@ from discord import app_commands
 from discord.ext import commands
 
 import i18n
-from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
-from cogs.language import private
-from cogs.lobby import AddComputer, LobbyButton, may_manage
-from cogs.publishing import Sync, logged_events, pending_reminder
-from cogs.render import (
+from cogs.helpers.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
+from cogs.helpers.language import private
+from cogs.helpers.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
     OPTION_LABEL,
@@ -38,12 +36,15 @@ from cogs.render import (
     render_chart_png,
     title_of,
 )
-from cogs.rules_text import RULE_TOPICS, rules_embed
+from cogs.helpers.rules_text import RULE_TOPICS, rules_embed
+from cogs.helpers.thread import Sync
+from cogs.lobby import AddComputer, LobbyButton, may_manage
 from engine import undo as undo_events
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Timer, human_player
 from tables.computers import while_thinking
+from tables.publishing import logged_events, pending_reminder
 from tables.service import (
     MAX_AI_STEPS,
     Played,
@@ -432,7 +433,7 @@ class Table(commands.Cog):
         return self.bot.get_partial_messageable(game.thread_id or game.channel_id)
 
     async def publish(self, played: Played) -> None:
-        """Show everything stored up to now in the game's thread (``cogs/publishing.py``);
+        """Show everything stored up to now in the game's thread (``tables/publishing.py``);
         raises what Discord raised (the moves stay stored and are shown later)."""
         await self.bot.publisher.sync(played.game.id)
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands
 
-from cogs.publishing import reminder_asked
 from storage import LoadedGame, Timer
+from tables.publishing import reminder_asked
 from tables.service import engine_of
 
 if TYPE_CHECKING:

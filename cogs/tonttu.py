@@ -16,7 +16,7 @@ registers itself as the Tonttu *presenter* of the Table cog:
 - speed mode (T-4): the point phase is a race of public buttons, one per middle card,
   closed by a stored timer (``speed_close``) through the engine's TIMER action.
 
-The thread is kept up to date by ``cogs/publishing.py`` from what storage holds (this
+The thread is kept up to date by ``tables/publishing.py`` from what storage holds (this
 cog's :meth:`Tonttu.sync_thread`): a reveal whose post was lost when the bot stopped is
 posted after the restart, and a phase's DMs and status message go out once. Who refused
 DMs is stored for the rest of the game, so the bot stops trying (each refusal is a 4xx
@@ -27,7 +27,7 @@ No rules here: choices, their labels and the log lines all come from the engine.
 
 Languages (issue 16): the thread's text (status, reveal, race, reminders) is in the
 server's language (``bot.languages.public``); a player's panel, DM and answers in
-their own (``cogs.language.private``, or ``bot.languages.of_user`` for a DM sent
+their own (``cogs.helpers.language.private``, or ``bot.languages.of_user`` for a DM sent
 without an interaction).
 """
 
@@ -43,10 +43,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
-from cogs.language import private
-from cogs.publishing import Sync, logged_events, nonce, pending_reminder
-from cogs.render import (
+from cogs.helpers.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
+from cogs.helpers.language import private
+from cogs.helpers.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
     OPTION_LABEL,
@@ -57,6 +56,7 @@ from cogs.render import (
     mention,
     title_of,
 )
+from cogs.helpers.thread import Sync, nonce
 from cogs.table import BOARD_DELAY, register_components
 from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
@@ -64,6 +64,7 @@ from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
 from engine.tonttu.text import GOES_FACE_UP, HINT, KEEP_FACE_DOWN, TAKE_FACE_UP
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, NewTimer, Timer, human_player
+from tables.publishing import logged_events, pending_reminder
 from tables.service import choices_for, engine_of, view_of
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ the next edit)."""
 TIDY_LATE = 6.0
 """Seconds after which the thread's tidy-ups (the status line, the board picture), held
 back while the bot's REST budget has no room to spare (:meth:`RestBudget.spare
-<cogs.gates.RestBudget.spare>`), take any free slot."""
+<cogs.helpers.gates.RestBudget.spare>`), take any free slot."""
 
 
 class PhaseClosed(RuleError):
@@ -675,7 +676,7 @@ class Tonttu(commands.Cog):
     # ------------------------------------------------------------ the thread
 
     async def sync_thread(self, sync: Sync) -> None:
-        """Tonttu's thread (``cogs/publishing.py``): one message per phase, holding the
+        """Tonttu's thread (``tables/publishing.py``): one message per phase, holding the
         reveal that started it and its live status (who must choose, who has chosen,
         never what; a race's buttons and claims); the phase's private panels; the board.
 

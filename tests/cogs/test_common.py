@@ -1,4 +1,4 @@
-"""cogs/common.py: error sentences in the reader's language (issue 16), and views that
+"""cogs/helpers/common.py: error sentences in the reader's language (issue 16), and views that
 leave nothing to the garbage collector (issue 12)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import weakref
 import pytest
 
 import i18n
-from cogs.common import components, sentence_for
+from cogs.helpers.common import components, sentence_for
 from cogs.table import ActButton
 from engine.core import IllegalAction
 from engine.undo import GAME_OVER, CannotUndo

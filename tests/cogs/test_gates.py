@@ -11,7 +11,7 @@ import pytest
 import yarl
 from multidict import CIMultiDict
 
-from cogs.gates import FloodGuard, RestBudget, Work, budgeted, user_id_of
+from cogs.helpers.gates import FloodGuard, RestBudget, Work, budgeted, user_id_of
 
 API = "https://discord.com/api/v10"
 
@@ -123,7 +123,7 @@ def test_a_zero_burst_turns_the_guard_off() -> None:
 
 
 def test_idle_users_are_forgotten_when_many_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("cogs.gates.PRUNE_ABOVE", 3)
+    monkeypatch.setattr("cogs.helpers.gates.PRUNE_ABOVE", 3)
     clock = Clock()
     guard = FloodGuard(burst=2, per_second=1.0, clock=clock)
     for user in range(3):

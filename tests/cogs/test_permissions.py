@@ -1,4 +1,5 @@
-"""cogs/permissions.py: the permissions the bot asks for, and what a game needs in a channel."""
+"""cogs/helpers/permissions.py: the permissions the bot asks for, and what a game needs
+in a channel."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from urllib.parse import parse_qs, urlsplit
 import discord
 
 import i18n
-from cogs import check, lobby, permissions
-from cogs.permissions import NEEDED, invite_url, listed, missing, missing_for_a_game
+from cogs import lobby
+from cogs.helpers import check, permissions
+from cogs.helpers.permissions import NEEDED, invite_url, listed, missing, missing_for_a_game
 
 P = discord.Permissions
 

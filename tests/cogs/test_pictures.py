@@ -1,4 +1,4 @@
-"""The text around a picture (cogs/render.py): the board's footer, the private
+"""The text around a picture (cogs/helpers/render.py): the board's footer, the private
 picture's alt text and the chart's title and alt text, in the table's language (issue 16;
 English unchanged)."""
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import i18n
-from cogs.render import board_picture, chart_picture, private_picture
+from cogs.helpers.render import board_picture, chart_picture, private_picture
 from storage import LoadedGame
 from storage.models import Seat
 from tables import drawing

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import i18n
-from cogs.render import final_embed, lobby_embed, title_of
+from cogs.helpers.render import final_embed, lobby_embed, title_of
 from storage import GameInfo
 from storage.models import Seat
 

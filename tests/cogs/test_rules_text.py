@@ -11,7 +11,7 @@ import discord
 import pytest
 
 import i18n
-from cogs.rules_text import (
+from cogs.helpers.rules_text import (
     RULE_TOPICS,
     TONTTU,
     TOPICS,

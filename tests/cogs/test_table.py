@@ -14,7 +14,7 @@ DE = i18n.words("de")
 
 def texts(command: app_commands.Command[object, ..., object]) -> list[str]:
     """A command's description, its options' descriptions and its choices' names (but
-    /rules' topics: ``cogs/rules_text.py``'s)."""
+    /rules' topics: ``cogs/helpers/rules_text.py``'s)."""
     out = [str(command.description)]
     for parameter in command.parameters:
         out.append(str(parameter.description))

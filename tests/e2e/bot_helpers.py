@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from bot import Settings, WorkshopBot
-from cogs.publishing import reminder_asked
 from storage import sqlite_path
 from tables.computers import Computers
+from tables.publishing import reminder_asked
 
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser
 from .fake_discord.model import InteractionResult

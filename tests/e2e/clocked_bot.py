@@ -28,7 +28,7 @@ def shifted_clock(offset_file: Path) -> datetime:
 
 def main() -> int:
     from bot import Settings, WorkshopBot, serve
-    from cogs import workers
+    from tables import workers
 
     settings = Settings.from_env(os.environ)
     offset_file = Path(os.environ["BOT_CLOCK_OFFSET_FILE"])

@@ -17,10 +17,10 @@ from typing import Any
 import discord
 
 import storage
-from cogs.publishing import Publisher
 from engine import get_game
 from engine.core import Rng
 from storage import LoadedGame, Storage, human_player
+from tables.publishing import Publisher
 
 from .bot_helpers import Clock, ask_reminder_only, make_bot, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeUser

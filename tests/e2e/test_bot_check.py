@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot import WorkshopBot
-from cogs.permissions import NEEDED
+from cogs.helpers.permissions import NEEDED
 
 from .bot_helpers import make_bot
 from .fake_discord import FakeDiscord

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 
 from bot import WorkshopBot
-from cogs.publishing import Publisher
 from cogs.tonttu import PANEL_FRESH, encode
 from engine import get_game
 from engine.core import TIMER, Rng
 from engine.tonttu import GAME as TONTTU
 from engine.workshop import GAME as WORKSHOP
 from storage import LoadedGame, human_player
+from tables.publishing import Publisher
 
 from .bot_helpers import make_bot, open_table, rode_on, shown_scores, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser, ViolationError

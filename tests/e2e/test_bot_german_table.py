@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot import Settings, WorkshopBot
-from cogs.gates import SLOW_DOWN
+from cogs.helpers.gates import SLOW_DOWN
 from engine.core import Rng
 from engine.workshop import GAME
 

@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 
-from cogs.publishing import Publisher
 from engine import get_game
 from engine.core import Rng
 from storage import LoadedGame, Storage, human_player
 from storage import open as open_storage
+from tables.publishing import Publisher
 
 from .bot_helpers import open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeMessage, FakeUser

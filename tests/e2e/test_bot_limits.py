@@ -13,8 +13,9 @@ import yarl
 
 import storage
 from bot import Settings, WorkshopBot
-from cogs import publishing, tonttu
-from cogs.gates import SLOW_DOWN, budgeted
+from cogs import tonttu
+from cogs.helpers import thread as publishing
+from cogs.helpers.gates import SLOW_DOWN, budgeted
 from engine import get_game
 
 from .bot_helpers import BoardPictures, Clock, open_panel, open_table, rode_on, turn_prompts

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from cogs.rules_text import RULE_TOPICS, rules_summary
+from cogs.helpers.rules_text import RULE_TOPICS, rules_summary
 
 from .bot_helpers import make_bot, open_table
 from .fake_discord import FakeDiscord

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot import WorkshopBot
-from cogs.common import ANSWER_WITHIN
+from cogs.helpers.common import ANSWER_WITHIN
 from engine.tonttu import GAME
 
 from .bot_helpers import make_bot, open_panel, open_table, turn_prompts

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from cogs.gates import RESTARTING
-from cogs.publishing import Publisher
+from cogs.helpers.gates import RESTARTING
 from engine import get_game
 from storage import Storage
 from storage import open as open_storage
+from tables.publishing import Publisher
 from tables.workers import EXIT_WAIT
 
 from .bot_helpers import turn_prompts

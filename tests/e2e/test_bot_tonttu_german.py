@@ -60,7 +60,7 @@ def english_pieces(sources: tuple[str, ...] | None = None) -> set[str]:
     pieces: set[str] = set()
     for message in translated():
         paths = [path for path, _ in message.locations]
-        if all(path.startswith("cogs/rules_text.py") for path in paths):
+        if all(path.startswith("cogs/helpers/rules_text.py") for path in paths):
             continue
         if sources is not None and not any(path.startswith(sources) for path in paths):
             continue

@@ -1,4 +1,4 @@
-"""cogs.visibility: the channels a member can see, from the bot's gateway cache."""
+"""cogs.helpers.visibility: the channels a member can see, from the bot's gateway cache."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import discord
 import pytest
 
 from bot import WorkshopBot
-from cogs.visibility import visible_channel_ids
+from cogs.helpers.visibility import visible_channel_ids
 
 from .bot_helpers import make_bot
 from .fake_discord import FakeDiscord, FakeUser

@@ -33,12 +33,12 @@ from typing import Any
 import asyncpg
 import pytest
 
-from cogs.publishing import Publisher
 from cogs.tonttu import phase_name
 from engine import get_game
 from engine.core import TIMER, Rng
 from storage import LoadedGame, Storage, sqlite_path
 from storage import open as open_storage
+from tables.publishing import Publisher
 
 from .bot_helpers import add_computer, turn_prompts
 from .fake_discord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, ViolationError

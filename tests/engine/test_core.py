@@ -89,7 +89,7 @@ def test_importing_engine_loads_neither_discord_nor_aiosqlite() -> None:
 
 @pytest.mark.parametrize("kind", ["workshop", "tonttu"])
 def test_every_event_of_a_playout_parses_back_from_its_logged_dict(kind: str) -> None:
-    """The bot describes logged events after a restart (``cogs/publishing.py``): each
+    """The bot describes logged events after a restart (``tables/publishing.py``): each
     event read back from the action log's JSON equals the one ``apply`` returned."""
     game = get_game(kind)
     state = game.new_game(["a", "b", "c"], 5, game.parse_options({}))

@@ -233,7 +233,7 @@ async def test_racing_claimants_on_two_connections_get_one_winner(
 async def test_publication_marks_only_grow_and_release_the_publisher(
     store: SqliteStorage,
 ) -> None:
-    """What a thread shows is recorded per key (``cogs/publishing.py``): a lower version
+    """What a thread shows is recorded per key (``tables/publishing.py``): a lower version
     than the stored one is ignored, a missing message id keeps the stored one, and the
     publisher's claim is given back in the same write."""
     game = await started(store, 10)
@@ -257,7 +257,7 @@ async def test_publication_marks_only_grow_and_release_the_publisher(
 async def test_marks_and_timers_are_written_together(
     store: SqliteStorage, clock: FakeClock
 ) -> None:
-    """The publisher's write after posting a phase (``cogs/publishing.py``): its marks,
+    """The publisher's write after posting a phase (``tables/publishing.py``): its marks,
     the phase's timers (each replacing its kind, except one being fired) and the kinds
     it cancels, in one transaction; a game that ended meanwhile gets no timers."""
     game = await started(store, 10)

@@ -14,7 +14,7 @@ import discord
 
 import i18n
 import render
-from cogs.common import game_title
+from cogs.helpers.common import game_title
 from engine import get_game, undo
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words

@@ -8,7 +8,7 @@ It checks, in this order, without connecting to the gateway (REST only, a few re
    application), which also gives the application id for the invite link;
 3. the servers the bot is in (``GET /users/@me/guilds``, which carries the bot's
    server-wide permissions in each) and, per server, which of the permissions it needs
-   (``cogs/permissions.py``) its roles do not give it. A channel can still deny some of
+   (``cogs/helpers/permissions.py``) its roles do not give it. A channel can still deny some of
    them: ``/newgame`` checks its own channel before it opens a lobby.
 4. ``DISCORD_GUILD_ID``, if set, names one of those servers.
 
@@ -27,7 +27,7 @@ import aiohttp
 import discord
 import yarl
 
-from cogs.permissions import invite_url, listed, missing
+from cogs.helpers.permissions import invite_url, listed, missing
 
 UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
 """What reaching Discord raises when the network (or DNS) is down."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from cogs.language import private
+from cogs.helpers.language import private
 from engine import get_game
 from engine.core import RuleError
 from engine.words import ENGLISH, N_, Words

@@ -374,7 +374,7 @@ def rules_summary(topic: str | None, words: Words = ENGLISH) -> str:
 
 def rules_embed(topic: str | None, words: Words = ENGLISH) -> discord.Embed:
     """The ephemeral answer to ``/rules``: one topic, or the list of topics, in
-    ``words``' language (the reader's own: ``cogs.language.private``)."""
+    ``words``' language (the reader's own: ``cogs.helpers.language.private``)."""
     gettext = words.gettext
     if topic is None:
         return discord.Embed(title=gettext("Rules"), description=topics_listing(words))

@@ -55,7 +55,7 @@ class Languages:
 
     def seen(self, user_id: int, locale: object) -> None:
         """Remember a user's language from an interaction of theirs (every one passes
-        here: ``cogs.gates.Door``), for the DMs they get without an interaction."""
+        here: ``cogs.helpers.gates.Door``), for the DMs they get without an interaction."""
         self._users[user_id] = i18n.language(locale)
 
     async def chosen(self, guild_id: int) -> str | None:

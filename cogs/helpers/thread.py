@@ -1,0 +1,271 @@
+"""A game's thread on Discord, brought up to date with what storage holds.
+
+The rounds, the ledger of what a table has shown and the catch-up after a start or a
+reconnect are the table core's (``tables/publishing.py``); this module is how a round
+shows things in a Discord thread: :class:`Sync` posts, :class:`ThreadPublisher` keeps
+Discord's budgets. The presenters (the generic one in ``cogs/table.py``, Tonttu's in
+``cogs/tonttu.py``) decide what to post from the core's description of what changed.
+
+Exactly once. Posts carry a *nonce* derived from the game, what is posted and the
+version (Discord's ``enforce_nonce``: a second post with the same nonce within a few
+minutes returns the first message instead of a new one). Turn prompts and log lines go
+out instead as followups of the last click in the thread while it is fresh
+(:meth:`ThreadPublisher.followup`): Discord does not count interaction webhooks against
+the bot's 50 requests per second, so a turn change costs one budgeted request (the
+board's edit) instead of two. A followup has no nonce, so the round records it at once
+(``Sync.save``), and a round that takes over a recorded intent first looks for the
+followups posted after the newest message it knows (``Sync._posted_by_the_dead``).
+Before posting log lines the presenter records its *intent* (the version the lines go
+up to), so a publisher that dies mid-post is followed by one that posts exactly the
+same messages with the same nonces.
+
+Frugal (Discord allows ~5 posts per channel per 5 s and 50 requests per second per
+bot). The presenters decide what is worth a request now and what can wait: the generic
+one posts the log with the next turn prompt, edits the board when the turn changes or
+the board is two decisions behind, and leaves the rest to a deferred sync a few seconds
+later. Each process also keeps every channel under :data:`POSTS_PER_WINDOW` posts per
+:data:`POST_WINDOW` seconds by waiting (which coalesces more moves into the wait); in a
+channel it has not posted in since it started and did not create, it first reads the
+last few messages, since Discord counts the posts another process (or its own earlier
+run) made there just before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+import discord
+
+from cogs.helpers.common import DISCORD_DOWN
+from cogs.helpers.gates import within
+from storage import GameInfo, LoadedGame, Storage
+from tables.publishing import Publisher, Round
+
+log = logging.getLogger("bot.publishing")
+
+POST_WINDOW = 5.5
+"""Discord counts 5 per 5 s; the half second covers the time a post takes to arrive."""
+POSTS_PER_WINDOW = 5
+"""Discord's per-channel message limit: 5 new messages per 5 seconds."""
+DISCORD_WINDOW = 5.0
+FORBIDDEN_RETRY = 60.0
+"""After a post Discord refused for a missing permission: it is not given back in
+seconds."""
+ANSWER_FRESH = 10 * 60.0
+"""Seconds after a player's click during which the game's log lines and turn prompts may
+go out as its followups (Discord keeps an interaction's token for 15 minutes)."""
+FOLLOWUPS_PER_MINUTE = 25
+"""Followups this process posts in one channel per minute at most; beyond, it posts
+itself. Discord is reported to hold webhook messages, interaction followups included,
+to about 30 a minute per channel (measured by users, not documented): a 429 there would
+hold a prompt back, while a post of the bot's only spends its budget."""
+FOLLOWUPS_KEPT = 256
+"""Messages posted as followups, remembered by nonce: a round that failed after one and
+runs again finds it instead of posting it twice (the nonce's job for a post)."""
+
+
+TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")
+"""Discord's timestamp markup (``discord.utils.format_dt``)."""
+
+
+def nonce(*parts: object) -> str:
+    """A message nonce for Discord's ``enforce_nonce`` (at most 25 characters)."""
+    text = ":".join(map(str, parts)).encode()
+    return hashlib.blake2b(text, digest_size=12).hexdigest()
+
+
+class Sync(Round):
+    """One round of one game's thread: what it posts, and the marks recording it."""
+
+    def __init__(
+        self, publisher: ThreadPublisher, game: LoadedGame, flush: bool, lang: str = "en"
+    ) -> None:
+        super().__init__(publisher.store, game, flush, lang)
+        self.publisher = publisher
+        self.recovering = False
+        """The round posts what an earlier one recorded its intent to post and may have
+        posted (set by the presenter): :meth:`post` looks for its followups first."""
+        self.unguarded = False
+        """A followup went out this round: no nonce guards it against being posted again
+        by a publisher that takes over, so its marks are written at once (:meth:`save`)."""
+
+    @property
+    def channel(self) -> discord.PartialMessageable:
+        return self.publisher.channel(self.game)
+
+    async def post(self, what: Any, *, answer: bool = False, **kwargs: Any) -> discord.Message:
+        """Post in the game's thread, once: ``what`` names the message for its nonce.
+
+        ``answer``: a message the bot never edits afterwards (log lines, a turn prompt)
+        goes out as a followup of the last player's click in the thread while that is
+        fresh (:meth:`Publisher.answered`): Discord does not count interaction webhooks
+        against the bot's 50 requests per second."""
+        channel_id = self.game.thread_id or self.game.channel_id
+        if answer and self.recovering:
+            found = await self._posted_by_the_dead(kwargs.get("content"))
+            if found is not None:
+                return found
+        slot = await self.publisher.post_slot(channel_id)
+        key = nonce(self.game.id, *what)
+        try:
+            if answer:
+                message = await self.publisher.followup(self.game.id, channel_id, key, kwargs)
+                if message is not None:
+                    self.unguarded = True
+                    return message
+            return await self.channel.send(nonce=key, **kwargs)
+        finally:
+            self.publisher.posted(channel_id, slot)
+
+    async def _posted_by_the_dead(self, content: str | None) -> discord.Message | None:
+        """The bot's message with ``content`` posted after the game's newest recorded
+        one: a followup a publisher that died (or failed) made before recording it. A
+        text repeated from an older turn lies before that recorded message."""
+        if not content or not self.game.messages:
+            return None
+        after = discord.Object(id=max(self.game.messages.values()))
+        me = self.publisher.client.user
+        text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
+        async for message in self.channel.history(limit=10, after=after):
+            mine = me is not None and message.author.id == me.id
+            if mine and TIMESTAMP.sub("<t>", message.content) == text:
+                return message
+        return None
+
+
+class ThreadPublisher(Publisher):
+    """The table core's publisher, showing games in their Discord threads."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        store: Storage,
+        *,
+        owner: str,
+        spawn: Callable[[Coroutine[Any, Any, None], str], object],
+        stopping: asyncio.Event,
+        lang_of: Callable[[int | None], Awaitable[str]],
+    ) -> None:
+        super().__init__(store, owner=owner, spawn=spawn, stopping=stopping, lang_of=lang_of)
+        self.client = client
+        self._posts: dict[int, deque[float]] = {}
+        self._answered: dict[int, tuple[discord.Interaction, float]] = {}
+        """By game: the last player click in it that was answered, and when (loop
+        time)."""
+        self._followups: OrderedDict[str, discord.Message] = OrderedDict()
+        self._followed: dict[int, deque[float]] = {}
+        """By channel: when (loop time) this process posted its recent followups."""
+
+    def new_round(self, game: LoadedGame, flush: bool, lang: str) -> Sync:
+        return Sync(self, game, flush, lang)
+
+    def failure_delay(self, error: Exception, delay: float) -> float:
+        if isinstance(error, discord.Forbidden):
+            return max(delay, FORBIDDEN_RETRY)
+        return delay
+
+    def expected(self, error: Exception) -> bool:
+        return isinstance(error, (*DISCORD_DOWN, discord.HTTPException))
+
+    def ended(self, game: LoadedGame) -> None:
+        self._answered.pop(game.id, None)
+        self._followed.pop(game.thread_id or game.channel_id, None)
+
+    def channel(self, game: GameInfo) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(game.thread_id or game.channel_id)
+
+    def answered(self, game_id: int, interaction: discord.Interaction) -> None:
+        """A player's click in the game was answered: the game's next turn prompts may
+        ride on it (:meth:`Sync.post`). Only a click (a component): a public followup of
+        a slash command would show as a reply to its private answer."""
+        if interaction.type == discord.InteractionType.component and interaction.response.is_done():
+            self._answered[game_id] = (interaction, asyncio.get_running_loop().time())
+
+    async def followup(
+        self, game_id: int, channel_id: int, key: str, kwargs: dict[str, Any]
+    ) -> discord.Message | None:
+        """Post ``kwargs`` as a followup of the game's last fresh interaction in
+        ``channel_id``; ``None``: there is none (or its token is gone), post normally.
+        Posted once per ``key``, like a post's nonce, within this process; at most
+        :data:`FOLLOWUPS_PER_MINUTE` in a channel."""
+        if key in self._followups:
+            return self._followups[key]
+        interaction, at = self._answered.get(game_id, (None, 0.0))
+        if interaction is None or interaction.channel_id != channel_id:
+            return None
+        now = asyncio.get_running_loop().time()
+        if now - at > ANSWER_FRESH:
+            del self._answered[game_id]
+            return None
+        recent = within(self._followed.setdefault(channel_id, deque()), now, 60.0)
+        if len(recent) >= FOLLOWUPS_PER_MINUTE:
+            return None
+        try:
+            message = await interaction.followup.send(wait=True, **kwargs)
+        except discord.HTTPException as error:
+            if error.status not in (401, 403, 404):  # a token gone or refused: nothing posted
+                raise
+            del self._answered[game_id]
+            return None
+        recent.append(now)
+        self._followups[key] = message
+        if len(self._followups) > FOLLOWUPS_KEPT:
+            self._followups.popitem(last=False)
+        return message
+
+    async def post_slot(self, channel_id: int) -> float:
+        """Wait until this process may post in the channel without passing Discord's
+        per-channel limit (the wait coalesces later moves into the next round); returns
+        the time the post is counted at, for :meth:`posted`."""
+        loop = asyncio.get_running_loop()
+        recent = self._posts.get(channel_id)
+        if recent is None:
+            recent = self._posts.setdefault(channel_id, await self._recent_posts(channel_id))
+        while True:
+            now = loop.time()
+            if len(within(recent, now, POST_WINDOW)) < POSTS_PER_WINDOW:
+                recent.append(now)
+                return now
+            await asyncio.sleep(recent[0] + POST_WINDOW - now)
+
+    def new_channel(self, channel_id: int) -> None:
+        """This process just created the channel (a game's thread): it has no posts
+        that :meth:`post_slot` would have to ask Discord about."""
+        self._posts.setdefault(channel_id, deque())
+
+    async def _recent_posts(self, channel_id: int) -> deque[float]:
+        """When (loop time) the bot posted in the channel within the window, as Discord
+        has it: for a channel this process has not posted in since it started (after a
+        restart, or a game taken over from another process), whose recent posts count
+        towards Discord's limit all the same. One request; if it fails, none assumed."""
+        loop = asyncio.get_running_loop()
+        now, wall = loop.time(), discord.utils.utcnow()
+        me = self.client.user
+        times = []
+        try:
+            channel = self.client.get_partial_messageable(channel_id)
+            async for message in channel.history(limit=POSTS_PER_WINDOW):
+                age = (wall - message.created_at).total_seconds()
+                if me is not None and message.author.id == me.id and age < POST_WINDOW:
+                    times.append(now - max(age, 0.0))
+        except discord.HTTPException as error:
+            log.info("channel %s: cannot read its recent posts (%s)", channel_id, error)
+        return deque(sorted(times))
+
+    def posted(self, channel_id: int, slot: float) -> None:
+        """A post counted at ``slot`` was answered. One that took longer than the
+        window's margin was probably sent again (discord.py retries a 429 or a 5xx, and
+        Discord counts the attempt that arrives): it counts from now instead."""
+        now = asyncio.get_running_loop().time()
+        recent = self._posts.get(channel_id)
+        if now - slot <= POST_WINDOW - DISCORD_WINDOW or recent is None or slot not in recent:
+            return
+        recent.remove(slot)
+        recent.append(now)
+        self._posts[channel_id] = deque(sorted(recent))
