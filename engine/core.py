@@ -13,6 +13,7 @@ from functools import partial
 from keyword import iskeyword
 from types import UnionType
 from typing import (
+    TYPE_CHECKING,
     Any,
     ClassVar,
     Literal,
@@ -27,6 +28,9 @@ from typing import (
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.words import ENGLISH, Term, Words
+
+if TYPE_CHECKING:
+    from engine.choices import ChoiceFacts
 
 PlayerId = str
 """A seat's owner: a Discord user id as a string, or ``ai:N`` for a computer seat."""
@@ -546,6 +550,13 @@ class Game(Protocol):
         ``names`` maps player ids to display names for labels that mention others;
         ``words`` is the reader's language (:mod:`engine.words`).
         """
+        ...
+
+    def describe_choice(self, state: Any, player: PlayerId, action: Any) -> ChoiceFacts:
+        """The structured companion of :meth:`describe_action`: an
+        :class:`engine.choices.ChoiceFacts` saying what this legal choice is and does
+        right now (its kind; where it sits on the board; what it costs and gives now,
+        which card, which seats), for front ends that must not parse labels."""
         ...
 
     def describe_event(

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from engine.choices import ChoiceFacts
 from engine.core import (
     TIMER,
     IllegalAction,
@@ -30,6 +31,7 @@ from engine.core import (
     Rng,
 )
 from engine.tonttu import text
+from engine.tonttu.choices import describe_choice
 from engine.tonttu.data import (
     GIFT_CATEGORY,
     GIFT_NAMES,
@@ -367,6 +369,9 @@ class TonttuGame:
         words: Words = ENGLISH,
     ) -> str:
         return text.describe_action(action, state, player, names, words)
+
+    def describe_choice(self, state: TonttuState, player: PlayerId, action: Any) -> ChoiceFacts:
+        return describe_choice(state, player, action)
 
     def describe_event(
         self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH

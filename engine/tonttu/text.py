@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.choices import ChoiceFacts, Note
 from engine.core import PlayerId
+from engine.tonttu.choices import describe_choice, live_seat, material_note, missing_counts
 from engine.tonttu.data import (
     GIFT_NAMES,
-    GIFT_NEED_COUNTS,
     GIFT_NEEDS,
     MATERIAL_NAMES,
     MATERIAL_TYPE,
@@ -24,7 +25,7 @@ from engine.tonttu.models import (
     PointMaterial,
 )
 from engine.tonttu.names import MODES, ROTATIONS
-from engine.tonttu.rules import SET_BONUS, _can_pay, _offer, gift_points, set_points
+from engine.tonttu.rules import SET_BONUS, gift_points, set_points
 from engine.words import ENGLISH, N_, Words
 
 if TYPE_CHECKING:
@@ -80,84 +81,81 @@ def describe_action(
     their offer compares with the others who could pay it too (tactical mode, T-3.2);
     for a face-down material, whether it would go face down or face up (T-3.1). It
     uses only what the player may see (their own face-down card and public cards).
+    The gift's note follows :data:`HINT` (:func:`describe_parts` gives the two apart).
     """
+    label, hint = describe_parts(action, state, player, names, words)
+    return label + HINT + hint if hint else label
+
+
+def describe_parts(
+    action: Any,
+    state: TonttuState | None = None,
+    player: PlayerId | None = None,
+    names: Mapping[PlayerId, str] | None = None,
+    words: Words = ENGLISH,
+) -> tuple[str, str]:
+    """:func:`describe_action` in its two parts: the label, and the note on what a
+    point at a gift would do for the player now ("" if none), both worded from the
+    choice's facts (:func:`engine.tonttu.choices.describe_choice`)."""
     kind = getattr(action, "kind", None)
     if kind == "pick":
-        return _pick_label(action.material, words)
-    seat = _live_seat(state, player)
+        return _pick_label(action.material, words), ""
     if kind == "point_gift":
         label = words.gettext("Point at {gift}").format(gift=gift_label(action.gift, words))
-        if seat is not None and state is not None and action.gift in state.middle_gifts:
-            label += HINT + _gift_hint(state, seat, action.gift, names or {}, words)
-        return label
+        if state is None or player is None:
+            return label, ""
+        facts = describe_choice(state, player, action)
+        return label, _gift_hint(facts, names or {}, words)
     if kind == "point_material":
-        slot = action.slot + 1
-        if not action.face_down:
-            template = N_("Point at face-down material {slot}: take it face up")
-        elif seat is None or state is None:
-            # face down if the workbench has no face-down card (T-3.1)
-            template = N_("Point at face-down material {slot}")
-        elif state.face_down[seat] is not None:
-            template = N_(
-                "Point at face-down material {slot}: "
-                "it goes face up (you already have a face-down card)"
-            )
-        else:
-            template = N_("Point at face-down material {slot}: keep it face down")
-        return words.gettext(template).format(slot=slot)
+        note = material_note(state, live_seat(state, player), action.face_down)
+        return words.gettext(NOTE_LABELS[note]).format(slot=action.slot + 1), ""
     if kind == "close_point_phase":
-        return words.gettext("Close the point phase (time is up)")
-    return str(action)
+        return words.gettext("Close the point phase (time is up)"), ""
+    return str(action), ""
+
+
+NOTES: dict[Note, str] = {
+    "keep_face_down": KEEP_FACE_DOWN,
+    "take_face_up": TAKE_FACE_UP,
+    "goes_face_up": GOES_FACE_UP,
+}
+"""Each note of a point at a face-down material, as its English label ends."""
+NOTE_LABELS: dict[Note | None, str] = {
+    None: N_("Point at face-down material {slot}"),
+    "keep_face_down": N_("Point at face-down material {slot}: keep it face down"),
+    "take_face_up": N_("Point at face-down material {slot}: take it face up"),
+    "goes_face_up": N_(
+        "Point at face-down material {slot}: it goes face up (you already have a face-down card)"
+    ),
+}
+"""A point at a face-down material's label, by its note (``None``: the position does
+not say, e.g. a confirmation after the reveal)."""
 
 
 def _pick_label(material: str, words: Words) -> str:
     return words.gettext("Pick {material}").format(material=_name(material, words))
 
 
-def _live_seat(state: TonttuState | None, player: PlayerId | None) -> int | None:
-    """``player``'s seat while its point is still to be made (or, in tactical mode,
-    changed): only then does a label describe the position. A label asked for after the
-    point resolved (a confirmation) describes the action alone."""
-    if state is None or state.phase != "point" or player not in state.players:
-        return None
-    seat = state.players.index(player)
-    if state.mode == "speed" and state.choices[seat] is not None:
-        return None
-    return seat
-
-
-def _gift_hint(
-    state: TonttuState, seat: int, gift: int, names: Mapping[PlayerId, str], words: Words
-) -> str:
-    """What pointing at ``gift`` does for ``seat`` now (T-3.2, T-4)."""
-    up, down = state.face_up[seat], state.face_down[seat]
-    if not _can_pay(up, down, gift):
-        return words.gettext("missing {cards}").format(cards=missing_text(up, down, gift, words))
-    if state.mode == "speed":
+def _gift_hint(facts: ChoiceFacts, names: Mapping[PlayerId, str], words: Words) -> str:
+    """What pointing at a gift does for the player now (T-3.2, T-4), from its facts;
+    "" where they do not describe the position."""
+    if facts.can_pay is None:
+        return ""
+    if not facts.can_pay:
+        cards = ", ".join(_counted(name, n, words) for name, n in facts.missing.items())
+        return words.gettext("missing {cards}").format(cards=cards)
+    if facts.offer is None:  # speed mode: no offers (T-4)
         return words.gettext("you can pay")
-    mine = _offer(up, down, gift)
+    mine = facts.offer
     rivals = []
-    for other, player in enumerate(state.players):
-        if other == seat:
-            continue
-        # from public cards only: their face-up cards, and whether a face-down card lies there
-        other_up, has_down = state.face_up[other], state.face_down[other] is not None
-        low = _offer(other_up, None, gift)
-        maybe = False
-        if _can_pay(other_up, None, gift):
-            high = low + has_down
-        elif has_down and _missing_count(other_up, gift) == 1:
-            # only if their face-down card is the one they miss
-            low = high = low + 1
-            maybe = True
-        else:
-            continue
-        rival = words.gettext(_versus(mine, low, high)).format(
-            name=_shown(names, player, words), offer=_span(low, high)
+    for rival in facts.rivals:
+        low, high = rival.low, rival.high
+        shown = words.gettext(_versus(mine, low, high)).format(
+            name=_shown(names, rival.player, words), offer=_span(low, high)
         )
-        if maybe:
-            rival = words.gettext("{rival} (if their face-down card fits)").format(rival=rival)
-        rivals.append(rival)
+        if rival.if_face_down_fits:
+            shown = words.gettext("{rival} (if their face-down card fits)").format(rival=shown)
+        rivals.append(shown)
     if not rivals:
         return words.gettext("you can pay; nobody else can")
     return words.gettext("you can pay; if contested your offer {offer} {rivals}").format(
@@ -183,24 +181,11 @@ def _versus(mine: int, low: int, high: int) -> str:
     return N_("ties or loses to {name} {offer}")
 
 
-def _missing_counts(face_up: tuple[int, ...], face_down: int | None, gift: int) -> list[int]:
-    need = list(GIFT_NEED_COUNTS[gift])
-    for card in (*face_up, *(() if face_down is None else (face_down,))):
-        t = MATERIAL_TYPE[card]
-        if need[t]:
-            need[t] -= 1
-    return need
-
-
-def _missing_count(face_up: tuple[int, ...], gift: int) -> int:
-    return sum(_missing_counts(face_up, None, gift))
-
-
 def missing_text(
     face_up: tuple[int, ...], face_down: int | None, gift: int, words: Words = ENGLISH
 ) -> str:
     """The cards a workbench still lacks for ``gift``: "Wood, Paint ×2"."""
-    need = _missing_counts(face_up, face_down, gift)
+    need = missing_counts(face_up, face_down, gift)
     return ", ".join(_counted(MATERIAL_NAMES[t], n, words) for t, n in enumerate(need) if n)
 
 

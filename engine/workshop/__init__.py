@@ -46,9 +46,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from engine.choices import ChoiceFacts
 from engine.core import Model, PlayerId
 from engine.words import ENGLISH, N_, Words
 from engine.workshop.board import render_text, terminal_board
+from engine.workshop.choices import describe_choice
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     EVENT_ADAPTER,
@@ -141,6 +143,9 @@ class WorkshopGame:
         words: Words = ENGLISH,
     ) -> str:
         return describe_action(state, player, action, names, words)
+
+    def describe_choice(self, state: WorkshopState, player: PlayerId, action: Any) -> ChoiceFacts:
+        return describe_choice(state, player, action)
 
     def describe_event(
         self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH

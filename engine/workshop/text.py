@@ -18,8 +18,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engine.choices import ChoiceFacts
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
+from engine.workshop.choices import describe_choice
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS
 from engine.workshop.models import (
@@ -160,32 +162,32 @@ def describe_action(
     if isinstance(action, PlaceElf):
         i = STATION_INDEX[action.station]
         name = words.gettext(STATION_NAMES[action.station])
-        occupants = s.spaces[i]
-        space = len(occupants)
+        space = len(s.spaces[i])
+        facts = describe_choice(s, player, action)
         if i < 4:
             label = words.gettext("{station}, {space}: {count} {material}").format(
                 station=name,
                 space=words.gettext(SPACES[space]),
-                count=space + 2,
+                count=_printed(facts, MATERIALS[i]),
                 material=material(action.station, words),
             )
-            if occupants:
+            if facts.scores:
                 bonus = ", ".join(
-                    _cooperation(names.get(s.players[o], s.players[o]), occupants.count(o), words)
-                    for o in sorted(set(occupants))
+                    _cooperation(names.get(p, p), n, words) for p, n in facts.scores.items()
                 )
                 label += f" ({bonus})"
             return label
         if i in MAIL_TAKE:
             return words.gettext("{station}: take 1 to {n} toy cards").format(
-                station=name, n=MAIL_TAKE[i]
+                station=name, n=_printed(facts, "toy")
             )
         if i == STABLES:
+            n = _printed(facts, "choice")
             return words.ngettext(
                 "{station}, {space}: 1 reindeer + {n} Material of choice",
                 "{station}, {space}: 1 reindeer + {n} Materials of choice",
-                space + 1,
-            ).format(station=name, space=words.gettext(SPACES[space]), n=space + 1)
+                n,
+            ).format(station=name, space=words.gettext(SPACES[space]), n=n)
         if CAPACITY[i] == 0:
             return words.gettext("{station}: take donated tokens your toys need").format(
                 station=name
@@ -216,7 +218,7 @@ def describe_action(
             "toy": words.gettext(TOY_NAMES[action.toy]),
             "need": C.toy_req[action.toy][t] - toy[1 + t],
         }
-        if _completes(toy, t, action.count):
+        if describe_choice(s, player, action).scores:
             completes = N_("Put {count} {material} on {toy} (needs {need}) (completes it)")
             return words.gettext(completes).format(**fields)
         return words.gettext("Put {count} {material} on {toy} (needs {need})").format(**fields)
@@ -247,9 +249,9 @@ def _cooperation(name: str, n: int, words: Words) -> str:
     return words.gettext("+{n} cooperation to {name}").format(n=n, name=name)
 
 
-def _completes(toy: tuple[int, ...], t: int, count: int) -> bool:
-    req = C.toy_req[toy[0]]
-    return all(req[i] == toy[1 + i] + (count if i == t else 0) for i in range(4))
+def _printed(facts: ChoiceFacts, resource: str) -> int:
+    """What the board prints for a choice: what it gives now and what it cannot."""
+    return facts.gives.get(resource, 0) + facts.short.get(resource, 0)
 
 
 _INSPECTION_DETAIL = re.compile(r"Inspection (\d+), Cheer (\d+)")
