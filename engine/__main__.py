@@ -46,7 +46,7 @@ import i18n
 from engine import get_game
 from engine.ai import LEVELS, choose
 from engine.ai.match import parse_seats, play_match
-from engine.core import Game, InvalidSetup, PlayerId, Rng, RuleError, derive_seed
+from engine.core import AnyGame, InvalidSetup, PlayerId, Rng, RuleError, derive_seed
 from engine.records import (
     PartialRecord,
     Record,
@@ -83,7 +83,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return {"mode": args.mode} if getattr(args, "mode", None) else {}
 
 
-def _game(args: argparse.Namespace, players: int, words: Words = ENGLISH) -> Game:
+def _game(args: argparse.Namespace, players: int, words: Words = ENGLISH) -> AnyGame:
     """The game of ``--game``, after checking that it is played by ``players`` players."""
     game = get_game(args.game)
     if not game.min_players <= players <= game.max_players:
@@ -183,7 +183,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) -> 
 
 
 def bench(
-    game: Game, players: int, games: int, seed: int, options: dict[str, Any] | None = None
+    game: AnyGame, players: int, games: int, seed: int, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Complete random games per second and microseconds per apply (one core)."""
     seats = _players(players)
@@ -232,7 +232,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = 
         return INTERRUPTED
 
 
-def _board_text(game: Game, words: Words) -> Callable[[Any, Mapping[PlayerId, str]], str]:
+def _board_text(game: AnyGame, words: Words) -> Callable[[Any, Mapping[PlayerId, str]], str]:
     """The game's board for the terminal (its ``terminal_board`` if it has one, else
     ``render_text``) in ``words``' language."""
     render = getattr(game, "terminal_board", game.render_text)
@@ -242,7 +242,7 @@ def _board_text(game: Game, words: Words) -> Callable[[Any, Mapping[PlayerId, st
 
 
 def _play(
-    game: Game, args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = ENGLISH
+    game: AnyGame, args: argparse.Namespace, out: TextIO, inp: TextIO, words: Words = ENGLISH
 ) -> int:
     players = [YOU, *[f"bot{i}" for i in range(1, args.players)]]
     # the games' text translates the seat named YOU_NAME itself ("Du"), in the second person

@@ -18,6 +18,7 @@ from typing import (
     ClassVar,
     Literal,
     Protocol,
+    TypeAlias,
     TypeVar,
     Union,
     get_args,
@@ -26,6 +27,7 @@ from typing import (
 )
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from typing_extensions import TypeVar as DefaultingTypeVar
 
 from engine.words import ENGLISH, Term, Words
 
@@ -494,16 +496,32 @@ class Outcome(Model):
     winners: list[PlayerId]
 
 
-S = TypeVar("S", bound=StateBase)
+# Game's parameters. Each defaults to Any (PEP 696), so a bare ``Game`` is any game.
+S = DefaultingTypeVar("S", bound=StateBase, default=Any)
+"""A game's state type (:class:`Game`'s first parameter)."""
+A = DefaultingTypeVar("A", bound=Model, default=Any)
+"""A game's action type: one model, or a union of them."""
+V = DefaultingTypeVar("V", bound=Model, default=Any)
+"""A game's view type: what one player (or a spectator) may see."""
+E = DefaultingTypeVar("E", bound=Model, default=Any)
+"""A game's event type: one model, or a union of them."""
 
 
 @runtime_checkable
-class Game(Protocol):
+class Game(Protocol[S, A, V, E]):
     """The rules of one game, as pure functions over a serializable state.
 
     Like OpenSpiel: ``to_act`` holds one player for a turn-based decision or
     several for a simultaneous one; a simultaneous step resolves when the last
     choice is applied.
+
+    Generic over the game's state, action, view and event types, in that order:
+    ``Game[WorkshopState, Action, WorkshopView, Event]`` for Santa's Workshop (its
+    ``Action`` and ``Event`` are unions of models), so that ``apply`` returns a
+    ``WorkshopState`` to a caller that holds that game. Each is
+    invariant (a state goes into ``apply`` and comes out of it). Code that works for
+    any game, whose name is a runtime string (``engine.get_game``), takes
+    :data:`AnyGame`.
     """
 
     name: ClassVar[str]
@@ -515,33 +533,33 @@ class Game(Protocol):
         """Validated options; raises :class:`InvalidSetup` with a sentence."""
         ...
 
-    def new_game(self, players: Sequence[PlayerId], seed: int, options: Model) -> Any: ...
+    def new_game(self, players: Sequence[PlayerId], seed: int, options: Model) -> S: ...
 
-    def to_act(self, state: Any) -> frozenset[PlayerId]: ...
+    def to_act(self, state: S) -> frozenset[PlayerId]: ...
 
-    def legal_actions(self, state: Any, player: PlayerId) -> Sequence[Any]: ...
+    def legal_actions(self, state: S, player: PlayerId) -> Sequence[A]: ...
 
-    def apply(self, state: Any, player: PlayerId, action: Any) -> tuple[Any, Sequence[Any]]: ...
+    def apply(self, state: S, player: PlayerId, action: A) -> tuple[S, Sequence[E]]: ...
 
-    def view(self, state: Any, player: PlayerId | None) -> Any: ...
+    def view(self, state: S, player: PlayerId | None) -> V: ...
 
-    def outcome(self, state: Any) -> Outcome | None: ...
+    def outcome(self, state: S) -> Outcome | None: ...
 
-    def parse_action(self, data: Any) -> Any:
+    def parse_action(self, data: Any) -> A:
         """An action from its JSON text or its ``model_dump`` dict; raises IllegalAction."""
         ...
 
-    def parse_state(self, data: str | bytes) -> Any: ...
+    def parse_state(self, data: str | bytes) -> S: ...
 
-    def parse_event(self, data: Mapping[str, Any]) -> Any:
+    def parse_event(self, data: Mapping[str, Any]) -> E:
         """An event from its ``model_dump`` dict (as the action log stores it)."""
         ...
 
     def describe_action(
         self,
-        state: Any,
+        state: S,
         player: PlayerId,
-        action: Any,
+        action: A,
         names: Mapping[PlayerId, str] | None = None,
         words: Words = ENGLISH,
     ) -> str:
@@ -552,7 +570,7 @@ class Game(Protocol):
         """
         ...
 
-    def describe_choice(self, state: Any, player: PlayerId, action: Any) -> ChoiceFacts:
+    def describe_choice(self, state: S, player: PlayerId, action: A) -> ChoiceFacts:
         """The structured companion of :meth:`describe_action`: an
         :class:`engine.choices.ChoiceFacts` saying what this legal choice is and does
         right now (its kind; where it sits on the board; what it costs and gives now,
@@ -560,14 +578,19 @@ class Game(Protocol):
         ...
 
     def describe_event(
-        self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+        self, event: E, names: Mapping[PlayerId, str], words: Words = ENGLISH
     ) -> str:
         """One log line for a public event, using display names."""
         ...
 
-    def render_text(self, view: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
+    def render_text(self, view: V, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
         """The board as plain text (terminal play, accessible fallback)."""
         ...
+
+
+AnyGame: TypeAlias = Game[Any, Any, Any, Any]
+"""Any game: for code that works through the protocol alone, e.g. with the game that
+``engine.get_game`` returns for a name known only at run time."""
 
 
 def check_action(action: Any, kinds: Collection[type[BaseModel]], title: str) -> None:
@@ -635,7 +658,7 @@ def _first_problem(kind: str, error: ValidationError) -> str:
     return f"the {field} of {article} {kind} {message}"
 
 
-def check_can_act(game: Game, state: StateBase, player: PlayerId) -> None:
+def check_can_act(game: Game[S, Any, Any, Any], state: S, player: PlayerId) -> None:
     """The checks every ``apply`` makes first: game over, seat, turn."""
     if game.outcome(state) is not None:
         raise GameOver("The game is over; no more moves can be made.")

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.core import Game, PlayerId, Rng
+from engine.core import A, E, Game, PlayerId, Rng, S, V
 
 RECORD_FORMAT = 1
 """The version of the record format (``docs/records.md``); absent means 1."""
@@ -78,12 +78,12 @@ class PartialRecord(ValueError):
         )
 
 
-def dump_outcome(game: Game, state: Any) -> dict[str, Any] | None:
+def dump_outcome(game: Game[S, A, V, E], state: S) -> dict[str, Any] | None:
     result = game.outcome(state)
     return None if result is None else result.model_dump(mode="json")
 
 
-def pick_random(game: Game, state: Any, rng: Rng) -> tuple[PlayerId, Any]:
+def pick_random(game: Game[S, A, V, E], state: S, rng: Rng) -> tuple[PlayerId, A]:
     """A uniformly random (player, legal action) pair, deterministic given ``rng``.
 
     With several players to act (a simultaneous step), the actor is drawn first,
@@ -96,14 +96,14 @@ def pick_random(game: Game, state: Any, rng: Rng) -> tuple[PlayerId, Any]:
 
 
 def random_playout(
-    game: Game,
+    game: Game[S, A, V, E],
     players: Sequence[PlayerId],
     seed: int,
     options: Mapping[str, Any] | None = None,
     *,
     max_actions: int = 100_000,
     keep_actions: bool = True,
-) -> tuple[Any, Record]:
+) -> tuple[S, Record]:
     """Play one game with uniformly random legal actions; returns the final state and its record."""
     parsed = game.parse_options(options)
     state = game.new_game(players, seed, parsed)
@@ -129,22 +129,23 @@ def random_playout(
     return state, record
 
 
-def replay(game: Game, record: Record, upto: int | None = None) -> Any:
+def replay(game: Game[S, A, V, E], record: Record, upto: int | None = None) -> S:
     """Re-apply a record's actions from its seed (the first ``upto`` of them, or all);
     returns the state reached.
 
     Raises :class:`PartialRecord` for a running game's record, and the game's
     ``RuleError`` if an action is not legal where it stands.
     """
-    state = None
+    state: S | None = None
     for reached, _events in replay_steps(game, record, upto):
         state = reached
+    assert state is not None  # replay_steps yields the start first
     return state
 
 
 def replay_steps(
-    game: Game, record: Record, upto: int | None = None
-) -> Iterator[tuple[Any, Sequence[Any]]]:
+    game: Game[S, A, V, E], record: Record, upto: int | None = None
+) -> Iterator[tuple[S, Sequence[E]]]:
     """:func:`replay` step by step: the state at the start, then after each action the
     state it made and its events (the first yields no events)."""
     if not record.replayable or record.seed is None:

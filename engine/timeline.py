@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from engine.core import Game, Model, Outcome, PlayerId
+from engine.core import AnyGame, Model, Outcome, PlayerId
 from engine.records import Record
 from engine.words import N_
 
@@ -134,7 +134,7 @@ def stages_of(game: str) -> Stages:
 
 
 def score_timeline(
-    game: Game,
+    game: AnyGame,
     players: Sequence[PlayerId],
     seed: int,
     options: Mapping[str, Any] | None,
@@ -177,7 +177,7 @@ def score_timeline(
     )
 
 
-def record_timeline(game: Game, record: Record) -> Timeline:
+def record_timeline(game: AnyGame, record: Record) -> Timeline:
     """The timeline of a game record (``engine.records``), e.g. an exported game.
 
     A running game's partial record (no seed) raises ``ValueError`` as an unfinished

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
-from engine.core import Game, Model, PlayerId, RuleError
+from engine.core import AnyGame, Model, PlayerId, RuleError
 from engine.words import ENGLISH, N_, Words
 
 YOU = "You"
@@ -138,7 +138,7 @@ OTHER_MOVED = N_("Another player has moved since, so you have nothing to take ba
 
 
 def step_block(
-    game: Game, before: Any, player: PlayerId, action: Any, after: Any, events: Sequence[Any]
+    game: AnyGame, before: Any, player: PlayerId, action: Any, after: Any, events: Sequence[Any]
 ) -> str | None:
     """``None`` when this applied step keeps the undo window open, else why it closes it."""
     hook = getattr(game, "undo_block", None)
@@ -179,7 +179,7 @@ class History:
     ``ValueError`` says which entry is wrong.
     """
 
-    def __init__(self, game: Game, state: Any, version: int = 0) -> None:
+    def __init__(self, game: AnyGame, state: Any, version: int = 0) -> None:
         self.game = game
         self.state = state
         self.version = version
@@ -283,7 +283,7 @@ class History:
         return Undo(seq=event.seq), state, event
 
 
-def replay(game: Game, initial: Any, entries: Iterable[LogEntry]) -> History:
+def replay(game: AnyGame, initial: Any, entries: Iterable[LogEntry]) -> History:
     """A :class:`History` from the game's first state through ``entries`` (the log)."""
     history = History(game, initial)
     for entry in entries:
@@ -294,7 +294,7 @@ def replay(game: Game, initial: Any, entries: Iterable[LogEntry]) -> History:
 # --------------------------------------------------------------------------- log lines
 
 
-def parse_event(game: Game, data: Mapping[str, Any]) -> Any:
+def parse_event(game: AnyGame, data: Mapping[str, Any]) -> Any:
     """An event as logged: the game's own, or a :class:`TookBack`."""
     if data.get("kind") == TOOK_BACK_KIND:
         return TookBack.model_validate(data)
@@ -302,7 +302,7 @@ def parse_event(game: Game, data: Mapping[str, Any]) -> Any:
 
 
 def describe_event(
-    game: Game, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+    game: AnyGame, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
 ) -> str:
     """The log line of an event: the game's own, or for an undo "Aino took back: …"
     made of the game's lines for the undone events (the actor's name left out). The

@@ -77,7 +77,7 @@ from typing import Any, ClassVar, Protocol, Self, cast
 from pydantic import BaseModel
 
 from engine import get_game
-from engine.core import Game, PlayerId
+from engine.core import AnyGame, PlayerId
 from storage.errors import (
     Conflict,
     GameNotFound,
@@ -390,7 +390,7 @@ class SqlCore:
         async with self._lock:
             return await self._write_one(sql, params)
 
-    def _engine(self, game_id: int, kind: str) -> Game:
+    def _engine(self, game_id: int, kind: str) -> AnyGame:
         try:
             return get_game(kind)
         except (KeyError, ImportError) as error:

@@ -42,7 +42,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine import GAME_MODULES, get_game
-from engine.core import Game, IllegalAction, PlayerId
+from engine.core import AnyGame, IllegalAction, PlayerId
 from engine.undo import History
 from storage.core import (
     SNAPSHOT,
@@ -776,7 +776,7 @@ class SqlStorage(UndoStore, RatingStore):
         return reports
 
 
-def logged_action(game: Game, action_json: str) -> dict[str, Any]:
+def logged_action(game: AnyGame, action_json: str) -> dict[str, Any]:
     """A logged action's JSON object; for anything else the game's own refusal."""
     try:
         logged = json.loads(action_json)

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from engine.core import Game, NotYourTurn, PlayerId, Rng, derive_seed
+from engine.core import AnyGame, NotYourTurn, PlayerId, Rng, derive_seed
 from engine.records import Record
 
 LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
@@ -96,7 +96,7 @@ class GameAI:
     """Legal actions ordered best first (the search's candidates)."""
     evaluate: Callable[[Any, PlayerId], float]
     """A finished or cut-off (sampled) state's value for ``player``, about 0..1."""
-    prepare: Callable[[Game, Any, PlayerId, Rng], Any] | None = None
+    prepare: Callable[[AnyGame, Any, PlayerId, Rng], Any] | None = None
     """Optional: adjust a sample before the search (e.g. others re-choose greedily)."""
     finished: Callable[[Any], bool] | None = None
     """Optional: a cheap "is the game over" (``game.outcome(state) is not None`` without
@@ -104,7 +104,7 @@ class GameAI:
     advance: Callable[[Any, PlayerId, Any], Any] | None = None
     """Optional: ``game.apply(state, player, action)[0]`` without building the events,
     which a search never reads (the same state, cheaper)."""
-    recall: Callable[[Game, Record, PlayerId], Any] | None = None
+    recall: Callable[[AnyGame, Record, PlayerId], Any] | None = None
     """Optional: ``recall(game, record, player)``, what ``player`` remembers of the game
     so far (``record``: its seed and decisions) from public facts only, for the
     determinizer's ``memory``."""
@@ -135,14 +135,14 @@ def game_ai(name: str) -> GameAI:
     return ai
 
 
-def remembers(game: Game, level: str) -> bool:
+def remembers(game: AnyGame, level: str) -> bool:
     """Whether ``level`` uses the game so far (:func:`choose`'s ``record``): the
     ``strong`` level of a game with a ``recall``. Callers build a record only then."""
     return level == "strong" and game_ai(game.name).recall is not None
 
 
 def choose(
-    game: Game,
+    game: AnyGame,
     state: Any,
     player: PlayerId,
     level: str,
@@ -176,7 +176,7 @@ def choose(
 
 
 def decide(
-    game: Game,
+    game: AnyGame,
     view: Any,
     player: PlayerId,
     level: str,
@@ -205,7 +205,7 @@ def decide(
 
 
 def _search(
-    game: Game,
+    game: AnyGame,
     ai: GameAI,
     view: Any,
     player: PlayerId,
@@ -267,7 +267,7 @@ def _search(
 
 
 def playout(
-    game: Game,
+    game: AnyGame,
     ai: GameAI,
     state: Any,
     rng: Rng,
@@ -286,7 +286,7 @@ def playout(
 
 
 def rollout_step(
-    game: Game, ai: GameAI, state: Any, rng: Rng, epsilon: float, me: PlayerId | None = None
+    game: AnyGame, ai: GameAI, state: Any, rng: Rng, epsilon: float, me: PlayerId | None = None
 ) -> Any:
     """One move of the rollout policy (:func:`playout`'s): a seat that must act (drawn
     when several may), then its only action, a random one with chance ``epsilon``, or
@@ -309,7 +309,7 @@ def rollout_step(
     return _advance(game, ai, state, player, action)
 
 
-def _advance(game: Game, ai: GameAI, state: Any, player: PlayerId, action: Any) -> Any:
+def _advance(game: AnyGame, ai: GameAI, state: Any, player: PlayerId, action: Any) -> Any:
     """The state after ``action`` (its events are not needed)."""
     if ai.advance is not None:
         return ai.advance(state, player, action)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.ai import LEVELS, Budget, choose, remembers
-from engine.core import Game, PlayerId, Rng, derive_seed
+from engine.core import AnyGame, PlayerId, Rng, derive_seed
 from engine.records import Record, RecordedAction, dump_outcome
 
 DecisionTimer = Callable[[str, float, float], None]
@@ -32,7 +32,7 @@ def parse_seats(text: str) -> list[str]:
 
 
 def play_match(
-    game: Game,
+    game: AnyGame,
     levels: Sequence[str],
     seed: int,
     options: Mapping[str, Any] | None = None,

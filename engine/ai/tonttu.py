@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.ai import GameAI
-from engine.core import Game, Rng
+from engine.core import AnyGame, Rng
 from engine.records import Record, replay_steps
 from engine.tonttu.data import (
     GIFT_CATEGORY_ID,
@@ -677,7 +677,7 @@ def evaluate(state: TonttuState, player: str) -> float:
     return win + MARGIN_WEIGHT * margin
 
 
-def prepare(game: Game, state: TonttuState, player: str, rng: Rng) -> TonttuState:
+def prepare(game: AnyGame, state: TonttuState, player: str, rng: Rng) -> TonttuState:
     """Before a search: the others' sampled pending choices are replaced by greedy ones.
 
     A tactical choice may be replaced until the last seat chooses (T-2.1, T-2.2),
@@ -749,7 +749,7 @@ def point_evidence(before: TonttuView, revealed: PointsRevealed) -> dict[str, tu
     return out
 
 
-def recall(game: Game, record: Record, player: str) -> dict[str, tuple[float, ...]]:
+def recall(game: AnyGame, record: Record, player: str) -> dict[str, tuple[float, ...]]:
     """What ``player`` remembers of the game so far that its view does not show: the
     evidence of the others' revealed tactical points about the face-down workbench
     cards they hold now (:func:`point_evidence`), multiplied over the reveals since
@@ -773,7 +773,7 @@ def recall(game: Game, record: Record, player: str) -> dict[str, tuple[float, ..
     return memory
 
 
-def point_reveals(game: Game, record: Record) -> Iterator[tuple[TonttuState, PointsRevealed]]:
+def point_reveals(game: AnyGame, record: Record) -> Iterator[tuple[TonttuState, PointsRevealed]]:
     """Each tactical reveal of points in ``record``, with the state the points were
     chosen in (secrets included: a reader takes only public facts from it)."""
     steps = replay_steps(game, record)

@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.choices import ChoiceFacts
 from engine.core import (
     TIMER,
+    Game,
     IllegalAction,
     InvalidSetup,
     PlayerId,
@@ -84,8 +85,8 @@ POINT_MATERIALS_UP: tuple[PointMaterial, ...] = tuple(
 """T-3.1: the same points, asking for the card face up."""
 CLOSE = ClosePointPhase()
 CLOSE_ONLY: tuple[ClosePointPhase, ...] = (CLOSE,)
-_ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
-_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+_ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
+_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 GIFT_CARDS: tuple[GiftCard, ...] = tuple(
     GiftCard(id=g, name=GIFT_NAMES[g], category=GIFT_CATEGORY[g], needs=list(GIFT_NEEDS[g]))
@@ -128,8 +129,9 @@ def point_menu(
     return menu
 
 
-class TonttuGame:
-    """Workshop Tonttu for 3–6 seats, tactical or speed mode (option ``mode``)."""
+class TonttuGame(Game[TonttuState, Action, TonttuView, Event]):
+    """Workshop Tonttu for 3–6 seats, tactical or speed mode (option ``mode``):
+    :class:`engine.core.Game` with its state, action, view and event types."""
 
     name: ClassVar[str] = "tonttu"
     title: ClassVar[str] = N_("Workshop Tonttu")
@@ -222,7 +224,7 @@ class TonttuGame:
         # the seats whose choice is None, selected without a Python-level loop
         return frozenset(compress(d["players"], map(is_, choices, NONES)))
 
-    def legal_actions(self, state: TonttuState, player: PlayerId) -> Sequence[Any]:
+    def legal_actions(self, state: TonttuState, player: PlayerId) -> Sequence[Action]:
         """The choices open to ``player`` now.
 
         In tactical mode a seat that has already chosen still gets the full list:
@@ -344,7 +346,7 @@ class TonttuGame:
 
     # ------------------------------------------------------------------ parsing and text
 
-    def parse_action(self, data: Any) -> Any:
+    def parse_action(self, data: Any) -> Action:
         try:
             if isinstance(data, str | bytes):
                 return _ACTION_ADAPTER.validate_json(data)
@@ -354,7 +356,7 @@ class TonttuGame:
                 "That is not a Workshop Tonttu action: {action!r}.", action=data
             ) from error
 
-    def parse_event(self, data: Mapping[str, Any]) -> Any:
+    def parse_event(self, data: Mapping[str, Any]) -> Event:
         return _EVENT_ADAPTER.validate_python(data)
 
     def parse_state(self, data: str | bytes) -> TonttuState:
@@ -370,11 +372,11 @@ class TonttuGame:
     ) -> str:
         return text.describe_action(action, state, player, names, words)
 
-    def describe_choice(self, state: TonttuState, player: PlayerId, action: Any) -> ChoiceFacts:
+    def describe_choice(self, state: TonttuState, player: PlayerId, action: Action) -> ChoiceFacts:
         return describe_choice(state, player, action)
 
     def describe_event(
-        self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+        self, event: Event, names: Mapping[PlayerId, str], words: Words = ENGLISH
     ) -> str:
         return text.describe_event(event, names, words)
 

@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.choices import ChoiceFacts
-from engine.core import Model, PlayerId
+from engine.core import Game, Model, PlayerId
 from engine.words import ENGLISH, N_, Words
 from engine.workshop.board import render_text, terminal_board
 from engine.workshop.choices import describe_choice
@@ -56,6 +56,8 @@ from engine.workshop.models import (
     EVENT_ADAPTER,
     REASONS,
     STATIONS,
+    Action,
+    Event,
     Phase,
     WorkshopOptions,
     WorkshopOutcome,
@@ -90,8 +92,9 @@ def seat_sets(players: tuple[PlayerId, ...]) -> tuple[frozenset[PlayerId], ...]:
     return sets
 
 
-class WorkshopGame:
-    """The rules object registered as ``workshop``."""
+class WorkshopGame(Game[WorkshopState, Action, WorkshopView, Event]):
+    """The rules object registered as ``workshop``: :class:`engine.core.Game` with
+    Santa's Workshop's state, action, view and event types."""
 
     name: ClassVar[str] = "workshop"
     title: ClassVar[str] = N_("Santa's Workshop")  # translated where shown: words.gettext(title)
@@ -125,30 +128,32 @@ class WorkshopGame:
             return None
         return outcome_of(state)
 
-    def parse_action(self, data: Any) -> Any:
+    def parse_action(self, data: Any) -> Action:
         return parse_action(data)
 
     def parse_state(self, data: str | bytes) -> WorkshopState:
         return WorkshopState.model_validate_json(data)
 
-    def parse_event(self, data: Mapping[str, Any]) -> Any:
+    def parse_event(self, data: Mapping[str, Any]) -> Event:
         return EVENT_ADAPTER.validate_python(data)
 
     def describe_action(
         self,
         state: WorkshopState,
         player: PlayerId,
-        action: Any,
+        action: Action,
         names: Mapping[PlayerId, str] | None = None,
         words: Words = ENGLISH,
     ) -> str:
         return describe_action(state, player, action, names, words)
 
-    def describe_choice(self, state: WorkshopState, player: PlayerId, action: Any) -> ChoiceFacts:
+    def describe_choice(
+        self, state: WorkshopState, player: PlayerId, action: Action
+    ) -> ChoiceFacts:
         return describe_choice(state, player, action)
 
     def describe_event(
-        self, event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH
+        self, event: Event, names: Mapping[PlayerId, str], words: Words = ENGLISH
     ) -> str:
         return describe_event(event, names, words)
 
@@ -161,9 +166,9 @@ class WorkshopGame:
         self,
         before: WorkshopState,
         player: PlayerId,
-        action: Any,
+        action: Action,
         after: WorkshopState,
-        events: Sequence[Any],
+        events: Sequence[Event],
     ) -> str | None:
         """The undo hook (``engine.undo``): why this step can't be taken back, or None.
 

@@ -38,6 +38,7 @@ from engine.workshop.models import (
     ACTION_ADAPTER,
     REASONS,
     STATIONS,
+    Action,
     ChoiceLost,
     ChooseMaterial,
     ChooseOrnament,
@@ -46,6 +47,7 @@ from engine.workshop.models import (
     DeckReshuffled,
     DonateTokens,
     ElfPlaced,
+    Event,
     GameEnded,
     Inspection,
     OrnamentPlaced,
@@ -956,26 +958,26 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
 
 
 def apply_action(
-    s: WorkshopState, player: PlayerId, action: Any
-) -> tuple[WorkshopState, list[Any]]:
+    state: WorkshopState, player: PlayerId, action: Any
+) -> tuple[WorkshopState, list[Event]]:
     """``GAME.apply``: the turn check, then the action's handler in a transaction."""
-    d = s.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
+    d = state.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
     players = d["players"]
     seat = (d["first"] + d["turn"]) % len(players)
     if d["phase"] == P_OVER or player != players[seat]:
         from engine.workshop import GAME  # the shared checks need the game object
 
-        check_can_act(GAME, s, player)
+        check_can_act(GAME, state, player)
         # only the timer gets past the shared checks here, and it has no moves
         raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
     cached_state, legal = _last_legal
-    if cached_state is not s:
-        legal = legal_actions_of(s)
+    if cached_state is not state:
+        legal = legal_actions_of(state)
     for candidate in legal:  # the prebuilt actions: identity, not pydantic's slower ==
         if candidate is action:
             break
     else:
-        action = legal_equal(s, legal, action)
+        action = legal_equal(state, legal, action)
     tx = _transaction(d)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
@@ -993,14 +995,14 @@ def legal_equal(s: WorkshopState, legal: Sequence[Any], action: Any) -> Any:
     raise refusal(s, action)
 
 
-def legal_actions_for(s: WorkshopState, player: PlayerId) -> Sequence[Any]:
+def legal_actions_for(state: WorkshopState, player: PlayerId) -> Sequence[Action]:
     """``GAME.legal_actions``: the current player's legal actions (a cached tuple), an
     empty list for anyone else."""
-    d = s.__dict__
+    d = state.__dict__
     players = d["players"]
     if d["phase"] == P_OVER or player != players[(d["first"] + d["turn"]) % len(players)]:
         return []
-    return legal_actions_of(s)
+    return legal_actions_of(state)
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> WorkshopOptions:
@@ -1011,7 +1013,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> WorkshopOptions:
         raise InvalidSetup("Santa's Workshop has no options (got: {keys}).", keys=keys) from error
 
 
-def parse_action(data: Any) -> Any:
+def parse_action(data: Any) -> Action:
     try:
         if isinstance(data, str | bytes):
             return ACTION_ADAPTER.validate_json(data)
