@@ -58,10 +58,12 @@ from cogs.helpers.render import (
 )
 from cogs.helpers.thread import Sync, nonce
 from cogs.table import BOARD_DELAY, register_components
-from engine.core import TIMER, GameOver, IllegalAction, PlayerId, RuleError
+from engine.choices import ChoiceFacts
+from engine.core import TIMER, IllegalAction, PlayerId
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
+from engine.tonttu.game import PhaseClosed, chosen_action, is_race, phase_of, still_open
 from engine.tonttu.models import ClosePointPhase, Pick, PointGift, PointMaterial
-from engine.tonttu.text import GOES_FACE_UP, HINT, KEEP_FACE_DOWN, TAKE_FACE_UP
+from engine.tonttu.text import NOTE_LABELS, describe_parts
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, NewTimer, Timer, human_player
 from tables.publishing import logged_events, pending_reminder
@@ -90,10 +92,6 @@ TIDY_LATE = 6.0
 """Seconds after which the thread's tidy-ups (the status line, the board picture), held
 back while the bot's REST budget has no room to spare (:meth:`RestBudget.spare
 <cogs.helpers.gates.RestBudget.spare>`), take any free slot."""
-
-
-class PhaseClosed(RuleError):
-    """A choice made for a phase that has ended (T-2.1: changeable only until the reveal)."""
 
 
 # --------------------------------------------------------------------------- choices as text
@@ -128,21 +126,23 @@ def decode(value: str) -> Any:
 
 
 POINTED_AT_MATERIAL = {
-    "": N_("You pointed at face-down material {n}."),
-    KEEP_FACE_DOWN: N_("You pointed at face-down material {n}: keep it face down."),
-    TAKE_FACE_UP: N_("You pointed at face-down material {n}: take it face up."),
-    GOES_FACE_UP: N_(
+    None: N_("You pointed at face-down material {n}."),
+    "keep_face_down": N_("You pointed at face-down material {n}: keep it face down."),
+    "take_face_up": N_("You pointed at face-down material {n}: take it face up."),
+    "goes_face_up": N_(
         "You pointed at face-down material {n}: it goes face up (you already have a "
         "face-down card)."
     ),
 }
-"""A point at a face-down material, by the note its English menu label ends with."""
+"""A point at a face-down material, by its facts' note (``engine.choices.Note``)."""
 
 
-def confirmation(label: str, action: Any, words: Words = ENGLISH) -> str:
+def confirmation(facts: ChoiceFacts | str, action: Any, words: Words = ENGLISH) -> str:
     """ "You picked Wool." / "You pointed at Rocking Horse (needs …)." (what was chosen,
-    without the menu's note on what it would do: ``label``, the choice's English menu
-    label, may be made after the reveal)"""
+    without the menu's note on what it would do), from the choice's facts
+    (``describe_choice``, which may be asked after the reveal: then a face-down
+    material's note is unknown). ``facts`` may also be the choice's English menu label
+    (the engine's own, as callers from before the facts pass it)."""
     if action.kind == "pick":
         return words.gettext("You picked {material}.").format(
             material=words.gettext(action.material)
@@ -152,14 +152,13 @@ def confirmation(label: str, action: Any, words: Words = ENGLISH) -> str:
             gift=words.gettext(GIFT_NAMES[action.gift]),
             materials=", ".join(words.gettext(m) for m in GIFT_NEEDS[action.gift]),
         )
-    note = label.split(HINT)[0].partition(": ")[2]
-    template = POINTED_AT_MATERIAL.get(note, POINTED_AT_MATERIAL[""])
-    return words.gettext(template).format(n=action.slot + 1)
-
-
-def is_race(state: Any) -> bool:
-    """A speed-mode point phase (T-4): public buttons, first valid click wins."""
-    return bool(state.phase == "point" and state.mode == "speed")
+    if isinstance(facts, str):  # the label the engine made for one of the notes
+        slot = action.slot + 1
+        labels = {ENGLISH.gettext(t).format(slot=slot): n for n, t in NOTE_LABELS.items()}
+        note = labels.get(facts)
+    else:
+        note = facts.note
+    return words.gettext(POINTED_AT_MATERIAL[note]).format(n=action.slot + 1)
 
 
 PHASE_NAMES = {"pick": N_("pick"), "point": N_("point"), "race": N_("speed race")}
@@ -181,15 +180,13 @@ REMINDERS = {
 }
 
 
-def phase_of(state: Any) -> str:
-    """``pick``, ``point`` or ``race`` (a speed-mode point phase)."""
-    if state.phase == "pick":
-        return "pick"
-    return "race" if state.mode == "speed" else "point"
-
-
 def phase_name(state: Any, words: Words = ENGLISH) -> str:
-    return words.gettext(PHASE_NAMES[phase_of(state)])
+    """The phase's name (``engine.tonttu.game.phase_of``); a finished game's panel
+    names its last phase, as it always has."""
+    phase = phase_of(state)
+    if phase == "over":
+        phase = "race" if state.mode == "speed" else "point"
+    return words.gettext(PHASE_NAMES[phase])
 
 
 # --------------------------------------------------------------------------- components
@@ -341,35 +338,6 @@ def status_key(state: Any) -> str:
     return f"phase:{state.round}:{state.phase}"
 
 
-def still_open(round_: int, phase: str) -> Any:
-    """The staleness check of a choice: its round and phase must still be open.
-
-    Storage runs it on the state the choice is applied to (``submit(precondition=…)``).
-    """
-
-    def check(state: Any) -> None:
-        if state.phase == "over":
-            raise GameOver("The game is over; no more moves can be made.")
-        if state.round != round_ or state.phase != phase:
-            if phase == "pick":
-                raise PhaseClosed(
-                    N_(
-                        "The picks of round {round} have already been revealed; "
-                        "that choice was not counted."
-                    ),
-                    round=round_,
-                )
-            raise PhaseClosed(
-                N_(
-                    "The points of round {round} have already been revealed; "
-                    "that choice was not counted."
-                ),
-                round=round_,
-            )
-
-    return check
-
-
 async def done_first(task: asyncio.Future[Any], event: asyncio.Event) -> bool:
     """Wait until ``task`` is done or ``event`` is set; whether ``task`` is done."""
     if not task.done() and not event.is_set():
@@ -459,21 +427,17 @@ class Tonttu(commands.Cog):
             content = head + gettext("Your hand is empty, so you skip this pick.")  # T-2.5
             return {"content": content, "embed": embed, "view": view}
         rules = engine_of(game)
-        mine = view_of(game, player).my_choice
+        mine = chosen_action(state, player)  # the pending choice, for this player's eyes
         options = []
         for c in choices[:25]:
-            shown = (
-                c.label
-                if words is ENGLISH
-                else rules.describe_action(state, player, c.action, game.names, words)
-            )
-            label, _sep, hint = shown.partition(HINT)  # what a point would do: the description
+            # the label, and what a point would do (the description)
+            label, hint = describe_parts(c.action, state, player, game.names, words)
             options.append(
                 discord.SelectOption(
                     label=cut(label, OPTION_LABEL),
                     value=encode(c.action),
                     description=cut(hint, OPTION_LABEL) if hint else None,
-                    default=c.label == mine,
+                    default=c.action == mine,
                 )
             )
         view.add_item(ChoiceSelect(game.id, state.round, state.phase, options, words))
@@ -488,13 +452,10 @@ class Tonttu(commands.Cog):
                     "A material you alone point at goes to your workbench face down"
                     " unless you choose face up."
                 )
-        if mine:
-            chosen = next((c for c in choices if c.label == mine), None)
-            if chosen is not None and words is not ENGLISH:
-                mine = rules.describe_action(state, player, chosen.action, game.names, words)
+        if mine is not None:
             ask += "\n" + gettext(
                 "Your choice so far: {choice}. You can change it until everyone has chosen."
-            ).format(choice=mine)
+            ).format(choice=rules.describe_action(state, player, mine, game.names, words))
         return {"content": head + ask, "embed": embed, "view": view}
 
     async def open_private(self, interaction: discord.Interaction, game_id: int) -> None:
@@ -565,8 +526,8 @@ class Tonttu(commands.Cog):
             await interaction.response.edit_message(**self.panel(game, player, note, words))
             return
         game = played.game
-        label = engine_of(game).describe_action(game.state, player, action, game.names)
-        done = confirmation(label, action, words)
+        facts = engine_of(game).describe_choice(game.state, player, action)
+        done = confirmation(facts, action, words)
         if any(e.kind in PHASE_CHANGES for e in played.events):
             # The last choice: this panel shows the next phase's choices in a moment.
             content = words.gettext("{done} Everyone has chosen: the reveal is in the thread.")
@@ -654,8 +615,8 @@ class Tonttu(commands.Cog):
         played = await self.bot.tables.submit_checked(
             game.id, player, action, still_open(state.round, state.phase)
         )
-        label = engine_of(game).describe_action(game.state, player, action, game.names)
-        await reply(interaction, confirmation(label, action, private(interaction)))
+        facts = engine_of(game).describe_choice(game.state, player, action)
+        await reply(interaction, confirmation(facts, action, private(interaction)))
         await self.table.publish_or_warn(interaction, played)
 
     def play_choices(

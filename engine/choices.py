@@ -97,7 +97,8 @@ class ChoiceFacts(Model):
     """What the board prints for this choice but it cannot give now (the supply ran
     out, no room for more toys, no card left): printed = ``gives`` + ``short``."""
     costs: dict[str, int] = Field(default_factory=dict)
-    """What the player spends: an Elf, received tokens, the cards a gift needs."""
+    """What the player spends: an Elf, received tokens, the cards a gift needs (what a
+    lone or speed-mode winner pays, T-3.2, T-4; a contested winner pays its whole offer)."""
     scores: dict[PlayerId, int] = Field(default_factory=dict)
     """Points scored at once, by seat, in seat order (a Workshop shop's cooperation goes
     to the seats whose Elves are there already; a donation or a completed toy to the

@@ -11,10 +11,12 @@ import i18n
 from cogs.replays import not_finished, players_only
 from cogs.stats import board_lines, kind_of, no_games, shown_rating, stats_field
 from cogs.tonttu import PhaseClosed, confirmation, phase_name, still_open
+from engine.choices import ChoiceFacts, Note
 from engine.ratings import Rating
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
+from engine.tonttu.game import GAME
 from engine.tonttu.models import Pick, PointGift, PointMaterial
-from engine.tonttu.text import GOES_FACE_UP, KEEP_FACE_DOWN, TAKE_FACE_UP
+from engine.tonttu.text import NOTES
 from engine.words import ENGLISH
 from storage.models import BoardEntry, KindStats
 
@@ -38,19 +40,23 @@ def test_a_choice_is_confirmed_in_the_readers_language() -> None:
 @pytest.mark.parametrize(
     ("note", "english", "german"),
     [
-        ("", "You pointed at face-down material 3.", "Du hast auf verdecktes Material 3 gezeigt."),
         (
-            KEEP_FACE_DOWN,
+            None,
+            "You pointed at face-down material 3.",
+            "Du hast auf verdecktes Material 3 gezeigt.",
+        ),
+        (
+            "keep_face_down",
             "You pointed at face-down material 3: keep it face down.",
             "Du hast auf verdecktes Material 3 gezeigt: Es bleibt verdeckt.",
         ),
         (
-            TAKE_FACE_UP,
+            "take_face_up",
             "You pointed at face-down material 3: take it face up.",
             "Du hast auf verdecktes Material 3 gezeigt: Du nimmst es offen.",
         ),
         (
-            GOES_FACE_UP,
+            "goes_face_up",
             "You pointed at face-down material 3: it goes face up (you already have a "
             "face-down card).",
             "Du hast auf verdecktes Material 3 gezeigt: Es kommt offen dazu (du hast schon "
@@ -59,14 +65,34 @@ def test_a_choice_is_confirmed_in_the_readers_language() -> None:
     ],
 )
 def test_a_point_at_a_material_is_confirmed_with_what_it_does(
-    note: str, english: str, german: str
+    note: Note | None, english: str, german: str
 ) -> None:
-    action = PointMaterial(slot=2, face_down=note != TAKE_FACE_UP)
-    label = "Point at face-down material 3" + (f": {note}" if note else "")
-    # as the engine's label was before the choice: the English is byte for byte the old one
-    assert confirmation(label, action) == english
+    action = PointMaterial(slot=2, face_down=note != "take_face_up")
+    facts = ChoiceFacts(kind=action.kind, target="material:2", gives={"material": 1}, note=note)
+    assert confirmation(facts, action) == english
+    assert confirmation(facts, action, DE) == german
+    # as the engine's label says it: the English is byte for byte the label's
+    label = "Point at face-down material 3" + (f": {NOTES[note]}" if note else "")
     assert english == "You pointed at " + label.removeprefix("Point at ") + "."
+    # callers that still pass the engine's English label get the same
+    assert confirmation(label, action) == english
     assert confirmation(label, action, DE) == german
+
+
+def test_a_confirmation_reads_the_note_of_the_engines_facts() -> None:
+    """What the cog confirms comes from ``describe_choice``, never from a label's text."""
+    state = GAME.new_game(["a", "b", "c"], 5, {"mode": "tactical"})
+    for player in state.players:
+        state, _ = GAME.apply(state, player, GAME.legal_actions(state, player)[0])
+    assert state.phase == "point" and state.face_down[0] is not None
+    slot = next(k for k, card in enumerate(state.middle_materials) if card is not None)
+    keep = PointMaterial(slot=slot)
+    told = confirmation(GAME.describe_choice(state, "a", keep), keep)
+    assert told == f"You pointed at face-down material {slot + 1}: it goes face up (you " + (
+        "already have a face-down card)."
+    )
+    after, _ = GAME.apply(state, "a", keep)  # not the last point: the position still says
+    assert confirmation(GAME.describe_choice(after, "a", keep), keep) == told
 
 
 def test_a_choice_made_too_late_is_told_in_the_readers_language() -> None:
