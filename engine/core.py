@@ -18,6 +18,7 @@ from typing import (
     ClassVar,
     Literal,
     Protocol,
+    Self,
     TypeAlias,
     TypeVar,
     Union,
@@ -48,18 +49,109 @@ them in ``legal_actions(state, TIMER)``.
 # --------------------------------------------------------------------------- errors
 
 
+_UNNAMED: Any = object()
+"""No action named (``None`` is an action a caller may hand over)."""
+_INPUTS = ("action", "player", "version", "game_id")
+
+
 class RuleError(ValueError):
     """A move the rules do not allow. ``str(error)`` is a sentence fit to show the player.
 
     Raised with a template and its fields (``IllegalAction("You have no {material}.",
     material="Wool")``), so the sentence can be shown in the player's language:
     :meth:`text`. ``str(error)`` is the English sentence.
+
+    The error also names its input, for logs and developers (as python-chess's
+    ``illegal san: 'Nf3' in <position>`` does): :attr:`action` and :attr:`player`, which
+    the games' ``apply``, :func:`check_action` and :func:`check_can_act` fill in, and
+    :attr:`version` and :attr:`game_id`, which storage fills in for a submitted action
+    (:meth:`naming`). ``repr(error)`` and :attr:`detail` say them; the sentence does
+    not (a player is told what is wrong, not shown the action's fields).
+
+    >>> error = IllegalAction("It is not your turn.").naming(action=None, player="p2")
+    >>> str(error)
+    'It is not your turn.'
+    >>> error.detail
+    "action None by player 'p2': It is not your turn."
+    >>> error.naming(version=7, game_id=12)
+    IllegalAction('It is not your turn.', action=None, player='p2', version=7, game_id=12)
     """
 
     def __init__(self, template: str = "", /, **fields: Any) -> None:
         self.template = template
         self.fields = fields
+        self.inputs: dict[str, Any] = {}
+        """What the error refused, by name (``action``, ``player``, ``version``,
+        ``game_id``), in that order; only what is known."""
         super().__init__(template.format(**fields) if fields else template)
+
+    def naming(
+        self,
+        *,
+        action: Any = _UNNAMED,
+        player: PlayerId | None = None,
+        version: int | None = None,
+        game_id: int | None = None,
+    ) -> Self:
+        """Name the input this error refused; returns the error (``raise
+        IllegalAction(...).naming(action=action)``). What is named already stays: the
+        innermost caller names it first, as it was handed over."""
+        inputs = self.inputs
+        if action is not _UNNAMED:
+            inputs.setdefault("action", action)
+        if player is not None:
+            inputs.setdefault("player", player)
+        if version is not None:
+            inputs.setdefault("version", version)
+        if game_id is not None:
+            inputs.setdefault("game_id", game_id)
+        # in the order of a sentence: action, player, version, game
+        self.inputs = {name: inputs[name] for name in _INPUTS if name in inputs}
+        return self
+
+    @property
+    def action(self) -> Any:
+        """The refused action as it was handed over (a model, a dict, JSON text,
+        ``None`` …), or ``None`` if not named."""
+        return self.inputs.get("action")
+
+    @property
+    def player(self) -> PlayerId | None:
+        """Who tried to act, if named."""
+        player: PlayerId | None = self.inputs.get("player")
+        return player
+
+    @property
+    def version(self) -> int | None:
+        """The game's version the action was judged at (storage names it)."""
+        version: int | None = self.inputs.get("version")
+        return version
+
+    @property
+    def game_id(self) -> int | None:
+        """The stored game's id (storage names it)."""
+        game_id: int | None = self.inputs.get("game_id")
+        return game_id
+
+    @property
+    def detail(self) -> str:
+        """The English sentence after the input it refused, for a log line: "action
+        PlaceElf(...) by player 'p2' at version 7 of game #12: It is not your turn."."""
+        inputs = self.inputs
+        parts = []
+        if "action" in inputs:
+            parts.append(f"action {_short_repr(inputs['action'])}")
+        if "player" in inputs:
+            parts.append(f"{'by player' if parts else 'player'} {inputs['player']!r}")
+        if "version" in inputs:
+            parts.append(f"at version {inputs['version']}")
+        if "game_id" in inputs:
+            parts.append(f"{'of game' if parts else 'game'} #{inputs['game_id']}")
+        return f"{' '.join(parts)}: {self}" if parts else str(self)
+
+    def __repr__(self) -> str:
+        named = "".join(f", {name}={_short_repr(value)}" for name, value in self.inputs.items())
+        return f"{type(self).__name__}({str(self)!r}{named})"
 
     def text(self, words: Words) -> str:
         r"""The sentence in ``words``' language; fields that are :class:`Term`\ s (game
@@ -67,6 +159,12 @@ class RuleError(ValueError):
         fields = {k: words.gettext(v) if isinstance(v, Term) else v for k, v in self.fields.items()}
         template = words.gettext(self.template) if self.template else ""
         return template.format(**fields) if fields else template
+
+
+def _short_repr(value: Any, limit: int = 300) -> str:
+    """``repr(value)``, cut to ``limit`` characters (junk handed over as an action may be long)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class NotInGame(RuleError):
@@ -622,7 +720,7 @@ def check_action(action: Any, kinds: Collection[type[BaseModel]], title: str) ->
             "That is not a move in {game}: {what} is not one of its actions.",
             game=Term(title),
             what=_a(action),
-        )
+        ).naming(action=action)
     try:
         kind.model_validate(dict(action.__dict__), strict=True)
     except ValidationError as error:
@@ -630,7 +728,7 @@ def check_action(action: Any, kinds: Collection[type[BaseModel]], title: str) ->
             "That is not a move in {game}: {problem}.",
             game=Term(title),
             problem=_first_problem(kind.__name__, error),
-        ) from None
+        ).naming(action=action) from None
 
 
 def _a(value: Any) -> str:
@@ -659,14 +757,15 @@ def _first_problem(kind: str, error: ValidationError) -> str:
 
 
 def check_can_act(game: Game[S, Any, Any, Any], state: S, player: PlayerId) -> None:
-    """The checks every ``apply`` makes first: game over, seat, turn."""
+    """The checks every ``apply`` makes first: game over, seat, turn. The error names
+    the ``player`` (``apply`` adds the action)."""
     if game.outcome(state) is not None:
-        raise GameOver("The game is over; no more moves can be made.")
+        raise GameOver("The game is over; no more moves can be made.").naming(player=player)
     if player == TIMER:
         return  # the game decides which timer actions are legal
     acting = game.to_act(state)
     if player in acting:
         return
     if player not in state.players:
-        raise NotInGame("You are not playing in this game.")
-    raise NotYourTurn("It is not your turn.")
+        raise NotInGame("You are not playing in this game.").naming(player=player)
+    raise NotYourTurn("It is not your turn.").naming(player=player)

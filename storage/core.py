@@ -77,7 +77,7 @@ from typing import Any, ClassVar, Protocol, Self, cast
 from pydantic import BaseModel
 
 from engine import get_game
-from engine.core import AnyGame, PlayerId
+from engine.core import AnyGame, PlayerId, RuleError
 from storage.errors import (
     Conflict,
     GameNotFound,
@@ -544,7 +544,9 @@ class SqlCore:
             parsed = action if isinstance(action, BaseModel) else game.parse_action(action)
             # A RuleError leaves here, before anything is written.
             new_state, events = game.apply(state, player, parsed)
-        except Exception:
+        except Exception as error:
+            if isinstance(error, RuleError):  # name what was refused, where, for logs
+                error.naming(action=action, player=player, version=version, game_id=game_id)
             if base is not None:  # judged after a move not committed yet: wait for it
                 await base.settled.wait()
                 if not base.committed:  # it lost: judge again on the latest state

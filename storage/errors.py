@@ -1,14 +1,46 @@
 """Errors the repository raises. ``str(error)`` is a sentence the bot may show.
 
+Each error also names its input, for logs and developers: its attributes (the game's
+id, the versions, …), which ``repr(error)`` and ``error.detail`` list, e.g.
+``Conflict('Game #4 has changed …', game_id=4, expected=3, current=5)``.
+
 Rule errors from the engine (``engine.core.RuleError`` and its subclasses) are
-not wrapped: they pass through unchanged, and nothing is written when they do.
+not wrapped: they pass through with their type and sentence unchanged, and nothing
+is written when they do; a refused action also gets named, with the game's id and
+the version it was judged at (``RuleError.naming``: ``error.game_id``,
+``error.version``, ``error.detail``).
 """
 
 from __future__ import annotations
 
 
 class StorageError(Exception):
-    """Base of every error this package raises on purpose."""
+    """Base of every error this package raises on purpose.
+
+    ``str(error)`` stays the sentence; :attr:`detail` and ``repr(error)`` add the
+    input the error is about: its public attributes, as ``__init__`` set them.
+
+    >>> error = GameNotFound(7)
+    >>> error
+    GameNotFound('There is no game #7.', game_id=7)
+    >>> error.detail
+    'There is no game #7. (game_id=7)'
+    """
+
+    @property
+    def inputs(self) -> dict[str, object]:
+        """The input this error names: its public attributes, by name."""
+        return {name: value for name, value in vars(self).items() if not name.startswith("_")}
+
+    @property
+    def detail(self) -> str:
+        """The sentence and the input it is about, for a log line."""
+        named = ", ".join(f"{name}={value!r}" for name, value in self.inputs.items())
+        return f"{self} ({named})" if named else str(self)
+
+    def __repr__(self) -> str:
+        named = "".join(f", {name}={value!r}" for name, value in self.inputs.items())
+        return f"{type(self).__name__}({str(self)!r}{named})"
 
 
 class SchemaTooNew(StorageError):
@@ -20,6 +52,7 @@ class SchemaTooNew(StorageError):
             f"only knows versions up to {known}. Run a newer version of the bot, or restore "
             f"a backup made by this version; the database was not changed."
         )
+        self.path = path
         self.found = found
         self.known = known
 
@@ -86,7 +119,17 @@ class LobbyFull(SeatError):
 
 
 class Conflict(StorageError):
-    """The game moved on since the caller's ``expected_version``; nothing was written."""
+    """The game moved on since the caller's ``expected_version``; nothing was written.
+
+    ``expected``: the version the caller judged the action at (``None``: the latest);
+    ``current``: the version found instead (``None`` when another write won the race,
+    at a version not read here).
+
+    >>> Conflict(4, 3, 5).detail  # doctest: +ELLIPSIS
+    'Conflict in game #4: expected version 3, found version 5. (Game #4 has changed ...)'
+    >>> Conflict(4, None, None).detail  # doctest: +ELLIPSIS
+    'Conflict in game #4: expected the latest version, another write won. (Game #4 ...)'
+    """
 
     def __init__(self, game_id: int, expected: int | None, current: int | None) -> None:
         super().__init__(
@@ -95,6 +138,12 @@ class Conflict(StorageError):
         self.game_id = game_id
         self.expected = expected
         self.current = current
+
+    @property
+    def detail(self) -> str:
+        expected = "the latest version" if self.expected is None else f"version {self.expected}"
+        found = "another write won" if self.current is None else f"found version {self.current}"
+        return f"Conflict in game #{self.game_id}: expected {expected}, {found}. ({self})"
 
 
 class UnreadableGame(StorageError):

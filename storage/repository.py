@@ -784,5 +784,5 @@ def logged_action(game: AnyGame, action_json: str) -> dict[str, Any]:
         logged = None
     if not isinstance(logged, dict):
         game.parse_action(action_json)  # raises the game's sentence for what it is not
-        raise IllegalAction(f"{action_json[:40]!r} is not an action.")
+        raise IllegalAction(f"{action_json[:40]!r} is not an action.").naming(action=action_json)
     return logged

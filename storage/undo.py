@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from engine.core import PlayerId
+from engine.core import PlayerId, RuleError
 from engine.undo import History, Undo
 from storage.core import Clock, SqlCore, Write, dump_events, json_object, utc_now
 from storage.errors import Conflict, GameNotFound, UnreadableGame, WrongStatus
@@ -127,7 +127,11 @@ class UndoStore(SqlCore):
         version = history.version
         if expected_version is not None and expected_version != version:
             raise Conflict(game_id, expected_version, version)
-        entry, state, event = history.undo_entry(player)
+        try:
+            entry, state, event = history.undo_entry(player)
+        except RuleError as error:
+            error.naming(player=player, version=version, game_id=game_id)
+            raise
         row = (state.model_dump_json(), entry.model_dump_json(), dump_events([event]), None)
         write = Write(game_id, player, version, expected_version, row, kind=kind, state=state)
         try:

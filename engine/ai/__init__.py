@@ -194,7 +194,7 @@ def decide(
     sample = ai.determinize(view, rng.fork())
     legal = list(game.legal_actions(sample, player))
     if not legal:
-        raise NotYourTurn("The computer player has nothing to choose now.")
+        raise NotYourTurn("The computer player has nothing to choose now.").naming(player=player)
     if len(legal) == 1:
         return legal[0]
     if level == "random":

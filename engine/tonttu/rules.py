@@ -30,9 +30,9 @@ discarded and dealt anew after the 4th round of a deal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain
-from typing import Any, Literal
+from typing import Any
 
 from engine.core import (
     SHARED_LIMIT,
@@ -73,7 +73,7 @@ from engine.tonttu.models import (
     SpeedPoint,
     TonttuState,
 )
-from engine.words import N_, Term
+from engine.words import Term
 
 HAND_SIZE = 5  # T-1.4
 ROUNDS_PER_DEAL = 4  # T-2.3: hands go 5-4-3-2-1, the last card is discarded
@@ -85,61 +85,6 @@ CARD_NAME: tuple[str, ...] = tuple(MATERIAL_NAMES[t] for t in MATERIAL_TYPE)
 """Material card id → its type's name."""
 NO_CHOICES: tuple[tuple[None, ...], ...] = tuple((None,) * n for n in range(8))
 """``NO_CHOICES[n]``: the choices of ``n`` seats at the start of a phase."""
-
-
-# --------------------------------------------------------------------------- phases
-
-Stage = Literal["pick", "point", "race", "over"]
-"""What the table is doing, as a front end shows it: the pick phase (T-2.1), the
-tactical point phase (T-2.2), a speed point phase (a race, T-4), or the game is over."""
-
-
-class PhaseClosed(RuleError):
-    """A choice made for a phase that has ended (T-2.1: changeable only until the reveal)."""
-
-
-def phase_of(state: TonttuState) -> Stage:
-    """``pick``, ``point``, ``race`` (a speed-mode point phase, T-4) or ``over``."""
-    phase = state.phase
-    if phase == "point" and state.mode == "speed":
-        return "race"
-    return phase
-
-
-def is_race(state: TonttuState) -> bool:
-    """A speed-mode point phase (T-4): the first valid point at a card wins it."""
-    return phase_of(state) == "race"
-
-
-def still_open(round_: int, phase: str) -> Callable[[TonttuState], None]:
-    """The staleness check of a choice made for round ``round_``'s ``phase`` (``pick``
-    or ``point``): run on the state the choice is to be applied to, it raises
-    :class:`PhaseClosed` if that phase has been revealed since (any number of other
-    choices may have been made meanwhile: a game's version says nothing here), or
-    :class:`~engine.core.GameOver`. A table passes it to storage as the precondition
-    of a simultaneous choice."""
-
-    def check(state: TonttuState) -> None:
-        if state.phase == "over":
-            raise GameOver("The game is over; no more moves can be made.")
-        if state.round != round_ or state.phase != phase:
-            if phase == "pick":
-                raise PhaseClosed(
-                    N_(
-                        "The picks of round {round} have already been revealed; "
-                        "that choice was not counted."
-                    ),
-                    round=round_,
-                )
-            raise PhaseClosed(
-                N_(
-                    "The points of round {round} have already been revealed; "
-                    "that choice was not counted."
-                ),
-                round=round_,
-            )
-
-    return check
 
 
 # --------------------------------------------------------------------------- scoring
@@ -380,55 +325,60 @@ def apply_action(
     ``TypeError`` or ``AttributeError`` from deeper in.
 
     ``events=False`` (:func:`advance`): the same next state, without building the
-    events (the list returned is empty).
+    events (the list returned is empty). A refusal (:class:`~engine.core.RuleError`)
+    names the ``action`` and the ``player``.
     """
     d = state.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
-    phase = d["phase"]
-    if phase == "over":
-        raise GameOver("The game is over; no more moves can be made.")
-    try:
-        kind = action.kind
-    except Exception:  # not an action at all
-        kind = None
-    if player == TIMER:
-        if kind == "close_point_phase" and phase == "point" and d["mode"] == "speed":
-            return _close_point_phase(d, events)
-        raise IllegalAction("The timer can only close an open speed point phase.")
-    try:
-        seat = d["players"].index(player)
-    except ValueError:
-        raise NotInGame("You are not playing in this game.") from None
-    if phase == "pick":
-        if kind != "pick":
-            raise IllegalAction("It is the pick phase: choose one of your hand cards.")
-        return _pick(d, seat, action, events)
-    if kind == "point_gift":
-        gift = getattr(action, "gift", None)
-        middle_gifts = d["middle_gifts"]
-        if type(gift) is not int or gift not in middle_gifts:
-            raise IllegalAction("That gift is not in the middle; point at a card that is.")
-        slot = middle_gifts.index(gift)
-        code = gift
-    elif kind == "point_material":
-        wanted_slot = getattr(action, "slot", None)
-        face_down = getattr(action, "face_down", True)  # T-3.1's default
-        if type(face_down) is not bool:
-            raise IllegalAction("Say whether the material should go face down: yes or no.")
-        if type(wanted_slot) is not int:
-            raise IllegalAction("Name the face-down material by its slot number.")
-        slot = wanted_slot
-        materials = d["middle_materials"]
-        if not 0 <= slot < len(materials) or materials[slot] is None:
-            raise IllegalAction(
-                "There is no face-down material in slot {slot}; point at a card that is.",
-                slot=slot + 1,
-            )
-        code = (MATERIAL_POINT if face_down else MATERIAL_POINT_UP) + slot
-    else:
-        raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
-    if d["mode"] == "speed":
-        return _speed_point(d, seat, code, slot, events)
-    return _tactical_point(d, seat, code, events)
+    try:  # costs nothing until something is raised
+        phase = d["phase"]
+        if phase == "over":
+            raise GameOver("The game is over; no more moves can be made.")
+        try:
+            kind = action.kind
+        except Exception:  # not an action at all
+            kind = None
+        if player == TIMER:
+            if kind == "close_point_phase" and phase == "point" and d["mode"] == "speed":
+                return _close_point_phase(d, events)
+            raise IllegalAction("The timer can only close an open speed point phase.")
+        try:
+            seat = d["players"].index(player)
+        except ValueError:
+            raise NotInGame("You are not playing in this game.") from None
+        if phase == "pick":
+            if kind != "pick":
+                raise IllegalAction("It is the pick phase: choose one of your hand cards.")
+            return _pick(d, seat, action, events)
+        if kind == "point_gift":
+            gift = getattr(action, "gift", None)
+            middle_gifts = d["middle_gifts"]
+            if type(gift) is not int or gift not in middle_gifts:
+                raise IllegalAction("That gift is not in the middle; point at a card that is.")
+            slot = middle_gifts.index(gift)
+            code = gift
+        elif kind == "point_material":
+            wanted_slot = getattr(action, "slot", None)
+            face_down = getattr(action, "face_down", True)  # T-3.1's default
+            if type(face_down) is not bool:
+                raise IllegalAction("Say whether the material should go face down: yes or no.")
+            if type(wanted_slot) is not int:
+                raise IllegalAction("Name the face-down material by its slot number.")
+            slot = wanted_slot
+            materials = d["middle_materials"]
+            if not 0 <= slot < len(materials) or materials[slot] is None:
+                raise IllegalAction(
+                    "There is no face-down material in slot {slot}; point at a card that is.",
+                    slot=slot + 1,
+                )
+            code = (MATERIAL_POINT if face_down else MATERIAL_POINT_UP) + slot
+        else:
+            raise IllegalAction("It is the point phase: point at a gift or a face-down material.")
+        if d["mode"] == "speed":
+            return _speed_point(d, seat, code, slot, events)
+        return _tactical_point(d, seat, code, events)
+    except RuleError as error:
+        error.naming(action=action, player=player)
+        raise
 
 
 def advance(state: TonttuState, player: PlayerId, action: Any) -> TonttuState:

@@ -24,6 +24,7 @@ from engine.core import (
     Model,
     PlayerId,
     Rng,
+    RuleError,
     _lean_evolve,
     check_action,
     check_can_act,
@@ -960,24 +961,31 @@ def new_state(players: Sequence[PlayerId], seed: int) -> WorkshopState:
 def apply_action(
     state: WorkshopState, player: PlayerId, action: Any
 ) -> tuple[WorkshopState, list[Event]]:
-    """``GAME.apply``: the turn check, then the action's handler in a transaction."""
+    """``GAME.apply``: the turn check, then the action's handler in a transaction.
+
+    A refusal (:class:`~engine.core.RuleError`) names the ``action`` and the ``player``.
+    """
     d = state.__dict__  # the fields, read from the dict: cheaper than pydantic's attributes
     players = d["players"]
     seat = (d["first"] + d["turn"]) % len(players)
-    if d["phase"] == P_OVER or player != players[seat]:
-        from engine.workshop import GAME  # the shared checks need the game object
+    try:  # costs nothing until something is raised
+        if d["phase"] == P_OVER or player != players[seat]:
+            from engine.workshop import GAME  # the shared checks need the game object
 
-        check_can_act(GAME, state, player)
-        # only the timer gets past the shared checks here, and it has no moves
-        raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
-    cached_state, legal = _last_legal
-    if cached_state is not state:
-        legal = legal_actions_of(state)
-    for candidate in legal:  # the prebuilt actions: identity, not pydantic's slower ==
-        if candidate is action:
-            break
-    else:
-        action = legal_equal(state, legal, action)
+            check_can_act(GAME, state, player)
+            # only the timer gets past the shared checks here, and it has no moves
+            raise IllegalAction("The table's timer has no moves in Santa's Workshop.")
+        cached_state, legal = _last_legal
+        if cached_state is not state:
+            legal = legal_actions_of(state)
+        for candidate in legal:  # the prebuilt actions: identity, not pydantic's slower ==
+            if candidate is action:
+                break
+        else:
+            action = legal_equal(state, legal, action)
+    except RuleError as error:
+        error.naming(action=action, player=player)
+        raise
     tx = _transaction(d)
     HANDLERS[type(action)](tx, seat, action)
     return tx.build(), tx.events
@@ -1021,7 +1029,9 @@ def parse_action(data: Any) -> Action:
             data = data.model_dump()
         return ACTION_ADAPTER.validate_python(data)
     except ValidationError as error:
-        raise IllegalAction("That is not a move in Santa's Workshop.") from error
+        raise IllegalAction("That is not a move in Santa's Workshop.").naming(
+            action=data
+        ) from error
 
 
 def check_turn(game: Any, s: WorkshopState, player: PlayerId) -> None:
