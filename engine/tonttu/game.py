@@ -62,15 +62,35 @@ from engine.tonttu.models import (
 from engine.tonttu.rules import (
     GIFTS_PER_PLAYER,
     HAND_SIZE,
+    PhaseClosed,
+    Stage,
     apply_action,
     gift_points,
+    is_race,
+    phase_of,
     score,
     set_points,
+    still_open,
     winners,
 )
 from engine.words import ENGLISH, N_, Words
 
-__all__ = ["GAME", "GIFT_CARDS", "TonttuGame", "point_menu", "score", "winners"]
+__all__ = [
+    "GAME",
+    "GIFT_CARDS",
+    "PhaseClosed",
+    "Stage",
+    "TonttuGame",
+    "chosen_action",
+    "have_chosen",
+    "is_race",
+    "phase_of",
+    "point_menu",
+    "score",
+    "still_choosing",
+    "still_open",
+    "winners",
+]
 
 # Actions are frozen, so one instance of each possible action is shared.
 PICKS: tuple[Pick, ...] = tuple(Pick(material=name) for name in MATERIAL_NAMES)  # type: ignore[arg-type]
@@ -413,3 +433,40 @@ TonttuGame.undo_never = UNDO_REFUSAL
 
 
 GAME = TonttuGame()
+
+
+# --------------------------------------------------------------------------- who chooses
+# What a front end asks about the simultaneous phases (T-2.1, T-2.2, T-4), besides
+# ``phase_of``, ``is_race`` and ``still_open`` (engine.tonttu.rules).
+
+
+def still_choosing(state: TonttuState) -> frozenset[PlayerId]:
+    """The seats that must still choose in the current phase: ``GAME.to_act`` (a seat
+    whose hand is empty skips the pick, T-2.5; nobody once the game is over). A seat
+    that has chosen may still change its choice in tactical mode until the last one
+    chooses, but the phase no longer waits for it."""
+    return GAME.to_act(state)
+
+
+def have_chosen(state: TonttuState) -> frozenset[PlayerId]:
+    """The seats that have chosen in the current phase (public, T-6: who, never what)."""
+    if state.phase == "over":
+        return NOBODY
+    return frozenset(p for p, c in zip(state.players, state.choices, strict=True) if c is not None)
+
+
+def chosen_action(
+    state: TonttuState, player: PlayerId | None
+) -> Pick | PointGift | PointMaterial | None:
+    """``player``'s own pending choice in the current phase, as the action its menu
+    offers (a secret: for that player's eyes only, T-6); ``None`` if it has not chosen
+    (or is no seat, or the game is over)."""
+    if state.phase == "over" or player not in state.players:
+        return None
+    code = state.choices[state.players.index(player)]
+    if code is None:
+        return None
+    if state.phase == "pick":
+        return PICKS[MATERIAL_TYPE[code]]
+    action: PointGift | PointMaterial = text.action_of(code)
+    return action

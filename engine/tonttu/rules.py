@@ -30,9 +30,9 @@ discarded and dealt anew after the 4th round of a deal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
-from typing import Any
+from typing import Any, Literal
 
 from engine.core import (
     SHARED_LIMIT,
@@ -73,7 +73,7 @@ from engine.tonttu.models import (
     SpeedPoint,
     TonttuState,
 )
-from engine.words import Term
+from engine.words import N_, Term
 
 HAND_SIZE = 5  # T-1.4
 ROUNDS_PER_DEAL = 4  # T-2.3: hands go 5-4-3-2-1, the last card is discarded
@@ -85,6 +85,61 @@ CARD_NAME: tuple[str, ...] = tuple(MATERIAL_NAMES[t] for t in MATERIAL_TYPE)
 """Material card id → its type's name."""
 NO_CHOICES: tuple[tuple[None, ...], ...] = tuple((None,) * n for n in range(8))
 """``NO_CHOICES[n]``: the choices of ``n`` seats at the start of a phase."""
+
+
+# --------------------------------------------------------------------------- phases
+
+Stage = Literal["pick", "point", "race", "over"]
+"""What the table is doing, as a front end shows it: the pick phase (T-2.1), the
+tactical point phase (T-2.2), a speed point phase (a race, T-4), or the game is over."""
+
+
+class PhaseClosed(RuleError):
+    """A choice made for a phase that has ended (T-2.1: changeable only until the reveal)."""
+
+
+def phase_of(state: TonttuState) -> Stage:
+    """``pick``, ``point``, ``race`` (a speed-mode point phase, T-4) or ``over``."""
+    phase = state.phase
+    if phase == "point" and state.mode == "speed":
+        return "race"
+    return phase
+
+
+def is_race(state: TonttuState) -> bool:
+    """A speed-mode point phase (T-4): the first valid point at a card wins it."""
+    return phase_of(state) == "race"
+
+
+def still_open(round_: int, phase: str) -> Callable[[TonttuState], None]:
+    """The staleness check of a choice made for round ``round_``'s ``phase`` (``pick``
+    or ``point``): run on the state the choice is to be applied to, it raises
+    :class:`PhaseClosed` if that phase has been revealed since (any number of other
+    choices may have been made meanwhile: a game's version says nothing here), or
+    :class:`~engine.core.GameOver`. A table passes it to storage as the precondition
+    of a simultaneous choice."""
+
+    def check(state: TonttuState) -> None:
+        if state.phase == "over":
+            raise GameOver("The game is over; no more moves can be made.")
+        if state.round != round_ or state.phase != phase:
+            if phase == "pick":
+                raise PhaseClosed(
+                    N_(
+                        "The picks of round {round} have already been revealed; "
+                        "that choice was not counted."
+                    ),
+                    round=round_,
+                )
+            raise PhaseClosed(
+                N_(
+                    "The points of round {round} have already been revealed; "
+                    "that choice was not counted."
+                ),
+                round=round_,
+            )
+
+    return check
 
 
 # --------------------------------------------------------------------------- scoring
