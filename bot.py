@@ -71,13 +71,16 @@ from cogs.helpers.check import (
     server_error_sentence,
     unreachable_sentence,
 )
+from cogs.helpers.desk import Desk
 from cogs.helpers.gates import Door, FloodGuard, RestBudget, Work, budgeted
+from cogs.helpers.host import Host
 from cogs.helpers.language import Languages
 from cogs.helpers.permissions import invite_url, listed, missing
 from cogs.helpers.thread import ThreadPublisher
 from cogs.settings import CatalogueTranslator
 from tables import drawing, workers
 from tables.computers import Computers
+from tables.core import Core
 from tables.service import Tables
 
 log = logging.getLogger("bot")
@@ -258,13 +261,11 @@ def process_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
-class WorkshopBot(commands.AutoShardedBot):
-    """The bot: storage and the game service are opened in ``setup_hook``."""
+class WorkshopBot(Host):
+    """The bot: storage, the publisher (:meth:`open_storage`), the game service, the table
+    core and the desk (``setup_hook``) are opened before the extensions are loaded."""
 
-    store: storage.Storage
-    publisher: ThreadPublisher
-    """Opened with the store (:meth:`open_storage`)."""
-    tables: Tables
+    settings: Settings
 
     def __init__(
         self,
@@ -317,6 +318,10 @@ class WorkshopBot(commands.AutoShardedBot):
         self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
+        self.core = Core(
+            self.store, self.tables, self.publisher, clock=self.clock, stopping=self.stopping
+        )
+        self.desk = Desk(self, self.core, self.publisher, self.languages)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.tree.set_translator(CatalogueTranslator())

@@ -3,27 +3,30 @@ a computer player at the level chosen in it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.helpers.common import bot_of, chosen_value, components, game_title, guarded, reply
+from cogs.helpers.common import (
+    GAME_CHOICES,
+    chosen_value,
+    components,
+    game_title,
+    guarded,
+    register_components,
+    reply,
+)
+from cogs.helpers.host import Host, bot_of
 from cogs.helpers.language import private
-from cogs.helpers.permissions import listed, missing_for_a_game
+from cogs.helpers.permissions import listed, may_manage, missing_for_a_game
 from cogs.helpers.render import level_name, lobby_embed
 from engine import get_game
 from engine.core import RuleError
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, human_player
 
-if TYPE_CHECKING:
-    from bot import WorkshopBot
-
-GAME_CHOICES = [
-    app_commands.Choice(name=game_title(kind), value=kind) for kind in ("workshop", "tonttu")
-]
 LEVEL_HINTS = {
     "random": N_("random legal moves"),
     "greedy": N_("a careful heuristic"),
@@ -125,14 +128,6 @@ def lobby_view(info: GameInfo, words: Words = ENGLISH) -> discord.ui.View:
     return view
 
 
-def may_manage(interaction: discord.Interaction, info: GameInfo) -> bool:
-    """The host, or a member who may manage the channel."""
-    if interaction.user.id == info.host_id:
-        return True
-    perms = getattr(interaction, "permissions", None)
-    return bool(perms and perms.manage_channels)
-
-
 def lacking_sentence(lacking: list[str], words: Words = ENGLISH) -> str:
     """What /newgame says when the bot lacks permissions a game needs in the channel
     (``lacking``: their English names, ``cogs.helpers.permissions.LABELS``).
@@ -152,7 +147,7 @@ def lacking_sentence(lacking: list[str], words: Words = ENGLISH) -> str:
 
 
 class Lobby(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(
@@ -247,7 +242,7 @@ class Lobby(commands.Cog):
                 return
             info = await store.leave(game_id, human_player(user.id))
         elif verb == "cancel":
-            if not may_manage(interaction, info):
+            if not may_manage(interaction, info.host_id):
                 await reply(
                     interaction,
                     words.gettext(
@@ -275,8 +270,7 @@ class Lobby(commands.Cog):
                     ),
                 )
                 return
-            table = self.bot.get_cog("Table")
-            await table.start_game(interaction, game_id)  # type: ignore[union-attr]
+            await self.bot.desk.start_game(interaction, game_id)
             return
         await self._show(interaction, info)
 
@@ -296,7 +290,7 @@ class Lobby(commands.Cog):
         if info.status != "lobby":
             await reply(interaction, words.gettext(LOBBY_CLOSED))
             return
-        if not may_manage(interaction, info):
+        if not may_manage(interaction, info.host_id):
             await reply(
                 interaction,
                 words.gettext(
@@ -321,6 +315,7 @@ class Lobby(commands.Cog):
         await self._show(interaction, info)
 
 
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Lobby(bot))
     bot.add_dynamic_items(LobbyButton, AddComputer)
+    register_components(LobbyButton, AddComputer)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -37,20 +37,17 @@ from discord.ext import commands
 
 import i18n
 import render
-from cogs.helpers.common import bot_of, chosen_value, components, guarded, reply
+from cogs.helpers.common import chosen_value, components, guarded, register_components, reply
+from cogs.helpers.host import Host, bot_of
 from cogs.helpers.language import private
 from cogs.helpers.render import COLOUR, OPTION_LABEL, cut, title_of
 from cogs.helpers.visibility import visible_channel_ids
-from cogs.table import register_components
 from engine import get_game
 from engine.records import Record
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, GameNotFound, LoggedAction, human_player
 from storage.export import decision_log, dump, finished_record, running_record, state_at
 from tables import drawing
-
-if TYPE_CHECKING:
-    from bot import WorkshopBot
 
 HISTORY_LIMIT = 10
 RECENT_GAMES = 16
@@ -222,7 +219,7 @@ def export_file(info: GameInfo, record: Record) -> discord.File:
 
 
 class Replays(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         self._recent: OrderedDict[int, Replayed] = OrderedDict()
         """Finished games replayed lately, by id (least recently used first)."""
@@ -474,7 +471,7 @@ def not_finished(info: GameInfo, words: Words = ENGLISH) -> str:
     )
 
 
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Replays(bot))
     bot.add_dynamic_items(StepButton, OpenFinal)
     register_components(StepButton, OpenFinal)

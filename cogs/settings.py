@@ -16,8 +16,6 @@ bot's commands do; descriptions and choices are translated (:class:`CatalogueTra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
@@ -25,11 +23,9 @@ from discord.ext import commands
 
 import i18n
 from cogs.helpers.common import guarded, reply
+from cogs.helpers.host import Host
 from cogs.helpers.language import private
 from engine.words import N_
-
-if TYPE_CHECKING:
-    from bot import WorkshopBot
 
 LANGUAGE_NAMES = frozenset(i18n.name_of(code) for code in i18n.LANGUAGES)
 FOLLOW_DISCORD = "discord"
@@ -65,7 +61,7 @@ class CatalogueTranslator(app_commands.Translator):
 
 
 class Settings(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(
@@ -130,5 +126,5 @@ class Settings(commands.Cog):
         )
 
 
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Settings(bot))

@@ -11,24 +11,19 @@ member's language (issue 16: ``cogs.helpers.language.private``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 import engine.ai
-from cogs.helpers.common import game_title, guarded, reply
+from cogs.helpers.common import GAME_CHOICES, game_title, guarded, reply
+from cogs.helpers.host import Host
 from cogs.helpers.language import private
 from cogs.helpers.visibility import visible_channel_ids
-from cogs.lobby import GAME_CHOICES
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
 from engine.words import ENGLISH, N_, Words
 from storage.models import BoardEntry, KindStats
 from storage.ratings import LEADERBOARD_MIN_GAMES
-
-if TYPE_CHECKING:
-    from bot import WorkshopBot
 
 LEADERBOARD_SIZE = 10
 KINDS = tuple(choice.value for choice in GAME_CHOICES)
@@ -108,7 +103,7 @@ def kind_of(game: str | None, words: Words = ENGLISH) -> tuple[str | None, str |
 
 
 class Stats(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(
@@ -299,5 +294,5 @@ def no_games(words: Words, mine: bool, name: str, kind: str | None) -> str:
     )
 
 
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Stats(bot))

@@ -6,56 +6,53 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from collections.abc import Coroutine
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from datetime import datetime
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 import i18n
-from cogs.helpers.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
+from cogs.helpers.common import (
+    NO_MENTIONS,
+    chosen_value,
+    claimed_by_component,
+    components,
+    guarded,
+    register_components,
+    reply,
+)
+from cogs.helpers.host import Host, bot_of
 from cogs.helpers.language import private
+from cogs.helpers.permissions import may_manage
 from cogs.helpers.render import (
     BUTTON_LABEL,
     MAX_CONTENT,
     OPTION_LABEL,
     board_embed,
     board_picture,
-    chart_picture,
     chunk_lines,
     cut,
     event_lines,
-    final_embed,
-    lobby_embed,
     mention,
     private_picture,
-    render_board_png,
-    render_chart_png,
     title_of,
 )
 from cogs.helpers.rules_text import RULE_TOPICS, rules_embed
 from cogs.helpers.thread import Sync
-from cogs.lobby import AddComputer, LobbyButton, may_manage
 from engine import undo as undo_events
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Timer, human_player
-from tables.computers import while_thinking
-from tables.publishing import logged_events, pending_reminder
+from storage import LoadedGame, human_player
+from tables.publishing import pending_reminder
 from tables.service import (
-    MAX_AI_STEPS,
-    Played,
     StaleBoard,
     choices_for,
     engine_of,
-    suggested_index,
 )
-
-if TYPE_CHECKING:
-    from bot import WorkshopBot
+from tables.surfaces import log_from, news, seat_surface
 
 log = logging.getLogger("bot.table")
 
@@ -246,27 +243,6 @@ def table_of(interaction: discord.Interaction) -> Table:
     return cog
 
 
-def claimed_by_component(interaction: discord.Interaction) -> bool:
-    """Whether one of our DynamicItems will answer this component interaction.
-
-    discord.py answers only when a registered template matches the custom_id *and*
-    the component is on the message; everything else (a forged custom_id, a button
-    of an old version of the bot) would get no answer at all, so the listener
-    below answers it instead.
-    """
-    data: Any = interaction.data or {}
-    custom_id, kind = data.get("custom_id", ""), data.get("component_type")
-    if interaction.message is None:
-        return False
-    if not any(cls.__discord_ui_compiled_template__.fullmatch(custom_id) for cls in COMPONENTS):
-        return False
-    return any(
-        getattr(child, "custom_id", None) == custom_id and child.type.value == kind
-        for row in interaction.message.components
-        for child in getattr(row, "children", (row,))
-    )
-
-
 # --------------------------------------------------------------------------- panel
 
 
@@ -281,7 +257,6 @@ def panel(
     """The private panel of ``player``: their view of the board and their choices, and
     with ``undo`` the Undo button (the engine allows them to take a decision back);
     in ``words``' language (the player's own)."""
-    rules = engine_of(game)
     embed = board_embed(game, viewer=player, words=words)
     view = components()
     if game.status != "active":
@@ -290,12 +265,12 @@ def panel(
             "embed": embed,
             "view": view,
         }
-    choices = choices_for(game, player, words)
+    seat = seat_surface(game, player, can_undo=undo, words=words)
+    choices, suggested = seat.choices, seat.suggested
     if not choices:
-        waiting = ", ".join(mention(game, p) for p in sorted(rules.to_act(game.state)))
+        waiting = ", ".join(mention(game, p) for p in seat.waiting_for)
         content = note + words.gettext("Waiting for {names}.").format(names=waiting)
         return {"content": content, "embed": embed, "view": view}
-    suggested = suggested_index(game, player, choices)
     if len(choices) <= MAX_BUTTON_CHOICES:
         for choice in choices:
             button = ActButton(game.id, game.version, choice.index, choice.label)
@@ -309,7 +284,7 @@ def panel(
             for c in choices[:25]
         ]
         view.add_item(ActSelect(game.id, game.version, options, words.gettext(CHOOSE)))
-    if undo:
+    if seat.can_undo:
         view.add_item(UndoButton(game.id, game.version, words.gettext(UNDO_LABEL)))
     if suggested is not None:
         template = words.gettext(
@@ -321,48 +296,10 @@ def panel(
     return {"content": content, "embed": embed, "view": view}
 
 
-def turn_passed(prompt_v: int, acting: set[PlayerId], actions: list[LoggedAction]) -> bool:
-    """Whether a new turn began since the turn prompt posted at version ``prompt_v``
-    (none yet: -1): someone other than the players to act now moved since."""
-    return prompt_v < 0 or any(a.player not in acting for a in actions if a.seq > prompt_v)
-
-
-# --------------------------------------------------------------------------- cog
-
-
-class Presenter(Protocol):
-    """How one game's turns are shown, when the generic turn prompt and panel do not fit
-    (Workshop Tonttu's simultaneous, secret choices: ``cogs/tonttu.py``)."""
-
-    async def fire(self, game: LoadedGame, timer: Timer) -> bool | None:
-        """Handle a stored timer: whether it acted (``False``: it had nothing to do, say
-        its phase had ended), or ``None`` to leave it to the generic handling."""
-        ...
-
-    async def play_command(
-        self, interaction: discord.Interaction, game: LoadedGame, choice: str
-    ) -> None: ...
-
-    def play_choices(
-        self, game: LoadedGame, player: PlayerId, words: Words = ENGLISH
-    ) -> list[tuple[str, str]]:
-        """``/play`` autocomplete: (label in ``words``' language, value) pairs."""
-        ...
-
-
 class Table(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
-        self._pictures: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
-        """Recent board pictures by (game id, version, language): drawn once per move,
-        then reused by the board edit, the final scores and /board."""
-        self.presenters: dict[str, Presenter] = {}
-        """By game kind; a game without one uses the generic prompt and panel."""
         self._resuming: set[asyncio.Task[None]] = set()
-        self._computers_running: set[int] = set()
-        """Games whose computer seats are being played (this process)."""
-        self._computers_again: set[int] = set()
-        """Games whose computer seats must be looked at again when that run ends."""
 
     async def cog_load(self) -> None:
         self.bot.publisher.syncers[""] = self.sync_thread
@@ -377,65 +314,7 @@ class Table(commands.Cog):
         for task in self._resuming:
             task.cancel()
 
-    async def board_png(self, game: LoadedGame, lang: str = "en") -> bytes:
-        """The public picture of the game's board, labelled in ``lang`` (the server's:
-        ``Languages.of_guild``)."""
-        key = (game.id, game.version, lang)
-        png = self._pictures.get(key)
-        if png is None:
-            png = await render_board_png(game, lang)
-            self._pictures[key] = png
-            while len(self._pictures) > RECENT_PICTURES:
-                self._pictures.popitem(last=False)
-        return png
-
-    # ------------------------------------------------------------ starting
-
-    async def start_game(self, interaction: discord.Interaction, game_id: int) -> None:
-        """The host pressed Start: start, close the lobby, open the thread, post the table."""
-        played = await self.bot.tables.start(game_id)
-        public = await self.bot.languages.public(played.game.guild_id)
-        await interaction.response.edit_message(
-            embed=lobby_embed(played.game, public), view=components()
-        )
-        thread_id = await self._open_thread(interaction, played.game)
-        await self.bot.store.set_thread(game_id, thread_id)
-        played.game = await self.bot.store.load(game_id)
-        await self.publish_or_warn(interaction, played)  # the first board, then the prompt
-
-    async def _open_thread(self, interaction: discord.Interaction, game: GameInfo) -> int:
-        message = interaction.message
-        assert message is not None  # a lobby button always comes with its message
-        try:
-            public = await self.bot.languages.public(game.guild_id)
-            thread = await message.create_thread(
-                name=cut(title_of(game, public), 100), auto_archive_duration=10080
-            )
-            self.bot.publisher.new_channel(thread.id)
-            return thread.id
-        except discord.HTTPException as error:
-            log.warning(
-                "game %s: cannot create a thread (%s); playing in the channel", game.id, error
-            )
-            await interaction.followup.send(
-                private(interaction).gettext(
-                    "I could not create a thread here (I need the Create Public Threads and "
-                    "Send Messages in Threads permissions), so the game is played in this "
-                    "channel instead."
-                ),
-                ephemeral=True,
-            )
-            return game.channel_id
-
     # ------------------------------------------------------------ publishing
-
-    def _channel(self, game: GameInfo) -> discord.PartialMessageable:
-        return self.bot.get_partial_messageable(game.thread_id or game.channel_id)
-
-    async def publish(self, played: Played) -> None:
-        """Show everything stored up to now in the game's thread (``tables/publishing.py``);
-        raises what Discord raised (the moves stay stored and are shown later)."""
-        await self.bot.publisher.sync(played.game.id)
 
     async def sync_thread(self, sync: Sync) -> None:
         """The generic presenter: the log rides on the next turn prompt; the board is
@@ -449,29 +328,19 @@ class Table(commands.Cog):
         game, words = sync.game, sync.words
         if game.status not in ("active", "finished"):
             return
-        shown, version = sync.shown, game.version
-        board_v = shown.get("board", -1)
-        log_v = shown.get("log", max(board_v, 0))
-        prompt_v = shown.get("prompt", board_v)
-        intent = shown.get("log_intent", -1)
-        target = intent if intent > log_v else version  # a dead publisher's posts first
-        sync.recovering = intent > log_v
-        actions = await sync.actions(min(log_v, prompt_v) if prompt_v >= 0 else log_v)
-        news = [a for a in actions if a.seq > log_v]
-        lines = event_lines(game, logged_events(game, news, target), words)
-        acting: set[PlayerId] = set()
-        if game.status == "active" and target == version:
-            humans = {s.player for s in game.seats if not s.is_ai}
-            acting = set(engine_of(game).to_act(game.state)) & humans
-        prompting = bool(acting) and turn_passed(prompt_v, acting, actions) and prompt_v < version
-        ended = game.status != "active"
+        new = news(game, sync.shown, await sync.actions(log_from(sync.shown)))
+        version, target, board_v, acting = game.version, new.target, new.board, set(new.acting)
+        sync.recovering = new.recovering
+        lines = event_lines(game, new.events, words)
+        prompting, ended = new.prompt_due, new.ended
         if "board" not in game.messages:
-            await self.post_board(sync)  # the first board goes above everything else
+            await self.bot.desk.post_board(sync)  # the first board goes above everything else
             board_v = version
         behind = version - board_v
         edit_board = behind > 0 and (prompting or ended or sync.flush or behind >= 2)
-        drawing = asyncio.create_task(self.board_png(game, sync.lang)) if edit_board else None
-        if prompting or (lines and (ended or sync.flush or intent > log_v)):
+        board = self.bot.core.pictures.board
+        drawing = asyncio.create_task(board(game, sync.lang)) if edit_board else None
+        if prompting or (lines and (ended or sync.flush or new.recovering)):
             await sync.mark_now("log_intent", target)
             chunks = chunk_lines(lines, MAX_CONTENT - PROMPT_ROOM)
             last: discord.Message | None = None
@@ -480,7 +349,7 @@ class Table(commands.Cog):
                     ("log", target, i), answer=True, content=text, allowed_mentions=NO_MENTIONS
                 )
             if prompting:
-                limit = await self.schedule_timers(sync, game)
+                limit = await self.bot.core.schedule_timers(sync, game)
                 text = self.prompt_text(game, acting, limit, words=words)
                 if chunks:
                     text = f"{chunks[-1]}\n{text}"
@@ -499,11 +368,11 @@ class Table(commands.Cog):
             sync.defer(LOG_DELAY)
         await self._remind(sync, acting, prompting)
         if drawing is not None:
-            await self.edit_board(sync, await drawing)
+            await self.bot.desk.edit_board(sync, await drawing)
         elif behind > 0:
             sync.defer(BOARD_DELAY)
         if ended:
-            await self.close_thread(sync)
+            await self.bot.desk.close_thread(sync)
 
     async def _remind(self, sync: Sync, acting: set[PlayerId], prompting: bool) -> None:
         """A reminder a timer asked for (``pending_reminder``), unless the turn moved on."""
@@ -514,138 +383,10 @@ class Table(commands.Cog):
         ask, asked_at = pending
         if acting and not prompting and asked_at == game.version:
             # at most one reminder per interval: this one schedules the next one
-            limit = await self.schedule_timers(sync, game, turn_limit=False)
+            limit = await self.bot.core.schedule_timers(sync, game, turn_limit=False)
             text = self.prompt_text(game, acting, limit, reminder=True, words=sync.words)
             await sync.post(("reminder", ask), **self.prompt_message(game, text, sync.words))
         sync.mark("reminder", ask)
-
-    async def turn_prompt(self, game: LoadedGame, acting: set[PlayerId]) -> int | None:
-        """The version at which the thread prompted the turn being played (``acting``'s),
-        or None if it has not yet (its sync is still to come): a turn's reminder and limit
-        are scheduled with its prompt, so one from before it is an earlier turn's."""
-        shown = game.shown_versions
-        prompt_v = shown.get("prompt", shown.get("board", -1))
-        if prompt_v < 0:
-            return None
-        actions = await self.bot.store.log(game.id, after=prompt_v)
-        return None if turn_passed(prompt_v, acting, actions) else prompt_v
-
-    async def post_board(self, sync: Sync) -> None:
-        game = sync.game
-        embed, picture = board_picture(game, await self.board_png(game, sync.lang), sync.words)
-        message = await sync.post(("board", game.version), embed=embed, file=picture)
-        sync.mark("board", game.version, message.id)
-
-    async def edit_board(self, sync: Sync, png: bytes) -> None:
-        """Edit the board message in place, picture included (post it if it is gone)."""
-        game = sync.game
-        embed, picture = board_picture(game, png, sync.words)
-        try:
-            # one edit: the new picture replaces the old attachment
-            await sync.channel.get_partial_message(game.messages["board"]).edit(
-                embed=embed, attachments=[picture]
-            )
-        except discord.NotFound:
-            await self.post_board(sync)
-            return
-        sync.mark("board", game.version)
-
-    async def close_thread(self, sync: Sync) -> None:
-        """A game that ended: final scores with the final board (issue 8) and the chart of
-        how the game went (issue 14), in one message; no more timers."""
-        game = sync.game
-        if game.status == "finished" and "final" not in sync.shown:
-            chart = asyncio.create_task(self.chart_png(sync))  # drawn beside the board
-            try:
-                board = await self.board_png(game, sync.lang)
-            except BaseException:
-                chart.cancel()
-                raise
-            _, picture = board_picture(game, board, sync.words)
-            final = final_embed(game, sync.words)
-            final.set_image(url=f"attachment://{picture.filename}")
-            embeds, files = [final], [picture]
-            png = await chart
-            if png is not None:
-                embed, file = chart_picture(game, png, sync.words)
-                embeds.append(embed)
-                files.append(file)
-            message = await sync.post(("final",), embeds=embeds, files=files)
-            sync.mark("final", game.version, message.id)
-        await self.bot.store.cancel_timers(game.id)
-
-    async def chart_png(self, sync: Sync) -> bytes | None:
-        """The chart of the finished game, or ``None`` if it cannot be had (logged): the
-        final scores are posted without it rather than not at all."""
-        try:
-            actions = await sync.actions(0)
-            return await asyncio.wait_for(
-                render_chart_png(sync.game, actions, sync.lang), CHART_TIMEOUT
-            )
-        except Exception:
-            log.exception("game %s: the chart of the game could not be drawn", sync.game.id)
-            return None
-
-    async def publish_or_warn(
-        self,
-        interaction: discord.Interaction,
-        played: Played,
-    ) -> None:
-        """Publish; if Discord refuses (missing permissions), tell the user who acted.
-
-        The move itself is already saved, so the game goes on once the permission is
-        given back (the board message is re-posted when it cannot be edited)."""
-        self.bot.publisher.answered(played.game.id, interaction)
-        try:
-            await self.publish(played)
-            if any(seat.is_ai for seat in played.game.seats):
-                await self.run_computers(played.game.id)
-        except discord.Forbidden:
-            where = f"<#{played.game.thread_id or played.game.channel_id}>"
-            log.warning("game %s: cannot post in %s", played.game.id, where)
-            await interaction.followup.send(
-                private(interaction)
-                .gettext(
-                    "Your move is saved, but I am not allowed to post in {where}, so the "
-                    "others cannot see the board. A server admin can give me the Send "
-                    "Messages (and Send Messages in Threads) permission there."
-                )
-                .format(where=where),
-                ephemeral=True,
-            )
-
-    async def run_computers(self, game_id: int) -> None:
-        """Computer seats move, one published move at a time, until a human must act.
-
-        One run per game at a time: a call while one runs only asks it to look again
-        when it is done (several handlers of one game call this at once). A decision
-        that takes over a second shows in the thread as the bot typing."""
-        self._computers_again.add(game_id)
-        if game_id in self._computers_running:
-            return
-        self._computers_running.add(game_id)
-        try:
-            while game_id in self._computers_again:
-                self._computers_again.discard(game_id)
-                await self._play_computers(game_id)
-        finally:
-            self._computers_running.discard(game_id)
-            self._computers_again.discard(game_id)
-
-    async def _play_computers(self, game_id: int) -> None:
-        async def typing() -> None:
-            await self._channel(await self.bot.store.info(game_id)).typing()
-
-        moved = False
-        for _ in range(MAX_AI_STEPS):
-            async with while_thinking(typing):
-                played = await self.bot.tables.computer_step(game_id)
-            if played is None:
-                break
-            moved = True
-            self.bot.publisher.request(game_id)  # the next decision need not wait for it
-        if moved:  # (with no computer move, the caller's own sync showed everything)
-            await self.bot.publisher.sync(game_id)
 
     async def _start_up(self) -> None:
         """At start-up, as if the bot had never stopped: every thread shows what is
@@ -679,14 +420,9 @@ class Table(commands.Cog):
 
     async def _resume(self, game_id: int) -> None:
         try:
-            await self.run_computers(game_id)
+            await self.bot.core.run_computers(game_id)
         except Exception:
             log.exception("game %s: the computer players could not resume", game_id)
-
-    async def announce(self, game: GameInfo, text: str) -> None:
-        """Post ``text`` in the game's thread (made in the server's language:
-        ``bot.languages.public``)."""
-        await self._channel(game).send(text, allowed_mentions=NO_MENTIONS)
 
     def prompt_text(
         self,
@@ -718,35 +454,6 @@ class Table(commands.Cog):
             "view": view,
             "allowed_mentions": discord.AllowedMentions(users=True, roles=False),
         }
-
-    def turn_timers(
-        self, game: LoadedGame, *, turn_limit: bool = True
-    ) -> tuple[list[NewTimer], datetime | None]:
-        """The next reminder and (``turn_limit``: a new turn) the turn limit, to be
-        scheduled; and when that turn limit ends, if the table has one and it is new."""
-        now = self.bot.clock()
-        settings = game.settings
-        payload = {"version": game.version}
-        hours = settings.get("reminder_hours") or 12
-        timers = [NewTimer("remind", now + timedelta(hours=hours), payload)]
-        if not turn_limit or not settings.get("turn_limit_hours"):
-            return timers, None
-        due = now + timedelta(hours=settings["turn_limit_hours"])
-        timers.append(NewTimer("turn_limit", due, payload))
-        return timers, due
-
-    async def schedule_timers(
-        self, sync: Sync, game: LoadedGame, *, turn_limit: bool = True
-    ) -> datetime | None:
-        """The next reminder and (``turn_limit``: a new turn) the turn limit, scheduled
-        with the round's marks (``Sync.schedule``); returns when the pending turn limit
-        ends, if the table has one."""
-        timers, due = self.turn_timers(game, turn_limit=turn_limit)
-        sync.schedule(*timers)
-        if turn_limit or not game.settings.get("turn_limit_hours"):
-            return due
-        pending = await self.bot.store.pending_timers(game.id)
-        return next((t.due_at for t in pending if t.kind == "turn_limit"), None)
 
     # ------------------------------------------------------------ acting
 
@@ -785,7 +492,7 @@ class Table(commands.Cog):
         you = {**game.names, player: undo_events.YOU}  # the engine says "Du nimmst zurück"
         took = " ".join(undo_events.describe_event(rules, e, you, words) for e in played.events)
         await self._respond_panel(interaction, game, player, f"{took}\n")
-        await self.publish_or_warn(interaction, played)
+        await self.bot.desk.publish_or_warn(interaction, played)
 
     async def choose(
         self, interaction: discord.Interaction, game_id: int, version: int, index: int
@@ -798,7 +505,7 @@ class Table(commands.Cog):
             await self._respond_panel(interaction, stale.game, player, note)
             return
         await self._respond_panel(interaction, played.game, player)  # answer first, then draw
-        await self.publish_or_warn(interaction, played)
+        await self.bot.desk.publish_or_warn(interaction, played)
 
     async def _respond_panel(
         self, interaction: discord.Interaction, game: LoadedGame, player: PlayerId, note: str = ""
@@ -852,7 +559,7 @@ class Table(commands.Cog):
             game = await self._game_here(interaction)
             if game is None:
                 return
-            presenter = self.presenters.get(game.kind)
+            presenter = self.bot.desk.presenters.get(game.kind)
             if presenter is not None:
                 await presenter.play_command(interaction, game, choice)
                 return
@@ -879,7 +586,7 @@ class Table(commands.Cog):
         if game is None or game.status != "active":
             return []
         needle = current.lower()
-        presenter = self.presenters.get(game.kind)
+        presenter = self.bot.desk.presenters.get(game.kind)
         if presenter is not None:
             player = human_player(interaction.user.id)
             pairs = presenter.play_choices(game, player, private(interaction))
@@ -941,7 +648,7 @@ class Table(commands.Cog):
             else:
                 await interaction.response.defer(ephemeral=True, thinking=True)  # drawing
                 lang = i18n.language(interaction.locale)
-                png = await self.board_png(game, lang)
+                png = await self.bot.core.pictures.board(game, lang)
                 embed, picture = board_picture(game, png, i18n.words(lang))
                 await reply(interaction, embed=embed, file=picture)
 
@@ -959,7 +666,7 @@ class Table(commands.Cog):
             if game is None:
                 await reply(interaction, words.gettext("There is no game running here."))
                 return
-            if not may_manage(interaction, game):
+            if not may_manage(interaction, game.host_id):
                 await reply(interaction, words.gettext(ONLY_HOST_ENDS))
                 return
             view = components()
@@ -977,7 +684,7 @@ class Table(commands.Cog):
     async def abandon(self, interaction: discord.Interaction, game_id: int) -> None:
         info = await self.bot.store.info(game_id)
         words = private(interaction)
-        if not may_manage(interaction, info):
+        if not may_manage(interaction, info.host_id):
             await reply(interaction, words.gettext(ONLY_HOST_ENDS))
             return
         if info.status not in ("lobby", "active"):
@@ -990,7 +697,7 @@ class Table(commands.Cog):
             view=components(),
         )
         public = await self.bot.languages.public(info.guild_id)
-        await self._channel(info).send(
+        await self.bot.desk.channel(info).send(
             public.gettext(
                 "{title} was ended by {who}. The channel is free for a new game."
             ).format(title=title_of(info, public), who=interaction.user.mention),
@@ -1010,23 +717,8 @@ class Table(commands.Cog):
         await guarded(interaction, lambda: reply(interaction, embed=rules_embed(chosen, words)))
 
 
-COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = [
-    LobbyButton,
-    AddComputer,
-    TurnButton,
-    ActButton,
-    ActSelect,
-    UndoButton,
-    AbandonButton,
-]
-"""Every DynamicItem the bot registers (the lobby's are registered by its cog)."""
-
-
-def register_components(*items: type[discord.ui.DynamicItem[Any]]) -> None:
-    """Another cog's DynamicItems, so that ``claimed_by_component`` knows them too."""
-    COMPONENTS.extend(item for item in items if item not in COMPONENTS)
-
-
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Table(bot))
-    bot.add_dynamic_items(TurnButton, ActButton, ActSelect, UndoButton, AbandonButton)
+    items = (TurnButton, ActButton, ActSelect, UndoButton, AbandonButton)
+    bot.add_dynamic_items(*items)
+    register_components(*items)

@@ -5,45 +5,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import secrets
-import socket
-from datetime import timedelta
-from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands
 
+from cogs.helpers.host import Host
 from storage import LoadedGame, Timer
 from tables.publishing import reminder_asked
 from tables.service import engine_of
 
-if TYPE_CHECKING:
-    from bot import WorkshopBot
-    from cogs.table import Table
-
 log = logging.getLogger("bot.timers")
-
-OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-"""Who claims timers in this process (unique across processes and machines)."""
-TIMER_LEASE = timedelta(minutes=5)
-"""How long a claimed timer is ours: longer than firing one takes, short enough that
-another process takes over soon after this one dies."""
-MAX_TIMERS_PER_RUN = 200
-"""Timers fired in one poll at most; the rest wait for the next poll."""
 
 MAX_STAND_IN_MOVES = 50
 """Decisions the computer makes for an absent player in one turn, at most."""
 
 
 class Timers(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
+        self.bot.core.timers.fire = self.fire
         self._task = self.bot.background(self._loop(), "timers")
 
     async def cog_unload(self) -> None:
+        self.bot.core.timers.fire = None
         if self._task is not None:
             self._task.cancel()
 
@@ -59,33 +45,8 @@ class Timers(commands.Cog):
                 return  # the bot is stopping: the timer being fired was finished first
 
     async def run_due(self) -> int:
-        """Fire every timer that is due now; returns how many fired (the others had
-        nothing to do, and are recorded as cancelled).
-
-        Each timer is claimed in the database for ``TIMER_LEASE`` first, so of several
-        bot processes exactly one fires it; a process killed while holding a claim
-        loses it when the lease runs out, and another process fires the timer then.
-        One at a time: a timer that an earlier one cancels (a reminder the turn limit
-        made moot) is never claimed.
-        """
-        fired = 0
-        store, now = self.bot.store, self.bot.clock()
-        for _ in range(MAX_TIMERS_PER_RUN):
-            if self.bot.stopping.is_set():
-                break  # the others wait for the next start (they are stored)
-            claimed = await store.claim_due_timers(OWNER, TIMER_LEASE, now, limit=1)
-            if not claimed:
-                break
-            (timer,) = claimed
-            acted = True  # a timer that failed is not tried again
-            try:
-                acted = await self.fire(timer)
-            except Exception:
-                log.exception("timer %s of game %s failed", timer.id, timer.game_id)
-            fired += acted
-            if not await store.finish_timer(timer.id, OWNER, fired=acted):
-                log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
-        return fired
+        """Fire every timer that is due now (``tables/timers.py``); how many fired."""
+        return await self.bot.core.timers.run_due()
 
     async def ask_reminder(self, game: LoadedGame, timer: Timer) -> None:
         """``timer``'s reminder is due: recorded first, so that it is posted (by the
@@ -102,8 +63,8 @@ class Timers(commands.Cog):
         game = await self.bot.store.load(timer.game_id)
         if game.status != "active":
             return False
-        table = cast("Table", self.bot.get_cog("Table"))
-        presenter = table.presenters.get(game.kind)
+        desk, core = self.bot.desk, self.bot.core
+        presenter = desk.presenters.get(game.kind)
         humans = {s.player for s in game.seats if not s.is_ai}
         acting = set(engine_of(game).to_act(game.state)) & humans
         if presenter is not None:
@@ -113,7 +74,7 @@ class Timers(commands.Cog):
         if not acting:
             return False
         if presenter is None:
-            prompt = await table.turn_prompt(game, acting)
+            prompt = await core.turn_prompt(game, acting)
             if prompt is None or timer.payload.get("version", prompt) < prompt:
                 return False
         if timer.kind == "remind":
@@ -129,7 +90,7 @@ class Timers(commands.Cog):
                 "{names} did not move within {n} hours: the computer moves for them.",
                 hours,
             ).format(names=names, n=hours)
-            await table.announce(game, text)
+            await desk.announce(game, text)
             # one computer move per decision until those players are done for this turn
             for _ in range(MAX_STAND_IN_MOVES):
                 waiting = set(engine_of(game).to_act(game.state)) & acting
@@ -139,11 +100,11 @@ class Timers(commands.Cog):
                 played = await self.bot.tables.play_for(game.id, player, game.version)
                 if played is None:
                     break
-                await table.publish(played)
+                await desk.publish(played)
                 game = played.game
-            await table.run_computers(game.id)
+            await core.run_computers(game.id)
         return True
 
 
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Timers(bot))

@@ -38,12 +38,21 @@ import contextlib
 import logging
 from collections.abc import Awaitable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord.ext import commands
 
-from cogs.helpers.common import NO_MENTIONS, bot_of, chosen_value, components, guarded, reply
+from cogs.helpers.common import (
+    NO_MENTIONS,
+    chosen_value,
+    components,
+    guarded,
+    register_components,
+    reply,
+)
+from cogs.helpers.desk import BOARD_DELAY
+from cogs.helpers.host import Host, bot_of
 from cogs.helpers.language import private
 from cogs.helpers.render import (
     BUTTON_LABEL,
@@ -57,7 +66,6 @@ from cogs.helpers.render import (
     title_of,
 )
 from cogs.helpers.thread import Sync, nonce
-from cogs.table import BOARD_DELAY, register_components
 from engine.choices import ChoiceFacts
 from engine.core import TIMER, IllegalAction, PlayerId
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
@@ -68,10 +76,6 @@ from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, NewTimer, Timer, human_player
 from tables.publishing import logged_events, pending_reminder
 from tables.service import choices_for, engine_of, view_of
-
-if TYPE_CHECKING:
-    from bot import WorkshopBot
-    from cogs.table import Table
 
 log = logging.getLogger("bot.tonttu")
 
@@ -367,7 +371,7 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
 
 
 class Tonttu(commands.Cog):
-    def __init__(self, bot: WorkshopBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         self._wakeups: set[asyncio.Task[None]] = set()
         self._status_edited: dict[int, float] = {}
@@ -380,22 +384,14 @@ class Tonttu(commands.Cog):
         when (loop time) and what it told them: the next phase's choices replace it."""
 
     async def cog_load(self) -> None:
-        self.table.presenters["tonttu"] = self
+        self.bot.desk.presenters["tonttu"] = self
         self.bot.publisher.syncers["tonttu"] = self.sync_thread
 
     async def cog_unload(self) -> None:
-        table = self.bot.get_cog("Table")
-        if table is not None:
-            table.presenters.pop("tonttu", None)  # type: ignore[attr-defined]
+        self.bot.desk.presenters.pop("tonttu", None)
         self.bot.publisher.syncers.pop("tonttu", None)
         for task in self._wakeups:
             task.cancel()
-
-    @property
-    def table(self) -> Table:
-        cog = self.bot.get_cog("Table")
-        assert cog is not None
-        return cog  # type: ignore[return-value]
 
     def _channel(self, game: LoadedGame) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(game.thread_id or game.channel_id)
@@ -545,7 +541,7 @@ class Tonttu(commands.Cog):
             )
             await interaction.response.edit_message(**panel)
         self._keep_panel(interaction, game_id, done)
-        await self.table.publish_or_warn(interaction, played)
+        await self.bot.desk.publish_or_warn(interaction, played)
 
     async def race(
         self, interaction: discord.Interaction, game_id: int, round_: int, code: str
@@ -568,7 +564,7 @@ class Tonttu(commands.Cog):
         event = next(e for e in played.events if e.kind == "speed_point")
         text = engine_of(played.game).describe_event(event, played.game.names, words)
         await reply(interaction, words.gettext("You pointed. {what}").format(what=text))
-        await self.table.publish_or_warn(interaction, played)
+        await self.bot.desk.publish_or_warn(interaction, played)
 
     async def _too_late(
         self, game_id: int, round_: int, action: Any, words: Words = ENGLISH
@@ -617,7 +613,7 @@ class Tonttu(commands.Cog):
         )
         facts = engine_of(game).describe_choice(game.state, player, action)
         await reply(interaction, confirmation(facts, action, private(interaction)))
-        await self.table.publish_or_warn(interaction, played)
+        await self.bot.desk.publish_or_warn(interaction, played)
 
     def play_choices(
         self, game: LoadedGame, player: PlayerId, words: Words = ENGLISH
@@ -664,14 +660,14 @@ class Tonttu(commands.Cog):
         changed = any(e.kind in PHASE_CHANGES for e in events)
         ended = game.status != "active"
         if "board" not in game.messages:
-            await self.table.post_board(sync)  # the first board goes above everything else
+            await self.bot.desk.post_board(sync)  # the first board goes above everything else
             board_v = version
         current = not ended and state.phase != "over" and target == version
         behind = version - board_v
         drawing = None
         if behind > 0 and (ended or ((changed or sync.flush) and self._tidy_now("board", game.id))):
             # drawn (in the worker process) while the reveal is posted
-            drawing = asyncio.create_task(self.table.board_png(game, sync.lang))
+            drawing = asyncio.create_task(self.bot.core.pictures.board(game, sync.lang))
             drawing.add_done_callback(_retrieve)
         panels: Awaitable[None] | None = None
         if not current:  # the end, or an older phase's reveal: the lines alone
@@ -704,7 +700,7 @@ class Tonttu(commands.Cog):
                 # choice, its reveal would wait for this picture) and draws the board.
                 drawing.cancel()
                 return
-            await self.table.edit_board(sync, await drawing)
+            await self.bot.desk.edit_board(sync, await drawing)
 
         # The next phase's private panels and the board edit go out together: a round
         # that starts a phase is over sooner, so the next phase's reveal waits less.
@@ -712,7 +708,7 @@ class Tonttu(commands.Cog):
         if current:
             await self._remind(sync)
         if ended:
-            await self.table.close_thread(sync)
+            await self.bot.desk.close_thread(sync)
             for key in [k for k in self._panels if k[0] == game.id]:
                 del self._panels[key]
             self._status_edited.pop(game.id, None)
@@ -726,7 +722,7 @@ class Tonttu(commands.Cog):
         the claim, the intent and one read of the log."""
         game, version = sync.game, sync.game.version
         state = game.state
-        timers, limit = self.table.turn_timers(game)
+        timers, limit = self.bot.core.turn_timers(game)
         deadlines = {"turn_limit": limit} if limit is not None else {}
         cancel = ["speed_close"] if state.mode == "speed" and state.phase == "pick" else []
         # (a race everyone finished pointing in: its close timer has nothing to do)
@@ -854,7 +850,7 @@ class Tonttu(commands.Cog):
             who = ", ".join(mention(game, p) for p in acting)
             view = components()
             view.add_item(PrivateButton(game.id, words))
-            limit = await self.table.schedule_timers(sync, game, turn_limit=False)
+            limit = await self.bot.core.schedule_timers(sync, game, turn_limit=False)
             text = words.gettext(REMINDERS[phase_of(state)]).format(who=who, round=state.round)
             if limit is not None:
                 when = discord.utils.format_dt(limit, "R")
@@ -1048,9 +1044,7 @@ class Tonttu(commands.Cog):
         async def wake() -> None:
             if not await self.bot.pause(seconds + 0.1):
                 return  # the bot is stopping: the stored timer fires after the restart
-            timers = self.bot.get_cog("Timers")
-            if timers is not None:
-                await timers.run_due()  # type: ignore[attr-defined]
+            await self.bot.core.timers.run_due()
 
         task = self.bot.background(wake(), "tonttu-race-timer")
         self._wakeups.add(task)
@@ -1067,8 +1061,8 @@ class Tonttu(commands.Cog):
             played = await self.bot.tables.submit_checked(
                 game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
             )
-            await self.table.publish(played)
-            await self.table.run_computers(game.id)  # they pick in the next phase at once
+            await self.bot.desk.publish(played)
+            await self.bot.core.run_computers(game.id)  # they pick in the next phase at once
             return True
         started = game.shown_versions.get("phase", -1)
         if (
@@ -1079,7 +1073,7 @@ class Tonttu(commands.Cog):
         return None
 
 
-async def setup(bot: WorkshopBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Tonttu(bot))
     bot.add_dynamic_items(*COMPONENTS)
     register_components(*COMPONENTS)

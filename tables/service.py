@@ -82,7 +82,7 @@ class Played:
         return [event for step in self.steps for event in step.events]
 
 
-def engine_of(game: LoadedGame) -> Game:
+def engine_of(game: LoadedGame) -> Game[Any, Any, Any, Any]:
     return get_game(game.kind)
 
 

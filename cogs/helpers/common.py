@@ -1,4 +1,4 @@
-"""What every cog shares: the bot's typed handles, ephemeral replies and error handling."""
+"""What every cog shares: components, ephemeral replies and error handling."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, cast
 
 import aiohttp
 import discord
+from discord import app_commands
 
 from cogs.helpers.language import private
 from engine import get_game
@@ -17,9 +18,7 @@ from engine.core import RuleError
 from engine.words import ENGLISH, N_, Words
 from storage import ChannelBusy, Conflict, GameNotFound, StorageError, WrongStatus
 from storage.errors import AlreadySeated, LobbyFull, NotSeated
-
-if TYPE_CHECKING:
-    from bot import WorkshopBot
+from tables.publishing import Publisher
 
 log = logging.getLogger("bot")
 
@@ -55,6 +54,12 @@ def game_title(kind: str, words: Words = ENGLISH) -> str:
         return words.gettext(get_game(kind).title)
     except (KeyError, ImportError):
         return kind
+
+
+GAME_CHOICES = [
+    app_commands.Choice(name=game_title(kind), value=kind) for kind in ("workshop", "tonttu")
+]
+"""The games, as a slash command's choices."""
 
 
 class Components(discord.ui.View):
@@ -96,8 +101,10 @@ def chosen_value(interaction: discord.Interaction, longest: int = 20) -> str:
     return str(values[0])[:longest]
 
 
-def bot_of(interaction: discord.Interaction) -> WorkshopBot:
-    return interaction.client  # type: ignore[return-value]
+class Publishes(Protocol):
+    """A bot that publishes its games (the door needs no more of it)."""
+
+    publisher: Publisher
 
 
 async def reply(
@@ -301,7 +308,7 @@ async def _guarded(
             error,
         )
         if game_id is not None:
-            bot_of(interaction).publisher.request(game_id)
+            cast(Publishes, interaction.client).publisher.request(game_id)
     except Exception as error:
         words = private(interaction)
         sentence = sentence_for(error, words)
@@ -322,3 +329,33 @@ async def _guarded(
             await reply(interaction, sentence)
         except discord.HTTPException:
             log.warning("could not tell user %s: %s", interaction.user.id, sentence)
+
+
+COMPONENTS: list[type[discord.ui.DynamicItem[Any]]] = []
+"""Every DynamicItem the extensions register (:func:`register_components`)."""
+
+
+def register_components(*items: type[discord.ui.DynamicItem[Any]]) -> None:
+    """An extension's DynamicItems, so that :func:`claimed_by_component` knows them."""
+    COMPONENTS.extend(item for item in items if item not in COMPONENTS)
+
+
+def claimed_by_component(interaction: discord.Interaction) -> bool:
+    """Whether one of our DynamicItems will answer this component interaction.
+
+    discord.py answers only when a registered template matches the custom_id *and*
+    the component is on the message; everything else (a forged custom_id, a button
+    of an old version of the bot) would get no answer at all, so the Table extension's
+    listener answers it instead.
+    """
+    data: Any = interaction.data or {}
+    custom_id, kind = data.get("custom_id", ""), data.get("component_type")
+    if interaction.message is None:
+        return False
+    if not any(cls.__discord_ui_compiled_template__.fullmatch(custom_id) for cls in COMPONENTS):
+        return False
+    return any(
+        getattr(child, "custom_id", None) == custom_id and child.type.value == kind
+        for row in interaction.message.components
+        for child in getattr(row, "children", (row,))
+    )

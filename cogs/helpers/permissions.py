@@ -115,3 +115,12 @@ def listed(names: list[str], words: Words = ENGLISH) -> str:
     if len(names) <= 1:
         return "".join(names)
     return words.gettext("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
+
+
+def may_manage(interaction: discord.Interaction, host_id: int) -> bool:
+    """Whether the user of ``interaction`` may manage a game: its host (``host_id``), or a
+    member who may manage the channel."""
+    if interaction.user.id == host_id:
+        return True
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and perms.manage_channels)

@@ -13,14 +13,12 @@ from typing import Any
 import discord
 
 import i18n
-import render
 from cogs.helpers.common import game_title
 from engine import get_game, undo
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, LoadedGame, LoggedAction
-from storage.export import decision_log
-from tables import drawing
+from storage import GameInfo, LoadedGame
+from tables.pictures import render_private_png
 from tables.service import computer_level, engine_of, view_of
 
 # Discord's limits on what the bot sends
@@ -106,17 +104,11 @@ def board_summary(game: LoadedGame, words: Words = ENGLISH) -> str:
     return "\n".join(line for line in lines if not line.endswith(":"))  # not a heading
 
 
-async def render_board_png(game: LoadedGame, lang: str = "en") -> bytes:
-    """Draw the public picture in the drawing process, so the event loop keeps answering;
-    ``lang``: the table's language (``Languages.of_guild``)."""
-    return await drawing.draw(render.render_board, view_of(game, None), game.names, lang)
-
-
 def board_picture(
     game: LoadedGame, png: bytes, words: Words = ENGLISH
 ) -> tuple[discord.Embed, discord.File]:
     """The thread's board: a short summary, the picture, and the move number; ``words``:
-    the table's language, the picture's (:func:`render_board_png`)."""
+    the table's language, the picture's (``tables.pictures``)."""
     summary = board_summary(game, words)
     embed = discord.Embed(
         title=title_of(game, words), description=summary, colour=COLOUR.get(game.kind)
@@ -132,7 +124,7 @@ async def private_picture(
 ) -> tuple[discord.Embed, discord.File]:
     """The private text view with the player's own picture under it (ephemeral only);
     ``lang``: the player's own language."""
-    png = await drawing.draw(render.render_private, view_of(game, player), game.names, lang)
+    png = await render_private_png(game, player, lang)
     words = i18n.words(lang)
     embed = board_embed(game, viewer=player, words=words)
     embed.set_image(url=f"attachment://{PRIVATE_FILE}")
@@ -150,24 +142,6 @@ CHART_ALT = {
     "tonttu": N_("Score after each round, and the final score by reason: {final}"),
 }
 """The chart's title and alt text by game (German word order and case differ by unit)."""
-
-
-async def render_chart_png(
-    game: GameInfo, actions: Sequence[LoggedAction], lang: str = "en"
-) -> bytes:
-    """The chart of how a finished game went, replayed and drawn in the drawing process
-    (``render/chart.py``); ``actions``: the game's whole log."""
-    if game.seed is None:
-        raise ValueError(f"game {game.id} has no seed: it never started")
-    return await drawing.draw_chart(
-        game.kind,
-        game.players,
-        game.seed,
-        game.options,
-        [(entry.player, entry.action) for entry in decision_log(actions)],
-        game.names,
-        lang,
-    )
 
 
 def chart_picture(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -121,18 +120,16 @@ async def open_panel(fake: FakeDiscord, user: FakeUser, channel: Any) -> Interac
 
 
 class BoardPictures:
-    """Every board picture ``bot``'s tables have drawn from now on (``render_board_png``
-    of the Table extension's module, a fresh one per bot): the language of each, in
-    order; while ``gate`` is clear, the drawings wait for it."""
+    """Every board picture ``bot``'s tables have drawn from now on (its table core's
+    ``pictures.draw_board``): the language of each, in order; while ``gate`` is clear,
+    the drawings wait for it."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, bot: WorkshopBot) -> None:
         self.languages: list[str] = []
         self.gate = asyncio.Event()
         self.gate.set()
-        table = bot.get_cog("Table")
-        assert table is not None
-        module = vars(sys.modules[type(table).__module__])
-        draw = module["render_board_png"]
+        pictures = bot.core.pictures
+        draw = pictures.draw_board
 
         async def render_board_png(game: Any, lang: str = "en") -> bytes:
             self.languages.append(lang)
@@ -140,7 +137,7 @@ class BoardPictures:
             png: bytes = await draw(game, lang)
             return png
 
-        monkeypatch.setitem(module, "render_board_png", render_board_png)
+        monkeypatch.setattr(pictures, "draw_board", render_board_png)
 
 
 async def ask_reminder_only(store: Any, game_id: int) -> None:

@@ -5,7 +5,6 @@ server's, against the fake Discord."""
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -53,10 +52,8 @@ message's caption: none may show on a German server."""
 def pictures(monkeypatch: pytest.MonkeyPatch, german_server: WorkshopBot) -> list[str]:
     """The language of every board picture and chart the table asks for."""
     langs: list[str] = []
-    table = german_server.get_cog("Table")
-    assert table is not None
-    module = vars(sys.modules[type(table).__module__])  # the extension's (a fresh module)
-    board, chart = module["render_board_png"], module["render_chart_png"]
+    drawn = german_server.core.pictures  # this bot's (a test may run several)
+    board, chart = drawn.draw_board, drawn.draw_chart
 
     async def board_png(game: Any, lang: str = "en") -> bytes:
         langs.append(lang)
@@ -68,8 +65,8 @@ def pictures(monkeypatch: pytest.MonkeyPatch, german_server: WorkshopBot) -> lis
         png: bytes = await chart(game, actions, lang)
         return png
 
-    monkeypatch.setitem(module, "render_board_png", board_png)
-    monkeypatch.setitem(module, "render_chart_png", chart_png)
+    monkeypatch.setattr(drawn, "draw_board", board_png)
+    monkeypatch.setattr(drawn, "draw_chart", chart_png)
     return langs
 
 

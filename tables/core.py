@@ -1,0 +1,133 @@
+"""The table core as a front end holds it: one object per process.
+
+:class:`Core` gathers what every front end needs of a table beyond one choice
+(:class:`tables.service.Tables`): the publisher that keeps each surface up to date
+(``tables/publishing.py``), the pictures, the stored timers and the turn's, and the computer seats'
+moves after a human's. A front end (``cogs/`` for Discord) is given one at start-up and
+only translates: its interactions into calls of these, these results into its messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+
+from engine.core import PlayerId
+from storage import GameInfo, LoadedGame, NewTimer, Storage
+from tables.computers import while_thinking
+from tables.pictures import Pictures
+from tables.publishing import Publisher, Round
+from tables.service import MAX_AI_STEPS, Tables
+from tables.surfaces import turn_passed
+from tables.timers import TimerRunner
+
+log = logging.getLogger("bot.table")
+
+DEFAULT_REMINDER_HOURS = 12
+
+
+class Core:
+    """The store, the game service, the publisher and the pictures of one process."""
+
+    def __init__(
+        self,
+        store: Storage,
+        tables: Tables,
+        publisher: Publisher,
+        *,
+        clock: Callable[[], datetime],
+        stopping: asyncio.Event,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.publisher = publisher
+        self.clock = clock
+        self.pictures = Pictures()
+        self.timers = TimerRunner(store, clock=clock, stopped=stopping.is_set)
+        self.thinking: Callable[[GameInfo], Awaitable[None]] | None = None
+        """How a front end shows that a computer seat of a game is thinking (Discord: the
+        typing indicator in its thread), once a decision takes over a second."""
+        self._computers_running: set[int] = set()
+        """Games whose computer seats are being played (this process)."""
+        self._computers_again: set[int] = set()
+        """Games whose computer seats must be looked at again when that run ends."""
+
+    # ------------------------------------------------------------ computer seats
+
+    async def run_computers(self, game_id: int) -> None:
+        """Computer seats move, one published move at a time, until a human must act.
+
+        One run per game at a time: a call while one runs only asks it to look again
+        when it is done (several handlers of one game call this at once). A decision
+        that takes over a second shows as :attr:`thinking`."""
+        self._computers_again.add(game_id)
+        if game_id in self._computers_running:
+            return
+        self._computers_running.add(game_id)
+        try:
+            while game_id in self._computers_again:
+                self._computers_again.discard(game_id)
+                await self._play_computers(game_id)
+        finally:
+            self._computers_running.discard(game_id)
+            self._computers_again.discard(game_id)
+
+    async def _play_computers(self, game_id: int) -> None:
+        async def typing() -> None:
+            if self.thinking is not None:
+                await self.thinking(await self.store.info(game_id))
+
+        moved = False
+        for _ in range(MAX_AI_STEPS):
+            async with while_thinking(typing):
+                played = await self.tables.computer_step(game_id)
+            if played is None:
+                break
+            moved = True
+            self.publisher.request(game_id)  # the next decision need not wait for it
+        if moved:  # (with no computer move, the caller's own sync showed everything)
+            await self.publisher.sync(game_id)
+
+    # ------------------------------------------------------------ turns and their timers
+
+    def turn_timers(
+        self, game: LoadedGame, *, turn_limit: bool = True
+    ) -> tuple[list[NewTimer], datetime | None]:
+        """The next reminder and (``turn_limit``: a new turn) the turn limit, to be
+        scheduled; and when that turn limit ends, if the table has one and it is new."""
+        now = self.clock()
+        settings = game.settings
+        payload = {"version": game.version}
+        hours = settings.get("reminder_hours") or DEFAULT_REMINDER_HOURS
+        timers = [NewTimer("remind", now + timedelta(hours=hours), payload)]
+        if not turn_limit or not settings.get("turn_limit_hours"):
+            return timers, None
+        due = now + timedelta(hours=settings["turn_limit_hours"])
+        timers.append(NewTimer("turn_limit", due, payload))
+        return timers, due
+
+    async def schedule_timers(
+        self, round_: Round, game: LoadedGame, *, turn_limit: bool = True
+    ) -> datetime | None:
+        """The next reminder and (``turn_limit``: a new turn) the turn limit, scheduled
+        with the round's marks (``Round.schedule``); returns when the pending turn limit
+        ends, if the table has one."""
+        timers, due = self.turn_timers(game, turn_limit=turn_limit)
+        round_.schedule(*timers)
+        if turn_limit or not game.settings.get("turn_limit_hours"):
+            return due
+        pending = await self.store.pending_timers(game.id)
+        return next((t.due_at for t in pending if t.kind == "turn_limit"), None)
+
+    async def turn_prompt(self, game: LoadedGame, acting: set[PlayerId]) -> int | None:
+        """The version at which the table prompted the turn being played (``acting``'s),
+        or None if it has not yet (its sync is still to come): a turn's reminder and limit
+        are scheduled with its prompt, so one from before it is an earlier turn's."""
+        shown = game.shown_versions
+        prompt_v = shown.get("prompt", shown.get("board", -1))
+        if prompt_v < 0:
+            return None
+        actions = await self.store.log(game.id, after=prompt_v)
+        return None if turn_passed(prompt_v, acting, actions) else prompt_v

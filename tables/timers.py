@@ -1,0 +1,73 @@
+"""Stored timers (turn reminders, turn limits, a speed race's close), fired exactly once
+even if they fell due while no process ran: read from storage and claimed there.
+
+What a timer does is the front end's (:attr:`TimerRunner.fire`: Discord's Timers
+extension posts the reminder or the turn-limit notice); that it fires once, by one
+process, is this module's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+
+from storage import Storage, Timer
+
+log = logging.getLogger("bot.timers")
+
+OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+"""Who claims timers in this process (unique across processes and machines)."""
+TIMER_LEASE = timedelta(minutes=5)
+"""How long a claimed timer is ours: longer than firing one takes, short enough that
+another process takes over soon after this one dies."""
+MAX_TIMERS_PER_RUN = 200
+"""Timers fired in one poll at most; the rest wait for the next poll."""
+
+
+class TimerRunner:
+    """Fires the due timers of every game, each once whichever process does it."""
+
+    def __init__(
+        self, store: Storage, *, clock: Callable[[], datetime], stopped: Callable[[], bool]
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.stopped = stopped
+        """Whether the process is stopping: the timers left wait for the next start."""
+        self.fire: Callable[[Timer], Awaitable[bool]] | None = None
+        """What a due timer does (set by the front end): whether it acted."""
+
+    async def run_due(self) -> int:
+        """Fire every timer that is due now; returns how many fired (the others had
+        nothing to do, and are recorded as cancelled).
+
+        Each timer is claimed in the database for ``TIMER_LEASE`` first, so of several
+        bot processes exactly one fires it; a process killed while holding a claim
+        loses it when the lease runs out, and another process fires the timer then.
+        One at a time: a timer that an earlier one cancels (a reminder the turn limit
+        made moot) is never claimed.
+        """
+        if self.fire is None:
+            return 0
+        fired = 0
+        store, now = self.store, self.clock()
+        for _ in range(MAX_TIMERS_PER_RUN):
+            if self.stopped():
+                break  # the others wait for the next start (they are stored)
+            claimed = await store.claim_due_timers(OWNER, TIMER_LEASE, now, limit=1)
+            if not claimed:
+                break
+            (timer,) = claimed
+            acted = True  # a timer that failed is not tried again
+            try:
+                acted = await self.fire(timer)
+            except Exception:
+                log.exception("timer %s of game %s failed", timer.id, timer.game_id)
+            fired += acted
+            if not await store.finish_timer(timer.id, OWNER, fired=acted):
+                log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
+        return fired
