@@ -38,6 +38,7 @@ RUNS = {  # the command line after python, and a figure its output must show
         "tonttu burst",
     ),
     "undo_speed": ("benchmarks/undo_speed.py --games 1 --undos 3", "undo p50 / p99"),
+    "click_walk": ("-m benchmarks.click_walk", "hops on the deepest chain before the answer"),
     "catch_up": ("-m benchmarks.catch_up --games 6 --behind 2", "every table caught up"),
     "e2e_harness": ("-m benchmarks.e2e_harness --users 3 --rounds 1", "p99"),
     "scale_out": (
