@@ -51,9 +51,7 @@ import secrets
 import signal
 import socket
 import sys
-import urllib.parse
-from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -71,6 +69,7 @@ from cogs.helpers.check import (
     server_error_sentence,
     unreachable_sentence,
 )
+from cogs.helpers.config import Settings
 from cogs.helpers.desk import Desk
 from cogs.helpers.gates import Door, FloodGuard, RestBudget, Work, budgeted
 from cogs.helpers.host import Host
@@ -120,135 +119,6 @@ SYNC_CLAIM_LEASE = 600.0
 """How long one process's claim to sync a command tree keeps the others from syncing it."""
 START_STOP_WAIT = 5.0
 """Seconds the connection gets to wind down after a graceful stop closed it."""
-
-
-def parse_shard_ids(text: str, shard_count: int) -> tuple[int, ...]:
-    """``"0-3"`` → (0, 1, 2, 3); ``"4,5,6,7"`` and mixes such as ``"0-1,6"`` too.
-
-    Raises ``ValueError`` with a sentence naming what is wrong.
-
-    >>> parse_shard_ids("0-2,5", 8)
-    (0, 1, 2, 5)
-    """
-    ids: list[int] = []
-    for part in text.replace(" ", "").split(","):
-        first, dash, last = part.partition("-")
-        if not first.isdigit() or (dash and not last.isdigit()):
-            raise ValueError(
-                f"SHARD_IDS must be shard numbers and ranges such as 0-3 or 4,5,6,7, not {text!r}."
-            )
-        low, high = int(first), int(last) if dash else int(first)
-        if high < low:
-            raise ValueError(f"SHARD_IDS: the range {part} runs backwards; write {high}-{low}.")
-        ids.extend(range(low, high + 1))
-    outside = sorted({i for i in ids if i >= shard_count})
-    if outside:
-        raise ValueError(
-            f"SHARD_IDS names shard {outside[0]}, but with SHARD_COUNT={shard_count} the "
-            f"shards are 0 to {shard_count - 1}."
-        )
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise ValueError(f"SHARD_IDS names shard {twice[0]} twice.")
-    return tuple(sorted(ids))
-
-
-@dataclass(frozen=True)
-class Settings:
-    token: str
-    database_url: str = storage.DEFAULT_DATABASE_URL
-    guild_id: int | None = None
-    timer_poll_seconds: float = 30.0
-    ai_workers: int | None = None
-    """Computer players' worker processes (None: one per core but one; 0: in threads)."""
-    shard_count: int | None = None
-    """All shards of the bot (every process the same); ``None``: what Discord recommends."""
-    shard_ids: tuple[int, ...] | None = None
-    """The shards this process runs; ``None``: all of them."""
-    shutdown_grace_seconds: float = 10.0
-    """On SIGINT/SIGTERM, how long handlers and background work under way may take."""
-    rest_budget_per_second: float = 45.0
-    """Rate-limited REST requests this process sends per second at most (0: unpaced)."""
-    flood_burst: int = 10
-    """Interactions one user may send at once before "slow down" (0: no flood guard)."""
-    flood_per_second: float = 2.0
-    """How fast a user's allowance refills, in interactions per second."""
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Settings:
-        guild = env.get("DISCORD_GUILD_ID", "").strip()
-        if guild and not guild.isdigit():
-            raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {guild!r}.")
-        workers = env.get("AI_WORKERS", "").strip()
-        if workers and not workers.isdigit():
-            raise SystemExit(f"AI_WORKERS must be a number of processes, not {workers!r}.")
-        count_text = env.get("SHARD_COUNT", "").strip()
-        ids_text = env.get("SHARD_IDS", "").strip()
-        if count_text and (not count_text.isdigit() or int(count_text) < 1):
-            raise SystemExit(
-                f"SHARD_COUNT must be a whole number of 1 or more, not {count_text!r}."
-            )
-        shard_count = int(count_text) if count_text else None
-        shard_ids = None
-        if ids_text:
-            if shard_count is None:
-                raise SystemExit(
-                    "SHARD_IDS needs SHARD_COUNT too: every process must be told how many "
-                    "shards the bot has in all (e.g. SHARD_COUNT=8 SHARD_IDS=0-3)."
-                )
-            try:
-                shard_ids = parse_shard_ids(ids_text, shard_count)
-            except ValueError as error:
-                raise SystemExit(str(error)) from None
-        return cls(
-            token=env.get("DISCORD_TOKEN", "").strip(),
-            shutdown_grace_seconds=number(env, "SHUTDOWN_GRACE_SECONDS", 10.0),
-            rest_budget_per_second=number(env, "REST_BUDGET_PER_SECOND", 45.0),
-            flood_burst=int(number(env, "FLOOD_BURST", 10, whole=True)),
-            flood_per_second=number(env, "FLOOD_PER_SECOND", 2.0),
-            database_url=database_url(env),
-            guild_id=int(guild) if guild else None,
-            timer_poll_seconds=number(env, "TIMER_POLL_SECONDS", 30.0),
-            ai_workers=int(workers) if workers else None,
-            shard_count=shard_count,
-            shard_ids=shard_ids,
-        )
-
-
-def database_url(env: Mapping[str, str]) -> str:
-    """``DATABASE_URL`` (the default when empty), checked for its form before anything
-    starts; a URL the storage cannot open stops the bot with a sentence naming it."""
-    url = env.get("DATABASE_URL", "").strip() or storage.DEFAULT_DATABASE_URL
-    if storage.is_postgres_url(url):
-        try:
-            urllib.parse.urlsplit(url).port  # noqa: B018 - reading it checks it
-        except ValueError:
-            raise SystemExit(
-                "DATABASE_URL has a port that is not a number: write it as "
-                "postgresql://user:password@host:5432/database."
-            ) from None
-        return url
-    try:
-        storage.sqlite_path(url)
-    except storage.BadDatabaseUrl as error:
-        raise SystemExit(str(error)) from None
-    return url
-
-
-def number(env: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
-    """A setting that is a number of 0 or more (``default`` when empty); a wrong value
-    stops the bot with a sentence naming it."""
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text) if whole else float(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        kind = "a whole number" if whole else "a number"
-        raise SystemExit(f"{name} must be {kind} of 0 or more, not {text!r}.")
-    return value
 
 
 class StartupError(Exception):

@@ -7,7 +7,8 @@ import asyncio
 
 import pytest
 
-from bot import Settings, WorkshopBot, parse_shard_ids
+from bot import WorkshopBot
+from cogs.helpers.config import Settings, parse_shard_ids
 
 
 def settings(**env: str) -> Settings:
