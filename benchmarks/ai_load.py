@@ -14,9 +14,9 @@ game ends starts another).
 
 Two runs, each with a fresh bot process and database:
 - workers: computer decisions in worker processes (the default: AI_WORKERS unset);
-- old: AI_WORKERS=0, decisions in threads of the bot's process, as before issue 15
+- old: AI_WORKERS=0, decisions in threads of the bot's process, as before the worker processes
   (skipped with --no-old).
-Target (issue 15): beside 8, p99 at most 1.5 x the p99 alone. A p99 of 100 clicks is
+Target: beside 8, p99 at most 1.5 x the p99 alone. A p99 of 100 clicks is
 their second slowest, so the ratio swings from run to run: printed with it is a 95 %
 bootstrap interval (the clicks of each figure resampled, :func:`ratio_interval`), which
 more ``--clicks`` narrow.
@@ -354,7 +354,7 @@ def main() -> None:
         ratio = percentile(cells[-1], 99) / percentile(cells[0], 99)
         low, high = ratio_interval(cells[0], cells[-1])
         print(f"  {name:<20}{shown}   {ratio:.2f}x ({low:.2f}-{high:.2f}x)")
-    print("  target (issue 15): beside 8, p99 at most 1.5x the p99 alone")
+    print("  target: beside 8, p99 at most 1.5x the p99 alone")
     print(
         '  (first line of a run: dispatch to the fake\'s acceptance of the answer; ", sent":'
         " until the bot had sent it, without the time the fake's own loop, busy with every"

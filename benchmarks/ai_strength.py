@@ -1,4 +1,4 @@
-"""Strength and speed of the computer players (issue 7).
+"""Strength and speed of the computer players.
 
     python benchmarks/ai_strength.py --games 200
     python benchmarks/ai_strength.py --games 40 --lines greedy-random --game tonttu

@@ -1,4 +1,4 @@
-"""The real bot, in its own process, under load through the fake Discord (issue 12).
+"""The real bot, in its own process, under load through the fake Discord.
 
     python -m benchmarks.bot_latency [--only complete|workshop|tonttu]
         [--games 50] [--think 1.0] [--paced-seconds 15]

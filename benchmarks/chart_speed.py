@@ -1,4 +1,4 @@
-"""Speed of the chart posted with the final scores (issue 14): milliseconds per chart.
+"""Speed of the chart posted with the final scores: milliseconds per chart.
 
     python benchmarks/chart_speed.py [--repeat 30] [--langs en,de]
 
@@ -6,7 +6,7 @@ For a finished 2- and 5-player Santa's Workshop and a 6-player Workshop Tonttu g
 (seeded random games): the replay that makes the score timeline
 (``engine.timeline.score_timeline``), the drawing (``render.chart.render_chart``) and
 both, as ``render.render_game_chart`` does in the drawing process: p50 and p99 of
-``--repeat`` runs, and the PNG's size, once per language of ``--langs`` (issue 16: the
+``--repeat`` runs, and the PNG's size, once per language of ``--langs`` (the
 labels in English and in German, measured in the same run). Then the one-off cost:
 importing matplotlib and ``render.chart`` in a fresh interpreter. Then the bot's way
 (``tables/drawing.py``): the first chart through a new drawing process (start, imports,

@@ -10,7 +10,7 @@ view model in, PNG bytes out.
   Workshop Tonttu 3 and 6 players): the first (cold: fonts loading) time, then the
   best, median and worst of ``--repeat`` renders of the same position. Since regions
   that do not change are pasted from tiles (``render/canvas.py``), a repeated position
-  is the best case; targets (issue 8): 5-player Workshop < 60 ms, 6-player Tonttu
+  is the best case; targets: 5-player Workshop < 60 ms, 6-player Tonttu
   < 40 ms, every PNG < 400 KB.
 - Games in play, the bot's real load: ``--games`` 5-player Workshop and as many
   6-player Tonttu games are played with random moves, and the board after every
@@ -18,7 +18,7 @@ view model in, PNG bytes out.
   ...) as a busy bot's drawing process sees them. Printed: ms per picture (mean, p50,
   p99) and pictures per second of one core.
 
-Each measurement runs once per language of ``--langs`` (issue 16: the German labels are
+Each measurement runs once per language of ``--langs`` (the German labels are
 longer and come through the catalogue; English and German are printed one under the
 other, measured in the same run).
 

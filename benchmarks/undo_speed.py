@@ -1,4 +1,4 @@
-"""What undo costs (issue 14, ``engine/undo.py``, ``storage/undo.py``).
+"""What undo costs (``engine/undo.py``, ``storage/undo.py``).
 
     python benchmarks/undo_speed.py                 # 5-player Santa's Workshop games
     python benchmarks/undo_speed.py --games 3 --undos 20

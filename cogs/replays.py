@@ -15,7 +15,7 @@ Who may look at what:
   (or abandoned) game it gives its players the partial record, built from what a
   spectator sees (``storage.export`` says why that cannot leak a secret).
 
-Everything is answered ephemerally, in the viewer's own language (issue 16: the
+Everything is answered ephemerally, in the viewer's own language (the
 replay's picture too; the exported JSON is data and stays as it is): each viewer steps
 through a replay on their own.
 The replay's buttons carry the game id and the move they lead to

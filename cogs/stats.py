@@ -6,7 +6,7 @@ shown must not reveal a private channel's games to another. A rating is one numb
 per player per server, from all of the server's games; ``docs/ratings.md`` says what
 it means and how the leaderboard respects visibility. Storage does the counting
 (:mod:`storage.ratings`); this cog only reads the options and formats, in the asking
-member's language (issue 16: ``cogs.helpers.language.private``).
+member's language (``cogs.helpers.language.private``).
 """
 
 from __future__ import annotations

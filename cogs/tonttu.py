@@ -25,7 +25,7 @@ ask for DMs again from their private panel.
 
 No rules here: choices, their labels and the log lines all come from the engine.
 
-Languages (issue 16): the thread's text (status, reveal, race, reminders) is in the
+Languages: the thread's text (status, reveal, race, reminders) is in the
 server's language (``bot.languages.public``); a player's panel, DM and answers in
 their own (``cogs.helpers.language.private``, or ``bot.languages.of_user`` for a DM sent
 without an interaction).

@@ -2,8 +2,8 @@
 what a log with undos means. Works for every game through the :class:`Game`
 protocol plus one optional per-game hook.
 
-The rule (issue 14)
--------------------
+The rule
+--------
 A player may take back their own latest decisions, one at a time, as long as
 
 (a) no other player has acted since,

@@ -39,7 +39,7 @@ from PIL import Image, ImageDraw, ImageFont
 FONT_DIR = Path(__file__).with_name("fonts")
 MIN_TEXT_PX = 20
 """The smallest font size used. DejaVu Sans capitals are 0.73 em high, so even a capital
-letter is at least 14 px high at the posted size (phone readability, issue 8)."""
+letter is at least 14 px high at the posted size (readable on a phone)."""
 
 RGB = tuple[int, int, int]
 

@@ -13,7 +13,7 @@ The players keep the identity the boards give them (``render/canvas.py``): their
 colour from the Okabe–Ito palette, their marker shape (circle, square, triangle,
 diamond, hexagon, star, by seat) and their seat number in the legend, so colour is never
 the only cue. Text is at least 20 px high at the picture's size (15 pt at 100 dpi), as
-on the boards (issue 8).
+on the boards.
 
 Only the pyplot-free object API is used (a :class:`~matplotlib.figure.Figure` with its
 own Agg canvas) and no global ``rcParams`` is changed, so pictures can be drawn from

@@ -1,4 +1,4 @@
-"""Taking back a decision (issue 14): the storage side of ``engine.undo``.
+"""Taking back a decision: the storage side of ``engine.undo``.
 
 The engine decides what may be taken back (:class:`engine.undo.History`); storage
 keeps the log append-only. An undo is written like any action: one row in

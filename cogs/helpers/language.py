@@ -1,4 +1,4 @@
-"""Which language a text is in (issue 16; ``docs/i18n.md``).
+"""Which language a text is in (``docs/i18n.md``).
 
 - Private text (an ephemeral answer, a panel, a DM, ``/me``, ``/rules``, an error
   sentence) is in the reader's own Discord language: :func:`private` takes it from

@@ -1,6 +1,6 @@
 """The rules as players read them in ``/rules``: one topic per part of a game.
 
-Every rule of the project's rulebook (RULES.md) that can decide a game is in one of
+Every rule of the project's rulebook (``docs/rules.md``) that can decide a game is in one of
 these topics, in plain words. The rule ids (W-…, T-…) are for developers: they appear in
 the comments here, never in what a player reads (``tests/cogs/test_rules_text.py``
 checks that, the facts each topic must name, and Discord's limits).
@@ -10,7 +10,7 @@ description (at most 4096 characters, 6000 for the whole embed). ``/rules`` with
 topic lists the topics; Discord shows them as the command's choices, so a topic is
 picked from a menu, never typed.
 
-German too (issue 16): every topic's name, label and text is a catalogue template,
+German too: every topic's name, label and text is a catalogue template,
 shown in the reader's own language (``/rules`` is private text); the German follows
 ``docs/glossary.md``.
 """

@@ -21,7 +21,7 @@ Levels (:data:`LEVELS`):
             ``engine.ai.workshop.potential``): many short, less noisy samples
             instead of a few full games.
 
-Fair play (issue 7, RULES W-7 / T-6): :func:`choose` builds ``game.view(state,
+Fair play (docs/rules.md W-7, T-6): :func:`choose` builds ``game.view(state,
 player)`` and hands only that view to :func:`decide`; no level ever receives the
 state. Whatever a level needs beyond the view it gets from the game's
 determinizer (``determinize(view, rng)``), which samples the hidden parts

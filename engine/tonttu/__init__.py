@@ -1,4 +1,4 @@
-"""Workshop Tonttu (RULES.md T-1 … T-6): tactical and speed modes for 3–6 players."""
+"""Workshop Tonttu (docs/rules.md T-1 … T-6): tactical and speed modes for 3–6 players."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Workshop Tonttu's rules (RULES.md T-1 … T-6) as pure functions over :class:`TonttuState`.
+"""Workshop Tonttu's rules (docs/rules.md T-1 … T-6) as pure functions over :class:`TonttuState`.
 
 Simultaneous phases follow OpenSpiel: during a pick or point phase ``to_act``
 holds every seat that has not chosen yet. A seat that has chosen leaves

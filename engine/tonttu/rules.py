@@ -1,4 +1,4 @@
-"""Workshop Tonttu's moves and their resolution (RULES T-2 … T-5): ``apply_action``.
+"""Workshop Tonttu's moves and their resolution (docs/rules.md T-2 … T-5): ``apply_action``.
 
 ``engine.tonttu.game`` holds the protocol object (setup, queries, views, text); this
 module holds what ``apply`` does, the hot path of every computer player's search.

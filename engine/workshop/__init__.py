@@ -1,4 +1,4 @@
-"""Santa's Workshop, Standard Game (RULES W-1 … W-8): a pure, deterministic rules engine.
+"""Santa's Workshop, Standard Game (docs/rules.md W-1 … W-8): a pure, deterministic rules engine.
 
 ``GAME`` satisfies :class:`engine.core.Game`. The state is a frozen pydantic model
 (:class:`WorkshopState`); ``apply`` returns a new state that shares every unchanged

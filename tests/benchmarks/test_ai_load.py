@@ -1,5 +1,5 @@
 """The ai_load benchmark's interval for its p99 ratio, and its clicks timed as the bot
-sent their answers (issue 15)."""
+sent their answers."""
 
 from pathlib import Path
 

@@ -1,5 +1,5 @@
 """The ai_strength benchmark plays the same games in several processes as in one
-(issue 15: ``--jobs``)."""
+(``--jobs``)."""
 
 from benchmarks.ai_strength import run_line
 from engine.ai import Budget

@@ -1,5 +1,5 @@
-"""cogs/helpers/common.py: error sentences in the reader's language (issue 16), and views that
-leave nothing to the garbage collector (issue 12)."""
+"""cogs/helpers/common.py: error sentences in the reader's language, and views that
+leave nothing to the garbage collector."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_a_bug_has_no_sentence() -> None:
 async def test_a_sent_view_is_freed_without_the_garbage_collector() -> None:
     """A panel's view and its items point at each other; once its JSON is made the view
     lets go of them, so it is freed as soon as the message is sent, not at the next
-    garbage collection (issue 12: collections pause every table's answers)."""
+    garbage collection (collections pause every table's answers)."""
     view = components()
     for index in range(3):
         view.add_item(ActButton(7, 2, index, f"choice {index}"))

@@ -71,7 +71,7 @@ def test_listed_joins_names_in_a_sentence() -> None:
 
 
 def test_players_read_the_permissions_as_discords_german_settings_name_them() -> None:
-    """issue 16: /newgame's sentence in the user's language (``--check`` stays English)."""
+    """/newgame's sentence in the user's language (``--check`` stays English)."""
     de = i18n.words("de")
     assert listed(["Embed Links", "Attach Files"], de) == "Links einbetten und Dateien anhängen"
     one = lobby.lacking_sentence(["Attach Files"], de)

@@ -1,6 +1,6 @@
 """The text around a picture (cogs/helpers/render.py): the board's footer, the private
-picture's alt text and the chart's title and alt text, in the table's language (issue 16;
-English unchanged)."""
+picture's alt text and the chart's title and alt text, in the table's language
+(English unchanged)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The table's embeds and texts in English and in German (issue 16)."""
+"""The table's embeds and texts in English and in German."""
 
 from __future__ import annotations
 

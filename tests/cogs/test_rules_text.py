@@ -1,6 +1,6 @@
 """``/rules``: every rule that decides a game is named in its topic, in words a player
 reads (no rule ids), the worked examples agree with the engines, and every answer fits
-Discord's limits; in English and in German (issue 16)."""
+Discord's limits; in English and in German."""
 
 from __future__ import annotations
 
@@ -343,7 +343,7 @@ def test_the_command_offers_every_topic_as_a_choice_within_discords_limits() -> 
     assert listing.index("Santa's Workshop") < listing.index("Workshop Tonttu")
 
 
-# --------------------------------------------------------------------------- German (issue 16)
+# --------------------------------------------------------------------------- German
 
 DE = i18n.words("de")
 GERMAN_FACTS: dict[str, list[str]] = {  # a few per game, in the glossary's words

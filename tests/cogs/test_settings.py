@@ -1,4 +1,4 @@
-"""The slash commands' translator (issue 16): descriptions and choices from the
+"""The slash commands' translator: descriptions and choices from the
 catalogue, names never, languages in their own names."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The table's and the lobby's slash commands in German (issue 16)."""
+"""The table's and the lobby's slash commands in German."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The sentences of the Workshop Tonttu cog, /stats and /history in German and English
-(issue 16): a few exact sentences, plurals for 1 and 2, English unchanged."""
+"""The sentences of the Workshop Tonttu cog, /stats and /history in German and English:
+a few exact sentences, plurals for 1 and 2, English unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The board picture in Discord (issue 8): the thread's board message carries a PNG that
+"""The board picture in Discord: the thread's board message carries a PNG that
 decodes, edited in place after an action (one edit, never a new message); /me adds a
 private picture, ephemeral only; /board text:true keeps the text board."""
 

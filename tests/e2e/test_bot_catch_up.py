@@ -1,4 +1,4 @@
-"""Issue 17: every table catches up by itself after any stop.
+"""Every table catches up by itself after any stop.
 
 A move is committed before the thread is told. Here the bot is stopped, moves are
 committed straight into storage (what a process killed between its commit and its

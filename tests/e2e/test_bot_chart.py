@@ -1,4 +1,4 @@
-"""The chart of how the game went (issue 14), end to end on the fake Discord: a finished
+"""The chart of how the game went, end to end on the fake Discord: a finished
 game of each kind posts it with the final scores, in the same message (no extra post),
 and it is the chart of that game; if it cannot be drawn the final scores still post.
 

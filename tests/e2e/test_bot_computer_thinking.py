@@ -1,4 +1,4 @@
-"""While a computer seat thinks (issue 15): the thread shows it once a decision takes over
+"""While a computer seat thinks: the thread shows it once a decision takes over
 a second, and a bot stopped while a computer must move makes that move when it is back,
 without anyone clicking; the move is the one the engine makes for that seed and version."""
 

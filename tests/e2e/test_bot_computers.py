@@ -1,4 +1,4 @@
-"""Computer seats at a Discord table (issue 7 wiring): added from the lobby's menu, each
+"""Computer seats at a Discord table: added from the lobby's menu, each
 plays at the level chosen for it, from its own view only, after the human's answer, and
 a game with them replays exactly (their moves are seeded by the game's seed and version)."""
 

@@ -1,4 +1,4 @@
-"""Faults the bot must survive (issue 12), end to end on the fake Discord: whole games
+"""Faults the bot must survive, end to end on the fake Discord: whole games
 with Discord answering 429 and 502 now and then, a 30 s REST outage mid-game, and
 interaction tokens that expired while a panel was kept.
 

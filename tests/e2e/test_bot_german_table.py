@@ -1,4 +1,4 @@
-"""Santa's Workshop on Discord in German (issue 16): private text in the user's own
+"""Santa's Workshop on Discord in German: private text in the user's own
 language, public text (lobby, log, prompts, final scores, the board picture) in the
 server's, against the fake Discord."""
 
@@ -114,7 +114,7 @@ async def open_german_panel(fake: FakeDiscord, user: FakeUser, thread: Any) -> F
 async def test_a_german_user_in_an_english_server_reads_german_privately(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """issue 16: the panel and an error sentence follow the user's own Discord
+    """The panel and an error sentence follow the user's own Discord
     language; the thread stays in the server's (English)."""
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
     anna, bob = fake.add_user("anna", locale="de"), fake.add_user("bob")
@@ -157,7 +157,7 @@ async def test_a_german_user_in_an_english_server_reads_german_privately(
 async def test_a_german_server_gets_a_german_lobby_prompt_and_board_picture(
     fake: FakeDiscord, german_server: WorkshopBot, pictures: list[str]
 ) -> None:
-    """issue 16: the server's locale is German: the lobby, the turn prompt and the
+    """The server's locale is German: the lobby, the turn prompt and the
     board's picture are German, while an English user's own panel stays English."""
     alice, bob = fake.add_user("alice"), fake.add_user("bob", locale="de")
     lobby, thread = await open_german_table(fake, german_server, alice, [bob])
@@ -179,7 +179,7 @@ async def test_a_german_server_gets_a_german_lobby_prompt_and_board_picture(
 async def test_the_lobby_follows_a_server_switched_to_german(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """issue 16: a server's Discord language changed (GUILD_UPDATE): the next public
+    """A server's Discord language changed (GUILD_UPDATE): the next public
     text is German."""
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED))
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
@@ -199,7 +199,7 @@ async def test_the_lobby_follows_a_server_switched_to_german(
 async def test_a_whole_game_in_german_to_the_final_scores(
     fake: FakeDiscord, german_server: WorkshopBot, pictures: list[str]
 ) -> None:
-    """issue 16: a whole Santa's Workshop game on a German server, through the fake
+    """A whole Santa's Workshop game on a German server, through the fake
     Discord: German prompts, German final scores with German plurals, pictures asked for
     in German, and none of this area's English in the thread."""
     users = [fake.add_user(name) for name in ("anna", "ben")]
@@ -238,7 +238,7 @@ async def test_a_whole_game_in_german_to_the_final_scores(
 async def test_the_door_refuses_a_flood_in_the_users_own_language(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """issue 16: the door's "slow down" (answered before any cog) follows the raw
+    """The door's "slow down" (answered before any cog) follows the raw
     interaction's locale."""
     settings = Settings(
         token=fake.token,

@@ -1,4 +1,4 @@
-"""Issue 17's proof: the bot in its own process, SIGKILLed with its public posts in flight.
+"""A kill loses no post: the bot in its own process, SIGKILLed with its public posts in flight.
 
 The fake holds the bot's posts to a game's thread at a chosen moment (right after an
 action's callback was answered; during a Workshop Tonttu reveal; during a reminder's
@@ -43,7 +43,7 @@ pytestmark = pytest.mark.serial  # several processes, signals or timing: run alo
 
 CLOCKED_BOT = Path(__file__).with_name("clocked_bot.py")
 CATCH_UP = 5.0
-"""Issue 17: the thread is current within this many seconds of the restart (a generous
+"""The thread is current within this many seconds of the restart (a generous
 bound for a wait, not a measurement)."""
 
 

@@ -1,4 +1,4 @@
-"""Languages on the fake Discord (issue 16): the slash commands' German descriptions,
+"""Languages on the fake Discord: the slash commands' German descriptions,
 ``/settings language``, and which language a server's public text is in."""
 
 from __future__ import annotations

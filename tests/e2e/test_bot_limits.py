@@ -293,7 +293,7 @@ async def play_a_turn(fake: FakeDiscord, thread: Any, seated: dict[str, FakeUser
 async def test_a_turn_prompt_rides_on_the_click_that_ended_the_turn(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """Issue 12: the next turn's prompt (with the log lines before it) is a followup of
+    """The next turn's prompt (with the log lines before it) is a followup of
     the click that passed the turn, an interaction webhook, which Discord does not count
     against the bot's 50 requests per second. The thread reads the same."""
     bot = await fake.start_bot(bot_with(fake, tmp_path))

@@ -1,4 +1,4 @@
-"""/history, /replay and /export (issue 14, "Replays and export") on the fake Discord,
+"""/history, /replay and /export on the fake Discord,
 for both games: who may see which game, stepping through a replay (also after a
 restart), the exported record replayed by ``python -m engine replay``, and the
 partial record of a running game, which holds nothing a spectator could not see."""

@@ -176,7 +176,7 @@ async def test_a_stop_during_a_burst_of_moves_finishes_them_and_exits_cleanly(
             # and its publishing finished (the bot's log tells why not)
             assert f"Move {stored.version}" in board.text(), f"{board.text()}\n{output[-6000:]}"
 
-    # Started again, the bot brings every table up to date by itself (issue 17): with
+    # Started again, the bot brings every table up to date by itself: with
     # the grace run out, the posts cancelled at the stop are made now.
     process = await fake.start_bot_process("bot.py", env=env)
     loop = asyncio.get_running_loop()

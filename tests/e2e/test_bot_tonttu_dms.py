@@ -1,4 +1,4 @@
-"""Issue 12: a refused DM is not tried again for the rest of the game (each refusal is
+"""A refused DM is not tried again for the rest of the game (each refusal is
 a 403 that Discord counts against the bot), the player is told once in the thread,
 and can ask for DMs again from their private panel."""
 

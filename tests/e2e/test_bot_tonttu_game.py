@@ -109,7 +109,7 @@ async def test_a_four_player_tactical_game_by_dm_and_ephemeral_fallback(
         assert f"set bonus {result.set_points}" in field
     winners = ", ".join(f"**{by_player[p].name}**" for p in outcome.winners)
     assert winners in final.text()
-    # issue 14: the chart of how the game went, in the same message
+    # the chart of how the game went, in the same message
     assert [a["filename"] for a in final.attachments] == ["board.png", "chart.png"]
     assert final.embeds[1]["title"] == "How the game went: score after each round"
     # dave played every phase through the ephemeral fallback: no DM ever reached him

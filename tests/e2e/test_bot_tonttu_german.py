@@ -1,4 +1,4 @@
-"""Workshop Tonttu in German on the fake Discord (issue 16): whole games, tactical and
+"""Workshop Tonttu in German on the fake Discord: whole games, tactical and
 speed, in a German server (the thread, the DMs, the private panels and the answers in
 German, no translated English sentence in any post), a German player in an English
 server (German DMs and panels, an English thread), and /stats, /leaderboard and
@@ -42,8 +42,8 @@ def translated(lang: str = "de") -> list[Any]:
 
 
 def engine_lines_translated() -> bool:
-    """Whether the Workshop Tonttu engine's log lines are in the German catalogue (the
-    i18n-words part of issue 16): until then the reveals are English."""
+    """Whether the Workshop Tonttu engine's log lines are in the German catalogue: until
+    then the reveals are English."""
     return any(
         path.startswith("engine/tonttu/text.py")
         for message in translated()
@@ -229,7 +229,7 @@ async def test_a_tactical_game_in_a_german_server(
     assert "Chosen:" not in "\n".join(fake.public_texts())
     assert len(pictures.languages) > 10 and set(pictures.languages) == {"de"}  # the board's
 
-    # issue 16: /stats, /leaderboard and /history in the asker's language
+    # /stats, /leaderboard and /history in the asker's language
     anna = users[0]
     stats = await fake.slash(anna, fake.channel, "stats")
     assert stats.ephemeral and "Statistik von anna" in stats.text

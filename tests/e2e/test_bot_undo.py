@@ -1,4 +1,4 @@
-"""/undo and the panel's Undo button (issue 14, ``engine/undo.py``) on the fake Discord:
+"""/undo and the panel's Undo button (``engine/undo.py``) on the fake Discord:
 a Santa's Workshop decision taken back and shown in the thread, and every refusal (a
 spectator, the other player, after another player moved, after a card was drawn, a
 stale or forged button, Workshop Tonttu after a reveal) changes nothing."""

@@ -124,8 +124,8 @@ async def test_a_three_player_game_from_newgame_to_final_scores(
     assert shown == {by_player[p].name: score for p, score in outcome.scores.items()}
     winners = ", ".join(f"**{by_player[p].name}**" for p in outcome.winners)
     assert winners in final.text()
-    # issue 8: the final board stays, as the board message and with the final scores;
-    # issue 14: with the chart of how the game went (tests/e2e/test_bot_chart.py)
+    # the final board stays, as the board message and with the final scores;
+    # with the chart of how the game went (tests/e2e/test_bot_chart.py)
     attachment, chart = final.attachments
     assert final.embeds[0]["image"]["url"] == f"attachment://{attachment['filename']}"
     assert fake.files[int(attachment["id"])].startswith(b"\x89PNG")

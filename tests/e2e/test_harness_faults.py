@@ -426,7 +426,7 @@ async def test_hold_can_take_interaction_followups_too(fake: FakeDiscord, bot: D
 
 @pytest.mark.slow
 async def test_held_post_is_processed_after_the_bot_process_is_killed(fake: FakeDiscord) -> None:
-    """Issue 17's proof: the bot dies with a public post in flight; Discord still makes
+    """The bot dies with a public post in flight; Discord still makes
     it (the worst case for a duplicate when the restarted bot catches up)."""
     alice = fake.add_user("alice")
     process = await fake.start_bot_process(Path(__file__).with_name("demo_bot.py"))

@@ -218,7 +218,7 @@ async def test_modal_limits(fake: FakeDiscord, bot: DemoBot, alice: FakeUser) ->
 async def test_command_localizations_are_checked(
     fake: FakeDiscord, bot: DemoBot, change: dict[str, Any], problem: str
 ) -> None:
-    """Issue 16: what a localized command may carry beyond the spec's lengths (names of
+    """What a localized command may carry beyond the spec's lengths (names of
     lowercase letters, digits and -_', Discord's own locale keys) is checked too."""
     good = {"name": "newgame", "description": "Open a lobby", "type": 1}
     good["name_localizations"] = {"de": "neuesspiel"}

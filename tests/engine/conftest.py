@@ -1,5 +1,5 @@
 """The engine's tests read English unless a test asks for German: the terminal game's
-language defaults to the one ``LANG`` names (issue 16), so a German machine would
+language defaults to the one ``LANG`` names, so a German machine would
 otherwise change what the English tests read."""
 
 from __future__ import annotations

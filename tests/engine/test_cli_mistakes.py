@@ -1,4 +1,4 @@
-"""``python -m engine`` for a person's mistakes (issue 13): one sentence on stderr, a
+"""``python -m engine`` for a person's mistakes: one sentence on stderr, a
 non-zero exit status, never a traceback; Ctrl-C in the terminal game says "Bye.".
 
 Every case runs the real command line as a subprocess (``sys.executable -m engine``).
@@ -134,7 +134,7 @@ def test_help_is_plain_text_with_every_command_and_the_defaults() -> None:
     assert "--opponents" in play and "(default: 3)" in play and "b to see the whole board" in play
 
 
-# --------------------------------------------------------------------------- in German (issue 16)
+# --------------------------------------------------------------------------- in German
 
 
 def test_a_german_lang_makes_the_command_line_german() -> None:

@@ -1,5 +1,5 @@
 """The terminal game of ``python -m engine play``, both games: the "is thinking" notice
-of a slow computer player, and Ctrl-C (issue 13)."""
+of a slow computer player, and Ctrl-C."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_ctrl_c_says_bye_and_exits_130(game: str) -> None:
     assert out.getvalue().endswith("\nBye.\n")
 
 
-# --------------------------------------------------------------------------- in German (issue 16)
+# --------------------------------------------------------------------------- in German
 
 
 def play_tonttu(argv: list[str], answers: str = "1\n" * 400) -> str:

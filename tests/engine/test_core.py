@@ -104,7 +104,7 @@ def test_every_event_of_a_playout_parses_back_from_its_logged_dict(kind: str) ->
     assert len(kinds) >= 5  # the playout went through the game's kinds of event
 
 
-# --------------------------------------------------------------------------- in German (issue 16)
+# --------------------------------------------------------------------------- in German
 
 
 def test_the_shared_refusals_are_templates_with_a_german_translation() -> None:

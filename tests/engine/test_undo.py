@@ -1,4 +1,4 @@
-"""The undo rule over random games of both kinds (issue 14, ``engine.undo``).
+"""The undo rule over random games of both kinds (``engine.undo``).
 
 Properties:
 - undoing to any allowed point and replaying the same decisions gives an identical
@@ -210,7 +210,7 @@ class _Lines:
 
 
 def test_an_undos_log_line_in_english_and_german() -> None:
-    """issue 16: "Aino took back: …" is a template; "You" (a player's own panel) too."""
+    """The line "Aino took back: …" is a template; "You" (a player's own panel) too."""
     game: Any = _Lines()
     took = TookBack(player="a", seq=3, events=[{"player": "a", "n": 1}])
     nothing = TookBack(player="a", seq=3, events=[])

@@ -1,5 +1,5 @@
 """Every template in the code has a German translation that keeps its fields, and the
-catalogue holds nothing the code no longer uses (issue 16)."""
+catalogue holds nothing the code no longer uses."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Drawing the fixed positions and comparing pictures within a small tolerance.
 
-A key ending in ``-de`` is the same picture with German labels (issue 16)."""
+A key ending in ``-de`` is the same picture with German labels."""
 
 from __future__ import annotations
 

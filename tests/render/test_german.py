@@ -1,4 +1,4 @@
-"""The pictures in German (issue 16): the language code reaches every label, plurals
+"""The pictures in German: the language code reaches every label, plurals
 follow the count, regions drawn in one language are never pasted into a picture in the
 other, and a language without a catalogue draws English."""
 

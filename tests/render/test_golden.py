@@ -18,7 +18,7 @@ MAX_PNG_BYTES = 400 * 1024
 def test_picture_matches_its_golden_image(key: str) -> None:
     png = draw(key)
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    assert len(png) < MAX_PNG_BYTES  # issue 8: the posted PNG stays under 400 KB
+    assert len(png) < MAX_PNG_BYTES  # the posted PNG stays under 400 KB
     stored = GOLDEN / f"{key}.png"
     assert stored.exists(), f"no golden image for {key}: run python -m tests.render.make_golden"
     size, golden_size, differing = difference(png, stored.read_bytes())
@@ -62,7 +62,7 @@ def test_the_tolerance_still_catches_a_chart_one_point_higher() -> None:
 
 def test_a_chart_is_drawn_with_the_shipped_fonts_only() -> None:
     """Every text of the chart uses render/fonts (never a system font), at the boards'
-    smallest size or larger (issue 8: 20 px at the posted size)."""
+    smallest size or larger (20 px at the posted size)."""
     from matplotlib.font_manager import findfont
     from matplotlib.text import Text
 

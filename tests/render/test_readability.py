@@ -1,5 +1,5 @@
-"""Readable on a phone (issue 8): text at least 14 px high at the posted size, and player
-identity shown by shape and seat number as well as colour. In every language (issue 16:
+"""Readable on a phone: text at least 14 px high at the posted size, and player
+identity shown by shape and seat number as well as colour. In every language (the
 German words are longer): labels stay whole, inside the picture and clear of each other.
 """
 
@@ -107,7 +107,7 @@ def _drawn_names(game: str, table: dict[str, str], words: Words) -> list[str]:
 def test_every_label_fits_whole_inside_the_picture_and_clear_of_the_others(
     key: str, lang: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 16: German labels are longer, yet none is cut short, leaves the picture or
+    """German labels are longer, yet none is cut short, leaves the picture or
     lies on another text or a row of dots; public and every player's private picture."""
     game, state = POSITIONS[key]()
     module = workshop if game.name == "workshop" else tonttu

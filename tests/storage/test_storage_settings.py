@@ -1,5 +1,5 @@
 """Server settings: the language a server admin chose stays until it is changed or
-cleared, per server, across reopening (issue 16)."""
+cleared, per server, across reopening."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Undo in storage (issue 14, ``storage/undo.py``): an undo is an appended log entry,
+"""Undo in storage (``storage/undo.py``): an undo is an appended log entry,
 the version only grows, the audit replays it, and a restarted process (or another
 one) sees the state it left. Runs on both backends."""
 

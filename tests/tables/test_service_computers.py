@@ -1,4 +1,4 @@
-"""What the bot hands a computer seat's decision (tables/service.py, issue 15): a Tonttu
+"""What the bot hands a computer seat's decision (tables/service.py): a Tonttu
 ``strong`` seat remembers the others' revealed points, so its decision carries the
 game's decisions so far, which replay to the very state it decides on; levels that
 remember nothing get none (no log read for them)."""

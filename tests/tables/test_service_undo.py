@@ -1,4 +1,4 @@
-"""``Tables.undo`` / ``Tables.can_undo`` (tables/service.py, issue 14): the checks around
+"""``Tables.undo`` / ``Tables.can_undo`` (tables/service.py): the checks around
 the engine's undo rule, and computer seats, which never undo."""
 
 from __future__ import annotations

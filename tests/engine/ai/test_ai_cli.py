@@ -1,4 +1,4 @@
-"""``python -m engine simulate --seats …`` and ``play --opponents …`` (issue 7)."""
+"""``python -m engine simulate --seats …`` and ``play --opponents …``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fair play (issue 7; RULES W-7, T-6): a computer seat decides from its view only.
+"""Fair play (docs/rules.md W-7, T-6): a computer seat decides from its view only.
 
 Two states that differ only in what the seat cannot see give the same decision
 for the same seed, at every level; the determinizers sample states whose view

@@ -1,6 +1,6 @@
 """``apply`` given anything that is not one of Workshop Tonttu's actions refuses it with
 :class:`IllegalAction` and a sentence, never a ``KeyError``, ``TypeError`` or
-``AttributeError`` from inside the rules (issue 13), and leaves the game as it was.
+``AttributeError`` from inside the rules, and leaves the game as it was.
 
 A property test feeds random junk at random positions of random games (both modes);
 a few named cases pin down the ones that used to crash.

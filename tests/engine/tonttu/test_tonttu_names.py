@@ -1,4 +1,4 @@
-"""Every name in Workshop Tonttu's card data is listed as a template (issue 16), so the
+"""Every name in Workshop Tonttu's card data is listed as a template, so the
 German catalogue translates it; a name added to ``cards.json`` alone fails here."""
 
 from __future__ import annotations

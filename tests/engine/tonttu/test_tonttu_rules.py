@@ -1,4 +1,4 @@
-"""Scenario tests, one or more per rule id of RULES.md T-1 … T-6 that has behaviour."""
+"""Scenario tests, one or more per rule id of docs/rules.md T-1 … T-6 that has behaviour."""
 
 from __future__ import annotations
 

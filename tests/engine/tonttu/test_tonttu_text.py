@@ -247,7 +247,7 @@ def test_the_final_board_shows_each_breakdown_with_the_set_bonus() -> None:
     text = GAME.render_text(GAME.view(state, "ann"), NAMES)
     assert "game over: the gift stack has run out" in text and "gift_stack_empty" not in text
     assert "Ann    9 points = 6 for 3 gifts (1+2+3) + 3 for 1 set" in text
-    assert "Bob    1 point = 1 for 1 gift (1) + 0 for 0 sets" in text  # issue 16: 1 point
+    assert "Bob    1 point = 1 for 1 gift (1) + 0 for 0 sets" in text  # singular: 1 point
     assert "Winner" not in text  # the terminal names the winners once, after the board
 
 

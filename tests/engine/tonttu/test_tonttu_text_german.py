@@ -1,4 +1,4 @@
-"""Workshop Tonttu in German (issue 16): the menu labels, every kind of log line, the
+"""Workshop Tonttu in German: the menu labels, every kind of log line, the
 board, the final breakdown and the rule refusals, in the German review's words; the
 English text is the templates themselves (``test_tonttu_text.py`` guards it)."""
 

@@ -1,4 +1,4 @@
-"""Santa's Workshop's board as text in German (issue 16), and English unchanged (the
+"""Santa's Workshop's board as text in German, and English unchanged (the
 golden playthroughs hold the English boards)."""
 
 from __future__ import annotations

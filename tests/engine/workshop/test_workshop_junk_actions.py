@@ -1,4 +1,4 @@
-"""``apply`` given anything that is not one of the game's actions (issue 13).
+"""``apply`` given anything that is not one of the game's actions.
 
 A dict, ``None``, a string, another game's action, a model built without validation
 (``model_construct``) or with wrong field types: ``IllegalAction`` with a sentence,

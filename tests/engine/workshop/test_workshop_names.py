@@ -1,4 +1,4 @@
-"""Every name in ``components.json`` is listed for translation (issue 16): a name the
+"""Every name in ``components.json`` is listed for translation: a name the
 file gains without a line in ``engine/workshop/names.py`` would reach players in
 English only, so this fails until it is listed (and then the catalogue test until it
 is translated)."""

@@ -1,4 +1,4 @@
-"""Scenario tests, one group per rule id of RULES.md W-1 … W-6 (W-7: test_workshop_view.py,
+"""Scenario tests, one group per rule id of docs/rules.md W-1 … W-6 (W-7: test_workshop_view.py,
 W-8: test_workshop_data.py). Positions are hand-made from a fresh game."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Santa's Workshop's text in German (issue 16): log lines for every event kind, menu
+"""Santa's Workshop's text in German: log lines for every event kind, menu
 labels, plurals, refusals, the reader's own "du" sentences, and English unchanged."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The undo rule in Santa's Workshop (issue 14, ``engine.undo`` + ``GAME.undo_block``):
+"""The undo rule in Santa's Workshop (``engine.undo`` + ``GAME.undo_block``):
 hand-made positions, one per station kind, citing the rules each step plays."""
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def test_replaying_an_undo_that_was_not_allowed_is_refused() -> None:
 
 
 def test_the_took_back_line_and_the_refusals_in_german() -> None:
-    """Issue 16: the undo's log line in German, for another player and for the reader's
+    """The undo's log line in German, for another player and for the reader's
     own seat ("du" forms); the refusals are templates translated by ``CannotUndo.text``."""
     from i18n import words
 
