@@ -68,6 +68,7 @@ class Model(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+
 Note = Literal["keep_face_down", "take_face_up", "goes_face_up"]
 """Where a Tonttu face-down material lands if its pointer takes it (T-3.1, T-3.4):
 kept face down, taken face up by choice, or face up because the workbench already has

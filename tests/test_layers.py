@@ -29,7 +29,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 """By layer: the layers its modules may import. A module's layer is the longest key that
 is its name or a package of it; an extension of ``cogs`` may import only its own module
-of ``cogs`` (no extension imports another)."""
+of ``cogs``, or the modules of its own package (no extension imports another)."""
 
 
 def modules() -> dict[str, Path]:
@@ -76,8 +76,10 @@ def allowed(source: str, target: str) -> bool:
     if target == "cogs":  # the package itself: EXTENSIONS, for bot.py
         return layer(source) == "bot"
     target_layer = layer(target)
-    if target_layer == "cogs":  # an extension module: only bot.py loads (imports) one
-        return layer(source) == "bot"
+    if target_layer == "cogs":  # an extension: only bot.py loads (imports) one; an
+        # extension that is a package imports its own modules
+        extension = ".".join(target.split(".")[:2])
+        return layer(source) == "bot" or source == extension or source.startswith(extension + ".")
     return any(
         target_layer == k or target_layer.startswith(k + ".") for k in MAY_IMPORT[layer(source)]
     )
@@ -154,6 +156,9 @@ def test_the_cycle_finder_finds_cycles(
         ("storage.core", "engine.core", True),
         ("tables.service", "cogs.helpers.common", False),
         ("cogs.table", "cogs.lobby", False),
+        ("cogs.tonttu.cog", "cogs.tonttu.thread", True),
+        ("cogs.tonttu.cog", "cogs.table", False),
+        ("cogs.lobby", "cogs.tonttu.text", False),
         ("cogs.table", "cogs.helpers.desk", True),
         ("cogs.helpers.desk", "bot", False),
         ("bot", "cogs.table", True),

@@ -90,7 +90,7 @@ def missing_for_a_game(have: discord.Permissions) -> list[str]:
     """What the bot lacks, with ``have`` in a channel, to run a game there.
 
     With Create Public Threads the game gets a thread, where it needs Send Messages in
-    Threads; without it the game is played in the channel itself (``cogs/table.py``),
+    Threads; without it the game is played in the channel itself (``cogs/table/``),
     where it needs Send Messages. The rest is needed either way.
 
     >>> missing_for_a_game(discord.Permissions(view_channel=True, send_messages=True))

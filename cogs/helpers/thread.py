@@ -3,8 +3,8 @@
 The rounds, the ledger of what a table has shown and the catch-up after a start or a
 reconnect are the table core's (``tables/publishing.py``); this module is how a round
 shows things in a Discord thread: :class:`Sync` posts, :class:`ThreadPublisher` keeps
-Discord's budgets. The presenters (the generic one in ``cogs/table.py``, Tonttu's in
-``cogs/tonttu.py``) decide what to post from the core's description of what changed.
+Discord's budgets. The presenters (the generic one in ``cogs/table/``, Tonttu's in
+``cogs/tonttu/``) decide what to post from the core's description of what changed.
 
 Exactly once. Posts carry a *nonce* derived from the game, what is posted and the
 version (Discord's ``enforce_nonce``: a second post with the same nonce within a few

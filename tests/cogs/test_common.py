@@ -10,7 +10,7 @@ import pytest
 
 import i18n
 from cogs.helpers.common import components, sentence_for
-from cogs.table import ActButton
+from cogs.table.components import ActButton
 from engine.core import IllegalAction
 from engine.undo import GAME_OVER, CannotUndo
 from storage import ChannelBusy, Conflict, GameNotFound

@@ -10,11 +10,11 @@ import pytest
 import i18n
 from cogs.replays import not_finished, players_only
 from cogs.stats import board_lines, kind_of, no_games, shown_rating, stats_field
-from cogs.tonttu import PhaseClosed, confirmation, phase_name, still_open
+from cogs.tonttu.text import confirmation, phase_name
 from engine.choices import ChoiceFacts, Note
 from engine.ratings import Rating
 from engine.tonttu.data import GIFT_NAMES, GIFT_NEEDS
-from engine.tonttu.game import GAME
+from engine.tonttu.game import GAME, PhaseClosed, still_open
 from engine.tonttu.models import Pick, PointGift, PointMaterial
 from engine.tonttu.text import NOTES
 from engine.words import ENGLISH

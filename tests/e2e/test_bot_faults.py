@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from bot import WorkshopBot
-from cogs.tonttu import PANEL_FRESH, encode
+from cogs.tonttu.text import PANEL_FRESH, encode
 from engine import get_game
 from engine.core import TIMER, Rng
 from engine.tonttu import GAME as TONTTU

@@ -5,6 +5,7 @@ flood guard stops one user from spending them."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,6 @@ import yarl
 
 import storage
 from bot import Settings, WorkshopBot
-from cogs import tonttu
 from cogs.helpers import thread as publishing
 from cogs.helpers.gates import SLOW_DOWN, budgeted
 from engine import get_game
@@ -173,8 +173,9 @@ async def test_with_the_budget_half_taken_tidy_ups_wait_a_little_and_reveals_do_
 ) -> None:
     """Workshop Tonttu's "who has chosen" line and board picture give way to the reveal
     while most of the REST budget is taken, for at most ``TIDY_LATE`` seconds."""
-    monkeypatch.setattr(tonttu, "TIDY_LATE", 2.0)
     bot = await fake.start_bot(bot_with(fake, tmp_path, rest_budget_per_second=10))
+    # the extension's own module, as this bot loaded it (a fresh one per bot)
+    monkeypatch.setattr(sys.modules["cogs.tonttu.thread"], "TIDY_LATE", 2.0)
     alice, bob, carol = (fake.add_user(name) for name in ("alice", "bob", "carol"))
     thread = await open_tonttu(fake, alice, [bob, carol])
     game = await bot.store.find_open(fake.channel.id)

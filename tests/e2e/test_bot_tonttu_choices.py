@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot import WorkshopBot
-from cogs.tonttu import decode
+from cogs.tonttu.text import decode
 from engine.tonttu import GAME
 from engine.tonttu.data import MATERIAL_NAMES, MATERIAL_TYPE
 from engine.tonttu.models import Pick, PointGift, PointMaterial

@@ -14,7 +14,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 import i18n
-from cogs.tonttu import confirmation
+from cogs.tonttu.text import confirmation
 from engine.core import Rng
 from engine.tonttu import GAME
 
@@ -88,7 +88,7 @@ def english_leaks(fake: FakeDiscord, thread: Any, users: list[FakeUser]) -> list
         pieces = english_pieces()
         private = [t for u in users for t in fake.texts_seen_by(u)]
         return english_in(fake.public_texts() + private, pieces)
-    pieces = english_pieces(("cogs/tonttu.py",))
+    pieces = english_pieces(("cogs/tonttu/",))
     statuses = [
         m
         for m in fake.messages(thread)

@@ -33,7 +33,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from cogs.tonttu import phase_name
+from cogs.tonttu.text import phase_name
 from engine import get_game
 from engine.core import TIMER, Rng
 from storage import LoadedGame, Storage, sqlite_path

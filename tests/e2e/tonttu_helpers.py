@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from cogs.tonttu import encode
+from cogs.tonttu.text import encode
 from engine.tonttu import GAME
 from engine.tonttu.data import GIFT_NAMES, MATERIAL_NAMES
 from engine.tonttu.text import HINT

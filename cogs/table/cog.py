@@ -1,6 +1,6 @@
-"""The game in its thread: board, log, turn prompts, the private turn panel, and the
-commands players use during a game (/play, /undo, /me, /board, /abandon, /rules).
-(/history, /replay and /export: ``cogs/replays.py``.)"""
+"""The Table extension: the generic presenter of a game's thread (the log riding on the
+turn prompt, the board, reminders), the catch-up after a start or a reconnect, the
+player's panel and the commands of a game under way."""
 
 from __future__ import annotations
 
@@ -17,20 +17,18 @@ from discord.ext import commands
 import i18n
 from cogs.helpers.common import (
     NO_MENTIONS,
-    chosen_value,
     claimed_by_component,
     components,
     guarded,
     register_components,
     reply,
 )
-from cogs.helpers.host import Host, bot_of
+from cogs.helpers.desk import BOARD_DELAY
+from cogs.helpers.host import Host
 from cogs.helpers.language import private
 from cogs.helpers.permissions import may_manage
 from cogs.helpers.render import (
-    BUTTON_LABEL,
     MAX_CONTENT,
-    OPTION_LABEL,
     board_embed,
     board_picture,
     chunk_lines,
@@ -42,17 +40,25 @@ from cogs.helpers.render import (
 )
 from cogs.helpers.rules_text import RULE_TOPICS, rules_embed
 from cogs.helpers.thread import Sync
+from cogs.table.components import (
+    ABANDON_LABEL,
+    NOT_PLAYING,
+    ONLY_HOST_ENDS,
+    TURN_LABEL,
+    AbandonButton,
+    ActButton,
+    ActSelect,
+    TurnButton,
+    UndoButton,
+    panel,
+)
 from engine import undo as undo_events
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, human_player
 from tables.publishing import pending_reminder
-from tables.service import (
-    StaleBoard,
-    choices_for,
-    engine_of,
-)
-from tables.surfaces import log_from, news, seat_surface
+from tables.service import StaleBoard, choices_for, engine_of
+from tables.surfaces import log_from, news
 
 log = logging.getLogger("bot.table")
 
@@ -60,240 +66,6 @@ PROMPT_ROOM = 400
 """Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
 LOG_DELAY = 3.0
 """Log lines that no turn prompt carried are posted this many seconds later."""
-BOARD_DELAY = 1.0
-"""A board one decision behind is brought up to date this many seconds later (moves made
-meanwhile share the edit)."""
-MAX_BUTTON_CHOICES = 20
-RECENT_PICTURES = 64
-CHART_TIMEOUT = 30.0
-"""Seconds the final scores wait for their chart (the first chart of a drawing process
-imports matplotlib, about a second on an idle machine) before going without it."""
-
-
-TURN_LABEL = N_("Take your turn")
-CHOOSE = N_("Choose…")
-UNDO_LABEL = N_("Undo")
-ABANDON_LABEL = N_("Yes, end this game")
-NOT_PLAYING = N_("You are not playing in this game.")
-ONLY_HOST_ENDS = N_("Only the host or a member who can manage this channel can end the game.")
-"""The components' labels (translated where a message is made: the default is the
-English a component rebuilt from its custom id has, which Discord never sees)."""
-
-# --------------------------------------------------------------------------- components
-
-
-class TurnButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"turn:(?P<gid>[0-9]{1,18})"
-):
-    """On the turn prompt: opens the private panel of whoever clicks."""
-
-    def __init__(self, game_id: int, label: str = TURN_LABEL) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label, style=discord.ButtonStyle.primary, custom_id=f"turn:{game_id}"
-            )
-        )
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
-    ) -> TurnButton:
-        return cls(int(match["gid"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        table = table_of(interaction)
-        await guarded(
-            interaction, lambda: table.open_panel(interaction, self.game_id), game_id=self.game_id
-        )
-
-
-class ActButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"act:(?P<gid>[0-9]{1,18}):(?P<ver>[0-9]{1,9}):(?P<idx>[0-9]{1,4})",
-):
-    """One choice of the private panel, valid only at the version it was drawn at."""
-
-    def __init__(self, game_id: int, version: int, index: int, label: str = "?") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=cut(label, BUTTON_LABEL),
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"act:{game_id}:{version}:{index}",
-            )
-        )
-        self.game_id, self.version, self.index = game_id, version, index
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
-    ) -> ActButton:
-        return cls(int(match["gid"]), int(match["ver"]), int(match["idx"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        table = table_of(interaction)
-        await guarded(
-            interaction,
-            lambda: table.choose(interaction, self.game_id, self.version, self.index),
-            game_id=self.game_id,
-        )
-
-
-class ActSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"acts:(?P<gid>[0-9]{1,18}):(?P<ver>[0-9]{1,9})",
-):
-    """The panel's choices as a menu, when there are too many for buttons."""
-
-    def __init__(
-        self,
-        game_id: int,
-        version: int,
-        options: list[discord.SelectOption] | None = None,
-        placeholder: str = CHOOSE,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"acts:{game_id}:{version}",
-                placeholder=placeholder,
-                options=options or [discord.SelectOption(label="?", value="0")],
-            )
-        )
-        self.game_id, self.version = game_id, version
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
-    ) -> ActSelect:
-        return cls(int(match["gid"]), int(match["ver"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        table = table_of(interaction)
-        raw = chosen_value(interaction)
-        index = int(raw) if raw.isdigit() and len(raw) <= 4 else -1
-        await guarded(
-            interaction,
-            lambda: table.choose(interaction, self.game_id, self.version, index),
-            game_id=self.game_id,
-        )
-
-
-class UndoButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"undo:(?P<gid>[0-9]{1,18}):(?P<ver>[0-9]{1,9})",
-):
-    """On the private panel: take back the player's latest decision (``engine.undo``),
-    valid only at the version it was drawn at."""
-
-    def __init__(self, game_id: int, version: int, label: str = UNDO_LABEL) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                emoji="↩️",
-                style=discord.ButtonStyle.danger,
-                custom_id=f"undo:{game_id}:{version}",
-            )
-        )
-        self.game_id, self.version = game_id, version
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
-    ) -> UndoButton:
-        return cls(int(match["gid"]), int(match["ver"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        table = table_of(interaction)
-        await guarded(
-            interaction,
-            lambda: table.undo(interaction, self.game_id, self.version),
-            game_id=self.game_id,
-        )
-
-
-class AbandonButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"abandon:(?P<gid>[0-9]{1,18})"
-):
-    def __init__(self, game_id: int, label: str = ABANDON_LABEL) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.danger,
-                custom_id=f"abandon:{game_id}",
-            )
-        )
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
-    ) -> AbandonButton:
-        return cls(int(match["gid"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        table = table_of(interaction)
-        await guarded(
-            interaction, lambda: table.abandon(interaction, self.game_id), game_id=self.game_id
-        )
-
-
-def table_of(interaction: discord.Interaction) -> Table:
-    cog = bot_of(interaction).get_cog("Table")
-    assert isinstance(cog, Table)
-    return cog
-
-
-# --------------------------------------------------------------------------- panel
-
-
-def panel(
-    game: LoadedGame,
-    player: PlayerId,
-    note: str = "",
-    *,
-    undo: bool = False,
-    words: Words = ENGLISH,
-) -> dict[str, Any]:
-    """The private panel of ``player``: their view of the board and their choices, and
-    with ``undo`` the Undo button (the engine allows them to take a decision back);
-    in ``words``' language (the player's own)."""
-    embed = board_embed(game, viewer=player, words=words)
-    view = components()
-    if game.status != "active":
-        return {
-            "content": note + words.gettext("This game is over."),
-            "embed": embed,
-            "view": view,
-        }
-    seat = seat_surface(game, player, can_undo=undo, words=words)
-    choices, suggested = seat.choices, seat.suggested
-    if not choices:
-        waiting = ", ".join(mention(game, p) for p in seat.waiting_for)
-        content = note + words.gettext("Waiting for {names}.").format(names=waiting)
-        return {"content": content, "embed": embed, "view": view}
-    if len(choices) <= MAX_BUTTON_CHOICES:
-        for choice in choices:
-            button = ActButton(game.id, game.version, choice.index, choice.label)
-            if choice.index == suggested:  # the one-click sensible default
-                button.item.style = discord.ButtonStyle.success
-                button.item.label = cut(f"★ {choice.label}", BUTTON_LABEL)
-            view.add_item(button)
-    else:
-        options = [
-            discord.SelectOption(label=cut(c.label, OPTION_LABEL), value=str(c.index))
-            for c in choices[:25]
-        ]
-        view.add_item(ActSelect(game.id, game.version, options, words.gettext(CHOOSE)))
-    if seat.can_undo:
-        view.add_item(UndoButton(game.id, game.version, words.gettext(UNDO_LABEL)))
-    if suggested is not None:
-        template = words.gettext(
-            "Your move in {title}: choose one (★ green: what a careful player would do)."
-        )
-    else:
-        template = words.gettext("Your move in {title}: choose one.")
-    content = note + template.format(title=title_of(game, words))
-    return {"content": content, "embed": embed, "view": view}
 
 
 class Table(commands.Cog):
