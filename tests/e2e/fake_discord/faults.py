@@ -1,7 +1,7 @@
 """Discord's rate limits, injected faults and REST statistics for the fake Discord.
 
-Everything here is pure bookkeeping (no I/O); ``server.py`` consults it for every REST
-request. Three parts:
+Nearly everything here is pure bookkeeping (no I/O); ``rest.py`` consults it for every
+REST request. Its parts:
 
 * :func:`is_rate_limited`: which calls count against a bot token's global budget of 50
   requests per second. Interaction callbacks (``POST /interactions/{id}/{token}/callback``)
@@ -16,6 +16,9 @@ request. Three parts:
 * :class:`FaultRule`: an injected fault (429, 5xx, timeout, dropped connection) for the
   calls it matches, at a rate drawn from the fake's seeded RNG.
 * :func:`rest_stats`: counts over recorded requests (:class:`RestStats`).
+* :class:`FaultsMixin`: the switches and counts on ``FakeDiscord`` (``inject``,
+  ``clear_faults``, ``rest_outage``, ``limit_hits``, ``check_within_limits``,
+  ``rest_stats``); ``rest.py`` applies them to each request, and holds requests.
 """
 
 from __future__ import annotations
@@ -404,3 +407,107 @@ def rest_stats(
         invalid_requests=invalid,
         unanswered=unanswered,
     )
+
+
+# ---------------------------------------------------------------------- on FakeDiscord
+
+
+class FaultsMixin:
+    """The switches that make the fake Discord misbehave, and what it counted: injected
+    faults (``inject``), a REST outage (``rest_outage``), requests over Discord's limits
+    (``limit_hits``, ``rest_stats``). ``rest.py`` applies them to every REST request;
+    holding requests in flight (``hold``/``release``) is there too."""
+
+    # FakeState's (state.py), which FakeDiscord combines with this
+    requests: list[RecordedRequest]
+    application_id: int
+    faults: list[FaultRule]
+    _outage: bool
+    _outage_status: int | None
+
+    def inject(
+        self,
+        kind: str,
+        *,
+        rate: float = 1.0,
+        method: str | None = None,
+        route: str | None = None,
+        predicate: Callable[[RecordedRequest], bool] | None = None,
+        calls: str = "rate_limited",
+        status: int = 502,
+        retry_after: float = 0.05,
+        is_global: bool = False,
+        delay: float = DEFAULT_TIMEOUT_HOLD,
+        processed: bool = False,
+        times: int | None = None,
+        retry_passes: bool = True,
+    ) -> FaultRule:
+        """Inject a fault into a share (``rate``, drawn from ``fault_rng``, seeded by
+        ``FakeDiscord(fault_seed=...)``) of the REST calls that match: ``method``,
+        ``route`` (a path template such as ``"/channels/{channel_id}/messages"``, any
+        placeholder names), ``predicate(record)`` and ``calls`` (``"rate_limited"``, the
+        default: not interaction callbacks or webhooks; ``"exempt"``; ``"all"``).
+        ``times``: at most that many faults. The first matching rule that fires wins.
+        ``retry_passes``: a request repeating (same method, path and body) one that this
+        rule refused passes it once, so discord.py's retry is accepted ("20 % answered
+        429, then accepted on retry"); ``False``: every attempt draws anew.
+
+        ``kind``:
+        - ``"rate_limit"``: a 429 with Discord's headers and body (``retry_after`` s,
+          ``is_global``); not processed.
+        - ``"server_error"``: a ``status`` (500/502/503/...) answer; not processed.
+        - ``"timeout"``: no answer for ``delay`` s (default 330 s, past the 300 s that
+          discord.py's HTTP session waits), then the connection is closed.
+        - ``"disconnect"``: the connection is closed at once, without an answer.
+        Timeouts and disconnects are processed first when ``processed=True`` (Discord
+        did it, the answer was lost), else not at all."""
+        rule = FaultRule(
+            kind,
+            rate=rate,
+            method=method,
+            route=route,
+            predicate=predicate,
+            calls=calls,
+            status=status,
+            retry_after=retry_after,
+            is_global=is_global,
+            delay=delay,
+            processed=processed,
+            times=times,
+            retry_passes=retry_passes,
+        )
+        self.faults.append(rule)
+        return rule
+
+    def clear_faults(self) -> None:
+        """Remove every injected fault rule (the outage switch and holds stay)."""
+        self.faults.clear()
+
+    def rest_outage(self, on: bool = True, *, status: int | None = 503) -> None:
+        """While on, every REST call (interaction callbacks and webhooks included) fails
+        and is not processed: answered with ``status`` (503: discord.py's HTTP client
+        raises DiscordServerError at once, its webhook client retries 5 times), or, with
+        ``status=None``, the connection is closed without an answer. The gateway stays up."""
+        self._outage = on
+        self._outage_status = status
+
+    def limit_hits(self, since: float | None = None) -> list[RecordedRequest]:
+        """Requests over Discord's limits (``over_limit``): refused with a 429 when
+        ``enforce_limits`` is on, served but recorded when it is off."""
+        return [r for r in self.requests if r.over_limit and (since is None or r.at >= since)]
+
+    def check_within_limits(self, since: float | None = None) -> None:
+        """Raise AssertionError if the bot hit Discord's per-channel or global limit."""
+        hits = self.limit_hits(since)
+        if hits:
+            lines = "\n  ".join(f"{r.over_limit}: {r.method} {r.path}" for r in hits[:20])
+            raise AssertionError(f"{len(hits)} request(s) over Discord's limits:\n  {lines}")
+
+    def rest_stats(self, since: float | None = None, until: float | None = None) -> RestStats:
+        """Counts over the REST requests recorded between ``since`` and ``until`` (loop
+        time, see ``clock()``): rate-limited vs exempt, per route, posts and edits per
+        channel in any 5 s, 4xx answers by status and Discord error code, 429s from
+        the limits, injected faults (see ``faults.RestStats``)."""
+        return rest_stats(
+            self.requests, since=since, until=until, application_id=self.application_id
+        )

@@ -3,11 +3,13 @@
 Each check returns a list of ``Problem`` (path, message); the server turns them into a
 400 ``50035 Invalid Form Body`` answer and a recorded violation. The spec is looser in
 places (message ``content`` allows 4000 characters there, the bot limit is 2000), so
-these checks are the authority on limits.
+these checks are the authority on limits. :func:`check_request` picks the checks for a
+request's route (messages, interaction callbacks).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -346,3 +348,28 @@ def form_errors(problems: list[Problem]) -> dict[str, Any]:
             {"code": "BASE_TYPE_INVALID", "message": problem.message}
         )
     return errors
+
+
+_MESSAGE_BODY = re.compile(
+    r"^/(channels/\d+/messages(/\d+)?|webhooks/\d+/[^/]+(/messages/[^/]+)?)$"
+)
+_CALLBACK = re.compile(r"^/interactions/\d+/[^/]+/callback$")
+
+
+def check_request(method: str, path: str, body: Any) -> list[Problem]:
+    """Discord's limits for the message, modal or choices in a request body."""
+    if not isinstance(body, dict) or method not in ("POST", "PATCH"):
+        return []
+    if _MESSAGE_BODY.match(path):
+        return check_message(body)
+    if _CALLBACK.match(path):
+        kind, data = body.get("type"), body.get("data") or {}
+        if not isinstance(data, dict):
+            return []
+        if kind in (4, 7):
+            return check_message(data, "data/")
+        if kind == 8:
+            return check_autocomplete(data)
+        if kind == 9:
+            return check_modal(data)
+    return []

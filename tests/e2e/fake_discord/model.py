@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .state import FakeState
 
 DISCORD_EPOCH_MS = 1420070400000
 EPHEMERAL = 1 << 6
@@ -209,7 +209,7 @@ class RecordedRequest:
 class FakeMessage:
     """A message as users see it now (a live view on the fake's state)."""
 
-    def __init__(self, fake: FakeDiscord, message_id: int) -> None:
+    def __init__(self, fake: FakeState, message_id: int) -> None:
         self._fake = fake
         self.id = message_id
 
@@ -345,7 +345,7 @@ class InteractionRecord:
 class InteractionResult:
     """What the user saw in answer to one interaction."""
 
-    def __init__(self, fake: FakeDiscord, record: InteractionRecord) -> None:
+    def __init__(self, fake: FakeState, record: InteractionRecord) -> None:
         self._fake = fake
         self.record = record
         self.violations: list[Violation] = []
