@@ -62,7 +62,7 @@ def played(kind: str, seats: int, options: dict[str, Any], seed: int) -> tuple[A
                 len(log) + 1,
                 player,
                 action.model_dump(mode="json"),
-                [e.model_dump(mode="json") for e in events],
+                "[" + ",".join(e.model_dump_json() for e in events) + "]",
                 NOW,
             )
         )

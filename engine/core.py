@@ -650,7 +650,12 @@ class Game(Protocol[S, A, V, E]):
     def parse_state(self, data: str | bytes) -> S: ...
 
     def parse_event(self, data: Mapping[str, Any]) -> E:
-        """An event from its ``model_dump`` dict (as the action log stores it)."""
+        """An event from its ``model_dump`` dict."""
+        ...
+
+    def parse_events_json(self, data: str | bytes) -> list[E]:
+        """The events of one action as the action log stores them (a JSON array), parsed
+        straight to the engine's models."""
         ...
 
     def describe_action(

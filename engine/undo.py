@@ -45,6 +45,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
+from pydantic import TypeAdapter
+
 from engine.core import AnyGame, Model, PlayerId, RuleError
 from engine.words import ENGLISH, N_, Words
 
@@ -299,6 +301,20 @@ def parse_event(game: AnyGame, data: Mapping[str, Any]) -> Any:
     if data.get("kind") == TOOK_BACK_KIND:
         return TookBack.model_validate(data)
     return game.parse_event(data)
+
+
+TOOK_BACK_JSON = '[{"kind":"' + TOOK_BACK_KIND + '"'
+_TOOK_BACK_LIST: TypeAdapter[list[TookBack]] = TypeAdapter(list[TookBack])
+"""How the events of an undo entry begin as the log stores them (``model_dump_json``)."""
+
+
+def parse_events_json(game: AnyGame, data: str | bytes) -> list[Any]:
+    """The events of one log entry, from the JSON array the log stores, in one parse:
+    the game's own, or an undo's :class:`TookBack`."""
+    text = data.decode() if isinstance(data, bytes) else data
+    if text.startswith(TOOK_BACK_JSON):
+        return list(_TOOK_BACK_LIST.validate_json(text))
+    return game.parse_events_json(text)
 
 
 def describe_event(

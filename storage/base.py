@@ -122,6 +122,12 @@ class Storage(Protocol):
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: int) -> LoadedGame: ...
 
+    async def reload(self, game: LoadedGame) -> LoadedGame:
+        """The game as stored now, knowing ``game`` (loaded, or returned by a submit):
+        ``game`` itself with its marks read again when no move was stored since (one
+        light read: its version, status and marks), else a full :meth:`load`."""
+        ...
+
     async def guild_language(self, guild_id: int) -> str | None:
         """What :meth:`set_guild_language` stored for the server, if anything."""
         ...

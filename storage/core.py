@@ -141,6 +141,8 @@ INFO_COLUMNS = """
 ``messages`` (``{key: message_id}``) and ``shown`` (``{key: shown_version}``)."""
 SNAPSHOT = 19
 """Index of ``g.snapshot`` when appended after the info columns."""
+RELOAD_COLUMNS = "g.version, g.status, {messages}, {shown}"
+"""What :meth:`reload` reads: whether a move was stored since, and the marks."""
 
 
 def json_object(game_id: int, text: str, what: str) -> dict[str, Any]:
@@ -278,6 +280,7 @@ class SqlCore:
     """Appended to a write transaction's read of a game row, to lock it (PostgreSQL);
     SQLite's ``BEGIN IMMEDIATE`` already holds the whole database."""
     INFO: ClassVar[str] = ""
+    RELOAD: ClassVar[str] = ""
 
     where: str
     """The database, as shown in messages (a file path, or the URL without password)."""

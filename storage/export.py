@@ -89,7 +89,7 @@ def running_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
     names = game.names
     entries = []
     for entry in log:
-        events = [undo.parse_event(rules, event) for event in entry.events]
+        events = undo.parse_events_json(rules, entry.events_json)
         text = [line for line in (undo.describe_event(rules, e, names) for e in events) if line]
         entries.append(
             PublicEntry(

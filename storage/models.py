@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 from engine.core import PlayerId
@@ -121,13 +123,23 @@ class NewTimer:
 
 @dataclass(frozen=True)
 class LoggedAction:
-    """One entry of a game's append-only action log."""
+    """One entry of a game's append-only action log.
+
+    Its events stay the JSON text the log stores until they are read: a front end
+    parses them straight to the engine's models (``engine.undo.parse_events_json``),
+    in one step; :attr:`events` decodes them to JSON data for readers that want that."""
 
     seq: int
     player: PlayerId
     action: Mapping[str, Any]
-    events: Sequence[Mapping[str, Any]]
+    events_json: str
     created_at: datetime
+
+    @cached_property
+    def events(self) -> Sequence[Mapping[str, Any]]:
+        """The events as JSON data (decoded once, when first read)."""
+        decoded: list[Mapping[str, Any]] = json.loads(self.events_json)
+        return decoded
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from storage.core import INFO_COLUMNS, Clock, Tx, Write, is_postgres_url, utc_now
+from storage.core import INFO_COLUMNS, RELOAD_COLUMNS, Clock, Tx, Write, is_postgres_url, utc_now
 from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
 from storage.repository import SqlStorage
@@ -244,15 +244,18 @@ class PostgresStorage(SqlStorage):
     UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]] = (asyncpg.UniqueViolationError,)
     FOR_UPDATE: ClassVar[str] = " FOR UPDATE"
     RATINGS_LOCK: ClassVar[str] = "SELECT pg_advisory_xact_lock(7461746)"  # "rat" ings
+    _MESSAGES = """(SELECT coalesce(json_object_agg(m.key, m.message_id), '{}')::text
+            FROM game_messages AS m WHERE m.game_id = g.id AND m.message_id IS NOT NULL)"""
+    _SHOWN = """(SELECT coalesce(json_object_agg(m.key, m.shown_version), '{}')::text
+            FROM game_messages AS m WHERE m.game_id = g.id AND m.shown_version IS NOT NULL)"""
     INFO: ClassVar[str] = INFO_COLUMNS.format(
         seats="""(SELECT coalesce(json_agg(json_build_array(
             s.position, s.player, s.user_id, s.display_name, s.ai_level)), '[]')::text
             FROM seats AS s WHERE s.game_id = g.id)""",
-        messages="""(SELECT coalesce(json_object_agg(m.key, m.message_id), '{}')::text
-            FROM game_messages AS m WHERE m.game_id = g.id AND m.message_id IS NOT NULL)""",
-        shown="""(SELECT coalesce(json_object_agg(m.key, m.shown_version), '{}')::text
-            FROM game_messages AS m WHERE m.game_id = g.id AND m.shown_version IS NOT NULL)""",
+        messages=_MESSAGES,
+        shown=_SHOWN,
     )
+    RELOAD: ClassVar[str] = RELOAD_COLUMNS.format(messages=_MESSAGES, shown=_SHOWN)
 
     def __init__(
         self,

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -393,6 +394,17 @@ class SqlStorage(UndoStore, RatingStore):
             raise GameNotFound(game_id)
         return self._loaded_from_row(rows[0])
 
+    async def reload(self, game: LoadedGame) -> LoadedGame:
+        rows = await self._lookup(
+            f"SELECT {self.RELOAD} FROM games AS g WHERE g.id = ?", (game.id,)
+        )
+        if not rows:
+            raise GameNotFound(game.id)
+        version, status, messages, shown = rows[0]
+        if version != game.version or status != game.status:
+            return await self.load(game.id)
+        return replace(game, messages=json.loads(messages), shown_versions=json.loads(shown))
+
     def _loaded_from_row(self, row: Sequence[Any]) -> LoadedGame:
         info = info_from_row(row)
         if info.status == "lobby" or (info.status == "abandoned" and info.seed is None):
@@ -476,7 +488,7 @@ class SqlStorage(UndoStore, RatingStore):
             await self.info(game_id)  # GameNotFound for an unknown id
         try:
             return [
-                LoggedAction(seq, player, json.loads(action), json.loads(events), dt(created))
+                LoggedAction(seq, player, json.loads(action), events, dt(created))
                 for seq, player, action, events, created in rows
             ]
         except ValueError as error:

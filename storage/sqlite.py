@@ -93,7 +93,7 @@ from typing import Any, ClassVar
 
 import aiosqlite
 
-from storage.core import INFO_COLUMNS, Clock, Write, utc_now
+from storage.core import INFO_COLUMNS, RELOAD_COLUMNS, Clock, Write, utc_now
 from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
 from storage.repository import SqlStorage
@@ -311,15 +311,18 @@ class SqliteStorage(SqlStorage):
     """Games, seats, the action log and timers in one SQLite file. See the module doc."""
 
     UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]] = (sqlite3.IntegrityError,)
+    _MESSAGES = """(SELECT json_group_object(m.key, m.message_id)
+            FROM game_messages AS m WHERE m.game_id = g.id AND m.message_id IS NOT NULL)"""
+    _SHOWN = """(SELECT json_group_object(m.key, m.shown_version)
+            FROM game_messages AS m WHERE m.game_id = g.id AND m.shown_version IS NOT NULL)"""
     INFO: ClassVar[str] = INFO_COLUMNS.format(
         seats="""(SELECT json_group_array(
             json_array(s.position, s.player, s.user_id, s.display_name, s.ai_level))
             FROM seats AS s WHERE s.game_id = g.id)""",
-        messages="""(SELECT json_group_object(m.key, m.message_id)
-            FROM game_messages AS m WHERE m.game_id = g.id AND m.message_id IS NOT NULL)""",
-        shown="""(SELECT json_group_object(m.key, m.shown_version)
-            FROM game_messages AS m WHERE m.game_id = g.id AND m.shown_version IS NOT NULL)""",
+        messages=_MESSAGES,
+        shown=_SHOWN,
     )
+    RELOAD: ClassVar[str] = RELOAD_COLUMNS.format(messages=_MESSAGES, shown=_SHOWN)
 
     def __init__(
         self,

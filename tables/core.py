@@ -79,16 +79,16 @@ class Core:
             if self.thinking is not None:
                 await self.thinking(await self.store.info(game_id))
 
-        moved = False
+        last = None
         for _ in range(MAX_AI_STEPS):
             async with while_thinking(typing):
                 played = await self.tables.computer_step(game_id)
             if played is None:
                 break
-            moved = True
-            self.publisher.request(game_id)  # the next decision need not wait for it
-        if moved:  # (with no computer move, the caller's own sync showed everything)
-            await self.publisher.sync(game_id)
+            last = played.game
+            self.publisher.request(game_id, known=last)  # the next decision need not wait
+        if last is not None:  # (with no computer move, the caller's own sync showed all)
+            await self.publisher.sync(game_id, known=last)
 
     # ------------------------------------------------------------ turns and their timers
 

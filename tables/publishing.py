@@ -167,9 +167,12 @@ def pending_reminder(shown: Mapping[str, int]) -> tuple[int, int] | None:
 
 
 def logged_events(game: GameInfo, actions: list[LoggedAction], upto: int) -> list[Any]:
-    """The events of ``actions`` up to version ``upto``, as the engine's models."""
+    """The events of ``actions`` up to version ``upto``, as the engine's models (parsed
+    from the log's JSON in one step)."""
     rules = get_game(game.kind)
-    return [undo.parse_event(rules, e) for a in actions if a.seq <= upto for e in a.events]
+    return [
+        e for a in actions if a.seq <= upto for e in undo.parse_events_json(rules, a.events_json)
+    ]
 
 
 Syncer = Callable[[Any], Awaitable[None]]
@@ -216,6 +219,8 @@ class Publisher:
         self._held: dict[int, float] = {}
         """Games whose publishing claim this process holds between two rounds, and when
         (loop time) it was last claimed or renewed."""
+        self._known: dict[int, LoadedGame] = {}
+        """By game: the newest game a caller handed over (:meth:`sync`'s ``known``)."""
 
     # ------------------------------------------------------------ what a front end says
 
@@ -235,20 +240,34 @@ class Publisher:
 
     # ------------------------------------------------------------ asking for a sync
 
-    async def sync(self, game_id: int, *, flush: bool = False) -> None:
+    async def sync(
+        self, game_id: int, *, flush: bool = False, known: LoadedGame | None = None
+    ) -> None:
         """Bring the game's surfaces up to date with storage as it is now; returns when a
-        round that started after this call has ended (raising what it raised)."""
-        await asyncio.shield(self._request(game_id, flush))
+        round that started after this call has ended (raising what it raised).
 
-    def request(self, game_id: int, *, flush: bool = False) -> None:
+        ``known``: the game as the caller has it (after its move), so that the round
+        reads only the marks again when nothing was stored since (``Storage.reload``):
+        a click loads its game once."""
+        await asyncio.shield(self._request(game_id, flush, known))
+
+    def request(
+        self, game_id: int, *, flush: bool = False, known: LoadedGame | None = None
+    ) -> None:
         """:meth:`sync` without waiting (errors are logged and retried later)."""
-        self._request(game_id, flush)
+        self._request(game_id, flush, known)
 
-    def _request(self, game_id: int, flush: bool) -> asyncio.Future[None]:
+    def _request(
+        self, game_id: int, flush: bool, known: LoadedGame | None = None
+    ) -> asyncio.Future[None]:
         """The outcome of the game's next round to start (for ``sync``'s callers). The
         task running the rounds ends quietly: ``_failed`` logged the error already (a
         traceback per retry of an outage would be a storm). A graceful stop waits for
         the task."""
+        if known is not None:
+            kept = self._known.get(game_id)
+            if kept is None or known.version >= kept.version:
+                self._known[game_id] = known
         self._again[game_id] = self._again.get(game_id, False) or flush
         running = self._rounds.get(game_id)
         if running is not None:
@@ -340,7 +359,8 @@ class Publisher:
         sync: Round | None = None
         keep = False
         try:
-            game = await self.store.load(game_id)
+            known = self._known.pop(game_id, None)  # read after the claim: marks are fresh
+            game = await (self.store.load(game_id) if known is None else self.store.reload(known))
             lang = await self._lang_of(game.guild_id)
             sync = self._rounds[game_id] = self.new_round(game, flush, lang)
             syncer = self.syncers.get(game.kind) or self.syncers[""]

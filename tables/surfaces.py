@@ -4,7 +4,7 @@ A table has public surfaces (the board at a version, the log of what happened, w
 turn it is, the end) and one private surface per seat (their choices, with what each
 gives now, and whether they may take a decision back). The core decides what changed;
 a front end only draws it: Discord posts it in the game's thread
-(``cogs/table.py``'s presenter), a web page would send it to its readers.
+(``cogs/table/``'s presenter), a web page would send it to its readers.
 
 "What changed since version N". :func:`news` compares what a front end's surfaces show
 (its marks in the ledger, ``tables/publishing.py``) with the stored game and its log:

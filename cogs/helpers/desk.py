@@ -42,7 +42,7 @@ meanwhile share the edit)."""
 
 class Presenter(Protocol):
     """How one game's turns are shown, when the generic turn prompt and panel do not fit
-    (Workshop Tonttu's simultaneous, secret choices: ``cogs/tonttu.py``)."""
+    (Workshop Tonttu's simultaneous, secret choices: ``cogs/tonttu/``)."""
 
     async def fire(self, game: LoadedGame, timer: Timer) -> bool | None:
         """Handle a stored timer: whether it acted (``False``: it had nothing to do, say
@@ -128,7 +128,7 @@ class Desk:
     async def publish(self, played: Played) -> None:
         """Show everything stored up to now in the game's thread (``tables/publishing.py``);
         raises what Discord raised (the moves stay stored and are shown later)."""
-        await self.publisher.sync(played.game.id)
+        await self.publisher.sync(played.game.id, known=played.game)
 
     async def publish_or_warn(self, interaction: discord.Interaction, played: Played) -> None:
         """Publish; if Discord refuses (missing permissions), tell the user who acted.

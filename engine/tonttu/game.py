@@ -107,6 +107,7 @@ CLOSE = ClosePointPhase()
 CLOSE_ONLY: tuple[ClosePointPhase, ...] = (CLOSE,)
 _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+_EVENTS_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
 
 GIFT_CARDS: tuple[GiftCard, ...] = tuple(
     GiftCard(id=g, name=GIFT_NAMES[g], category=GIFT_CATEGORY[g], needs=list(GIFT_NEEDS[g]))
@@ -378,6 +379,9 @@ class TonttuGame(Game[TonttuState, Action, TonttuView, Event]):
 
     def parse_event(self, data: Mapping[str, Any]) -> Event:
         return _EVENT_ADAPTER.validate_python(data)
+
+    def parse_events_json(self, data: str | bytes) -> list[Event]:
+        return _EVENTS_ADAPTER.validate_json(data)
 
     def parse_state(self, data: str | bytes) -> TonttuState:
         return TonttuState.model_validate_json(data)

@@ -54,6 +54,7 @@ from engine.workshop.choices import describe_choice
 from engine.workshop.data import COMPONENTS, ComponentError, load_components, parse_components
 from engine.workshop.models import (
     EVENT_ADAPTER,
+    EVENTS_ADAPTER,
     REASONS,
     STATIONS,
     Action,
@@ -136,6 +137,9 @@ class WorkshopGame(Game[WorkshopState, Action, WorkshopView, Event]):
 
     def parse_event(self, data: Mapping[str, Any]) -> Event:
         return EVENT_ADAPTER.validate_python(data)
+
+    def parse_events_json(self, data: str | bytes) -> list[Event]:
+        return EVENTS_ADAPTER.validate_json(data)
 
     def describe_action(
         self,

@@ -346,6 +346,7 @@ Event = Annotated[
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENTS_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
 
 
 # --------------------------------------------------------------------------- options / outcome
