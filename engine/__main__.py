@@ -23,6 +23,10 @@ of the ``LANG`` environment variable (``de_DE.UTF-8`` is German, anything else
 English). What a player reads (the prompts, the board, the log, the help, a mistake's
 sentence) comes through ``i18n.words(lang)``; the JSON of ``simulate``, ``bench`` and
 ``replay`` is for operators and stays as it is.
+
+One file, about 650 lines, on purpose: it is the engine's one impure corner (the
+clock, a thread, the terminal, files), and the rules below it stay pure because every
+impure line of the engine is here and nowhere else.
 """
 
 from __future__ import annotations

@@ -56,18 +56,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-PlayerId = str
-"""As ``engine.core.PlayerId`` (spelt here: ``engine.core``'s ``Game`` protocol names
-:class:`ChoiceFacts`, so this module may not import it back)."""
-
-
-class Model(BaseModel):
-    """Immutable, like ``engine.core.Model``: the facts are made fresh per question."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+from engine.models import Model, PlayerId
 
 Note = Literal["keep_face_down", "take_face_up", "goes_face_up"]
 """Where a Tonttu face-down material lands if its pointer takes it (T-3.1, T-3.4):

@@ -7,6 +7,11 @@ picture from their own view, which adds their reindeer names (W-7.2).
 Regions that a decision seldom changes (each player's area, the shops, the calendar,
 toy cards, Elf spaces, tree rows) are drawn through :meth:`Canvas.reuse`, keyed by
 what they show (the ``*_key`` functions below) and what lies under them.
+
+One file, about 800 lines, on purpose: it is one picture, and its regions are placed
+relative to each other (the calendar beside the shops, each player's area under the
+board, the legend in the space left); a region in another file would still need the
+whole layout to know where it goes.
 """
 
 from __future__ import annotations

@@ -59,6 +59,11 @@ took it"); if it lost, the choice is judged again on the latest state.
 
 Other work done once across processes is claimed in SQL too (due timers, message
 versions, named claims): see :mod:`storage.repository`.
+
+One file, about 650 lines, on purpose: the write lock, the queue, group commit, the
+cache and the conflict rules rest on each other's invariants (a state is cached only
+once its write committed; a queued submit applies after the head it was chained
+behind), and are read together to see why a write is never lost nor applied twice.
 """
 
 from __future__ import annotations

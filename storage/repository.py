@@ -31,6 +31,12 @@ once-only decision is a single guarded statement: timer claims (``claimed_until
 <= now``, ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), ``finish_timer`` (``claimed_by
 = owner``), message versions (``shown_version < new``) and named claims (expired or
 already ours).
+
+One class in one file, about 800 lines, on purpose: its queries share the dialect
+fragments, the row helpers and the transaction discipline above, and several write
+several tables in one transaction (a lobby's seats, a submit's log and timers, the
+marks with the claim's release); a split by table would split those transactions'
+code, and a split by feature would repeat the fragments.
 """
 
 from __future__ import annotations

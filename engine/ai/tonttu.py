@@ -22,6 +22,12 @@ seats that could pay, from their face-up cards).
 greedy seats (:func:`plan_scores`); it reads no more than the greedy does. The
 ``strong`` level orders its candidates by it and plays it for its own seat in its
 rollouts.
+
+One file, about 800 lines, on purpose: the determinizer, the greedy, the planner, the
+evaluation and the memory of one game's computer player share the private scoring
+helpers and per-position caches of the greedy (``_seat_facts``, ``_offer``,
+``_bench``…), which the planner and the memory call with the greedy's own arguments;
+apart, each file would import the others' private names.
 """
 
 from __future__ import annotations

@@ -26,6 +26,11 @@ Resolution order (T-2.3, T-3): gifts in middle slot order, then face-down materi
 in slot order; then the refill of gifts, then of materials (reshuffling the discard
 pile when the deck runs out, T-2.4); then the end check; then the hands pass, or are
 discarded and dealt anew after the 4th round of a deal.
+
+One file, near a thousand lines, on purpose: a round's resolution is one sequence of
+functions over the same copied field values (``d``), in the order above, and the
+search applies it millions of times; split, the order would be spread over files that
+each need the same hot-path helpers.
 """
 
 from __future__ import annotations
@@ -35,7 +40,6 @@ from itertools import chain
 from typing import Any, Literal
 
 from engine.core import (
-    SHARED_LIMIT,
     TIMER,
     GameOver,
     IllegalAction,
@@ -44,6 +48,9 @@ from engine.core import (
     PlayerId,
     Rng,
     RuleError,
+)
+from engine.models import (
+    SHARED_LIMIT,
     constructor,
     successor_of,
 )

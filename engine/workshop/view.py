@@ -12,7 +12,12 @@ same view back.
 
 from __future__ import annotations
 
-from engine.core import PlayerId, constructor
+from engine.core import (
+    PlayerId,
+)
+from engine.models import (
+    constructor,
+)
 from engine.words import ENGLISH, Words
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS

@@ -14,14 +14,16 @@ from typing import Any, Literal
 import pytest
 from pydantic import Field
 
-from engine import core, get_game
+from engine import get_game, models
 from engine.core import (
-    SHARED_LIMIT,
     Model,
     Rng,
+    derive_seed,
+)
+from engine.models import (
+    SHARED_LIMIT,
     build,
     constructor,
-    derive_seed,
     evolve,
     successor,
 )
@@ -36,8 +38,8 @@ class Sample(Model):
 
 def test_the_lean_paths_pass_their_self_check_with_this_pydantic() -> None:
     """Else every lean helper silently falls back to pydantic's slower paths."""
-    assert core._FAST
-    assert core._fast_paths_work()
+    assert models._FAST
+    assert models._fast_paths_work()
 
 
 def test_build_and_constructor_equal_the_validated_model() -> None:
