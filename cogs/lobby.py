@@ -208,7 +208,7 @@ class Lobby(commands.Cog):
         if mode is not None and kind != "tonttu":
             raise RuleError("The mode option is for Workshop Tonttu only.")
         options: dict[str, Any] = {"mode": mode or "tactical"} if kind == "tonttu" else {}
-        info = await self.bot.store.create_lobby(
+        info = await self.bot.tables.open_lobby(
             guild_id=interaction.guild.id,
             channel_id=interaction.channel.id,
             kind=kind,
@@ -225,22 +225,22 @@ class Lobby(commands.Cog):
         await self.bot.store.set_message(info.id, "lobby", message.id)
 
     async def on_button(self, interaction: discord.Interaction, game_id: int, verb: str) -> None:
-        store = self.bot.store
-        info = await store.info(game_id)
+        tables = self.bot.tables
+        info = await self.bot.store.info(game_id)
         words = private(interaction)
         if info.status != "lobby":
             await reply(interaction, words.gettext(LOBBY_CLOSED))
             return
         user = interaction.user
         if verb == "join":
-            info = await store.join(game_id, user.id, user.display_name)
+            info = await tables.join(game_id, user.id, user.display_name)
         elif verb == "leave":
             if user.id == info.host_id:
                 await reply(
                     interaction, words.gettext("You are the host: press Cancel to close the lobby.")
                 )
                 return
-            info = await store.leave(game_id, human_player(user.id))
+            info = await tables.leave(game_id, human_player(user.id))
         elif verb == "cancel":
             if not may_manage(interaction, info.host_id):
                 await reply(
@@ -250,8 +250,7 @@ class Lobby(commands.Cog):
                     ),
                 )
                 return
-            await store.abandon(game_id)
-            info = await store.info(game_id)
+            info = await tables.end(game_id)
         elif verb == "start":
             if user.id != info.host_id:
                 await reply(interaction, words.gettext("Only the host can start the game."))
@@ -311,7 +310,7 @@ class Lobby(commands.Cog):
                 ),
             )
             return
-        info = await store.add_ai(game_id, level=level)
+        info = await self.bot.tables.add_computer(game_id, level)
         await self._show(interaction, info)
 
 

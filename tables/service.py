@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -170,6 +170,50 @@ class Tables:
         self.clock = clock
         self.new_seed = new_seed
         self.computers = computers or Computers()
+
+    # ------------------------------------------------------------ the lobby
+
+    async def open_lobby(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        kind: str,
+        options: Mapping[str, Any] | None,
+        host_id: int,
+        host_name: str,
+        settings: Mapping[str, Any] | None = None,
+    ) -> LoadedGame:
+        """A new lobby in a channel, its host in seat 1 (``ChannelBusy`` names the game
+        the channel already has)."""
+        return await self.store.create_lobby(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            kind=kind,
+            options=options,
+            settings=settings,
+            host_id=host_id,
+            host_name=host_name,
+        )
+
+    async def join(self, game_id: int, user_id: int, name: str) -> LoadedGame:
+        return await self.store.join(game_id, user_id, name)
+
+    async def leave(self, game_id: int, player: PlayerId) -> LoadedGame:
+        """A human (``human_player(user id)``) or computer seat leaves the lobby."""
+        return await self.store.leave(game_id, player)
+
+    async def add_computer(self, game_id: int, level: str) -> LoadedGame:
+        """A computer seat at ``level`` (one of ``engine.ai.LEVELS``) joins the lobby."""
+        if level not in engine.ai.LEVELS:
+            raise BadChoice(N_("That level is not on the menu."))
+        return await self.store.add_ai(game_id, level=level)
+
+    async def end(self, game_id: int) -> GameInfo:
+        """End a lobby or a running game for everyone, without a result (the channel is
+        free for another); the game as it is then."""
+        await self.store.abandon(game_id)
+        return await self.store.info(game_id)
 
     async def start(self, game_id: int) -> Played:
         """Start a lobby's game (computer seats move in :meth:`computer_step`)."""

@@ -462,8 +462,7 @@ class Table(commands.Cog):
         if info.status not in ("lobby", "active"):
             await reply(interaction, words.gettext("That game has already ended."))
             return
-        await self.bot.store.abandon(game_id)
-        info = await self.bot.store.info(game_id)
+        info = await self.bot.tables.end(game_id)
         await interaction.response.edit_message(
             content=words.gettext("{title} was ended.").format(title=title_of(info, words)),
             view=components(),
