@@ -2,15 +2,15 @@
 
 :class:`Core` gathers what every front end needs of a table beyond one choice
 (:class:`tables.service.Tables`): the publisher that keeps each surface up to date
-(``tables/publishing.py``), the pictures, the stored timers and the turn's, and the computer seats'
-moves after a human's. A front end (``cogs/`` for Discord) is given one at start-up and
-only translates: its interactions into calls of these, these results into its messages.
+(``tables/publishing.py``), the pictures, the stored timers and the turn's, and the
+computer seats' moves after a human's. A front end (``cogs/`` for Discord) is given one
+at start-up and only translates: its interactions into calls of these, these results
+into its messages.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
@@ -22,8 +22,6 @@ from tables.publishing import Publisher, Round
 from tables.service import MAX_AI_STEPS, Tables
 from tables.surfaces import turn_passed
 from tables.timers import TimerRunner
-
-log = logging.getLogger("bot.table")
 
 DEFAULT_REMINDER_HOURS = 12
 
