@@ -14,9 +14,17 @@ from discord import app_commands
 
 from cogs.helpers.language import private
 from engine import get_game
-from engine.core import RuleError
+from engine.core import PlayerId, RuleError
 from engine.words import ENGLISH, N_, Words
-from storage import ChannelBusy, Conflict, GameNotFound, StorageError, WrongStatus
+from storage import (
+    ChannelBusy,
+    Conflict,
+    GameInfo,
+    GameNotFound,
+    StorageError,
+    WrongStatus,
+    human_player,
+)
 from storage.errors import AlreadySeated, LobbyFull, NotSeated
 from tables.publishing import Publisher
 
@@ -359,3 +367,18 @@ def claimed_by_component(interaction: discord.Interaction) -> bool:
         for row in interaction.message.components
         for child in getattr(row, "children", (row,))
     )
+
+
+async def seat_of_clicker(interaction: discord.Interaction, game: GameInfo) -> PlayerId | None:
+    """The clicker's seat in ``game``; ``None`` for a spectator, who is told (privately)
+    that they can watch."""
+    player = human_player(interaction.user.id)
+    if game.seat_of(player) is not None:
+        return player
+    await reply(
+        interaction,
+        private(interaction).gettext(
+            "You are not playing in this game; you can watch the board in this thread."
+        ),
+    )
+    return None

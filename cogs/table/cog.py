@@ -22,6 +22,7 @@ from cogs.helpers.common import (
     guarded,
     register_components,
     reply,
+    seat_of_clicker,
 )
 from cogs.helpers.desk import BOARD_DELAY
 from cogs.helpers.host import Host
@@ -231,16 +232,10 @@ class Table(commands.Cog):
 
     async def open_panel(self, interaction: discord.Interaction, game_id: int) -> None:
         game = await self.bot.store.load(game_id)
-        player = human_player(interaction.user.id)
-        words = private(interaction)
-        if game.seat_of(player) is None:
-            await reply(
-                interaction,
-                words.gettext(
-                    "You are not playing in this game; you can watch the board in this thread."
-                ),
-            )
+        player = await seat_of_clicker(interaction, game)
+        if player is None:
             return
+        words = private(interaction)
         undo = await self.bot.tables.can_undo(game, player)
         await interaction.response.send_message(
             ephemeral=True, **panel(game, player, undo=undo, words=words)

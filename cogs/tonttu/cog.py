@@ -8,7 +8,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.helpers.common import components, register_components, reply
+from cogs.helpers.common import components, register_components, reply, seat_of_clicker
 from cogs.helpers.host import Host
 from cogs.helpers.language import private
 from cogs.tonttu.components import COMPONENTS, DmAgainButton, panel
@@ -38,16 +38,10 @@ class Tonttu(TonttuThread, commands.Cog):
     async def open_private(self, interaction: discord.Interaction, game_id: int) -> None:
         """The "Choose privately" button: the clicker's panel as an ephemeral message."""
         game = await self.bot.store.load(game_id)
-        player = human_player(interaction.user.id)
-        words = private(interaction)
-        if game.seat_of(player) is None:
-            await reply(
-                interaction,
-                words.gettext(
-                    "You are not playing in this game; you can watch the board in this thread."
-                ),
-            )
+        player = await seat_of_clicker(interaction, game)
+        if player is None:
             return
+        words = private(interaction)
         content = panel(game, player, words=words)
         if self.dms_closed(game, player):
             content["view"].add_item(DmAgainButton(game.id, words))
