@@ -12,7 +12,7 @@ from cogs.helpers.host import bot_of
 from cogs.helpers.render import BUTTON_LABEL, OPTION_LABEL, board_embed, cut, title_of
 from cogs.tonttu.text import encode, phase_name
 from engine.core import PlayerId
-from engine.tonttu.game import chosen_action, is_race
+from engine.tonttu.game import chosen_action, is_race, phase_of
 from engine.tonttu.text import describe_parts
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame
@@ -194,7 +194,7 @@ def panel(
         title=title_of(game, words), round=state.round, phase=phase_name(state, words)
     )
     head += "\n"
-    if game.status != "active" or state.phase == "over":
+    if game.status != "active" or phase_of(state) == "over":
         return {"content": head + gettext("This game is over."), "embed": embed, "view": view}
     if is_race(state):
         content = head + gettext(
@@ -220,7 +220,7 @@ def panel(
             )
         )
     view.add_item(ChoiceSelect(game.id, state.round, state.phase, options, words))
-    if state.phase == "pick":
+    if phase_of(state) == "pick":
         ask = gettext(
             "Pick one card from your hand; it goes face up on your workbench at the reveal."
         )

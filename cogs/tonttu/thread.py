@@ -120,7 +120,7 @@ class TonttuThread:
         if "board" not in game.messages:
             await self.bot.desk.post_board(sync)  # the first board goes above everything else
             board_v = version
-        current = not ended and state.phase != "over" and target == version
+        current = not ended and phase_of(state) != "over" and target == version
         behind = version - board_v
         drawing = None
         if behind > 0 and (ended or ((changed or sync.flush) and self._tidy_now("board", game.id))):
@@ -182,7 +182,7 @@ class TonttuThread:
         state = game.state
         timers, limit = self.bot.core.turn_timers(game)
         deadlines = {"turn_limit": limit} if limit is not None else {}
-        cancel = ["speed_close"] if state.mode == "speed" and state.phase == "pick" else []
+        cancel = ["speed_close"] if phase_of(state) == "pick" and state.mode == "speed" else []
         # (a race everyone finished pointing in: its close timer has nothing to do)
         if is_race(state):
             seconds = game.settings.get("speed_seconds") or SPEED_SECONDS
@@ -426,7 +426,7 @@ class TonttuThread:
             for code, label in self._race_cards(game, words):
                 view.add_item(RaceButton(game.id, state.round, code, label))
         else:
-            if state.phase == "pick":
+            if phase_of(state) == "pick":
                 lines.append(
                     gettext(
                         "Choose a card from your hand in secret: I sent your choices by DM, "
@@ -512,7 +512,9 @@ class TonttuThread:
         ``phase`` mark records); the others are the generic handling's (``Timers``)."""
         state = game.state
         if timer.kind == "speed_close":
-            if not (state.phase == "point" and state.round == timer.payload.get("round")):
+            if not (
+                phase_of(state) in ("point", "race") and state.round == timer.payload.get("round")
+            ):
                 return False
             played = await self.bot.tables.submit_checked(
                 game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
