@@ -401,6 +401,9 @@ class SqlStorage(UndoStore, RatingStore):
         return self._loaded_from_row(rows[0])
 
     async def reload(self, game: LoadedGame) -> LoadedGame:
+        cached = self._cache.get(game.id)
+        if cached is not None and cached.version != game.version:  # this process knows
+            return await self.load(game.id)  # of a newer move: no light read first
         rows = await self._lookup(
             f"SELECT {self.RELOAD} FROM games AS g WHERE g.id = ?", (game.id,)
         )

@@ -16,7 +16,7 @@ from engine.tonttu.game import chosen_action, is_race, phase_of
 from engine.tonttu.text import describe_parts
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame
-from tables.service import choices_for, engine_of
+from tables.service import engine_of
 
 # --------------------------------------------------------------------------- components
 
@@ -201,22 +201,22 @@ def panel(
             "It's a race: point with the buttons on the race message in the thread."
         )
         return {"content": content, "embed": embed, "view": view}
-    choices = choices_for(game, player)
-    if not choices:
+    rules = engine_of(game)
+    legal = rules.legal_actions(state, player)  # labelled below, once each
+    if not legal:
         content = head + gettext("Your hand is empty, so you skip this pick.")  # T-2.5
         return {"content": content, "embed": embed, "view": view}
-    rules = engine_of(game)
     mine = chosen_action(state, player)  # the pending choice, for this player's eyes
     options = []
-    for c in choices[:25]:
+    for action in legal[:25]:
         # the label, and what a point would do (the description)
-        label, hint = describe_parts(c.action, state, player, game.names, words)
+        label, hint = describe_parts(action, state, player, game.names, words)
         options.append(
             discord.SelectOption(
                 label=cut(label, OPTION_LABEL),
-                value=encode(c.action),
+                value=encode(action),
                 description=cut(hint, OPTION_LABEL) if hint else None,
-                default=c.action == mine,
+                default=action == mine,
             )
         )
     view.add_item(ChoiceSelect(game.id, state.round, state.phase, options, words))
@@ -226,7 +226,7 @@ def panel(
         )
     else:
         ask = gettext("Point at one middle card: a gift or a face-down material.")
-        if any(c.action.kind == "point_material" and not c.action.face_down for c in choices):
+        if any(a.kind == "point_material" and not a.face_down for a in legal):
             ask += " " + gettext(
                 "A material you alone point at goes to your workbench face down"
                 " unless you choose face up."

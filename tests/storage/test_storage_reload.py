@@ -32,6 +32,8 @@ async def test_a_move_since_loads_the_game(store: SqliteStorage) -> None:
     action = race_game.GAME.legal_actions(game.state, player)[0]
     submitted = await store.submit(game.id, player, action, game.version)
     assert (await store.reload(game)).version == submitted.version  # not game's
+    store._cache.clear()  # another process's move: only the stored version tells
+    assert (await store.reload(game)).version == submitted.version
     abandoned = await store.reload(replace(game, version=submitted.version))
     assert abandoned.version == submitted.version
     await store.abandon(game.id)
