@@ -29,7 +29,9 @@ from cogs.helpers.host import Host
 from cogs.helpers.language import private
 from cogs.helpers.permissions import may_manage
 from cogs.helpers.render import (
+    BUTTON_LABEL,
     MAX_CONTENT,
+    OPTION_LABEL,
     board_embed,
     board_picture,
     chunk_lines,
@@ -43,15 +45,17 @@ from cogs.helpers.rules_text import RULE_TOPICS, rules_embed
 from cogs.helpers.thread import Sync
 from cogs.table.components import (
     ABANDON_LABEL,
+    CHOOSE,
+    MAX_BUTTON_CHOICES,
     NOT_PLAYING,
     ONLY_HOST_ENDS,
     TURN_LABEL,
+    UNDO_LABEL,
     AbandonButton,
     ActButton,
     ActSelect,
     TurnButton,
     UndoButton,
-    panel,
 )
 from engine import undo as undo_events
 from engine.core import PlayerId
@@ -59,7 +63,7 @@ from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, human_player
 from tables.publishing import pending_reminder
 from tables.service import StaleBoard, choices_for, engine_of
-from tables.surfaces import log_from, news
+from tables.surfaces import log_from, news, seat_surface
 
 log = logging.getLogger("bot.table")
 
@@ -67,6 +71,59 @@ PROMPT_ROOM = 400
 """Room kept in the last log message for the turn prompt's mentions (6 × ~30 chars)."""
 LOG_DELAY = 3.0
 """Log lines that no turn prompt carried are posted this many seconds later."""
+
+
+# --------------------------------------------------------------------------- panel
+
+
+def panel(
+    game: LoadedGame,
+    player: PlayerId,
+    note: str = "",
+    *,
+    undo: bool = False,
+    words: Words = ENGLISH,
+) -> dict[str, Any]:
+    """The private panel of ``player``: their view of the board and their choices, and
+    with ``undo`` the Undo button (the engine allows them to take a decision back);
+    in ``words``' language (the player's own)."""
+    embed = board_embed(game, viewer=player, words=words)
+    view = components()
+    if game.status != "active":
+        return {
+            "content": note + words.gettext("This game is over."),
+            "embed": embed,
+            "view": view,
+        }
+    seat = seat_surface(game, player, can_undo=undo, words=words)
+    choices, suggested = seat.choices, seat.suggested
+    if not choices:
+        waiting = ", ".join(mention(game, p) for p in seat.waiting_for)
+        content = note + words.gettext("Waiting for {names}.").format(names=waiting)
+        return {"content": content, "embed": embed, "view": view}
+    if len(choices) <= MAX_BUTTON_CHOICES:
+        for choice in choices:
+            button = ActButton(game.id, game.version, choice.index, choice.label)
+            if choice.index == suggested:  # the one-click sensible default
+                button.item.style = discord.ButtonStyle.success
+                button.item.label = cut(f"★ {choice.label}", BUTTON_LABEL)
+            view.add_item(button)
+    else:
+        options = [
+            discord.SelectOption(label=cut(c.label, OPTION_LABEL), value=str(c.index))
+            for c in choices[:25]
+        ]
+        view.add_item(ActSelect(game.id, game.version, options, words.gettext(CHOOSE)))
+    if seat.can_undo:
+        view.add_item(UndoButton(game.id, game.version, words.gettext(UNDO_LABEL)))
+    if suggested is not None:
+        template = words.gettext(
+            "Your move in {title}: choose one (★ green: what a careful player would do)."
+        )
+    else:
+        template = words.gettext("Your move in {title}: choose one.")
+    content = note + template.format(title=title_of(game, words))
+    return {"content": content, "embed": embed, "view": view}
 
 
 class Table(commands.Cog):

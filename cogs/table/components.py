@@ -1,5 +1,5 @@
-"""The table's components (the turn button, a choice's button or menu, Undo, the end of a
-game) and a player's private panel of choices."""
+"""The table's components: the turn button, a choice's button or menu, Undo, the end of a
+game (the private panel that holds them is the cog's)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,10 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from cogs.helpers.common import chosen_value, components, guarded
+from cogs.helpers.common import chosen_value, guarded
 from cogs.helpers.host import bot_of
-from cogs.helpers.render import BUTTON_LABEL, OPTION_LABEL, board_embed, cut, mention, title_of
-from engine.core import PlayerId
-from engine.words import ENGLISH, N_, Words
-from storage import LoadedGame
-from tables.surfaces import seat_surface
+from cogs.helpers.render import BUTTON_LABEL, cut
+from engine.words import N_
 
 MAX_BUTTON_CHOICES = 20
 
@@ -206,56 +203,3 @@ def table_of(interaction: discord.Interaction) -> Handlers:
     cog = bot_of(interaction).get_cog("Table")
     assert cog is not None
     return cast(Handlers, cog)
-
-
-# --------------------------------------------------------------------------- panel
-
-
-def panel(
-    game: LoadedGame,
-    player: PlayerId,
-    note: str = "",
-    *,
-    undo: bool = False,
-    words: Words = ENGLISH,
-) -> dict[str, Any]:
-    """The private panel of ``player``: their view of the board and their choices, and
-    with ``undo`` the Undo button (the engine allows them to take a decision back);
-    in ``words``' language (the player's own)."""
-    embed = board_embed(game, viewer=player, words=words)
-    view = components()
-    if game.status != "active":
-        return {
-            "content": note + words.gettext("This game is over."),
-            "embed": embed,
-            "view": view,
-        }
-    seat = seat_surface(game, player, can_undo=undo, words=words)
-    choices, suggested = seat.choices, seat.suggested
-    if not choices:
-        waiting = ", ".join(mention(game, p) for p in seat.waiting_for)
-        content = note + words.gettext("Waiting for {names}.").format(names=waiting)
-        return {"content": content, "embed": embed, "view": view}
-    if len(choices) <= MAX_BUTTON_CHOICES:
-        for choice in choices:
-            button = ActButton(game.id, game.version, choice.index, choice.label)
-            if choice.index == suggested:  # the one-click sensible default
-                button.item.style = discord.ButtonStyle.success
-                button.item.label = cut(f"★ {choice.label}", BUTTON_LABEL)
-            view.add_item(button)
-    else:
-        options = [
-            discord.SelectOption(label=cut(c.label, OPTION_LABEL), value=str(c.index))
-            for c in choices[:25]
-        ]
-        view.add_item(ActSelect(game.id, game.version, options, words.gettext(CHOOSE)))
-    if seat.can_undo:
-        view.add_item(UndoButton(game.id, game.version, words.gettext(UNDO_LABEL)))
-    if suggested is not None:
-        template = words.gettext(
-            "Your move in {title}: choose one (★ green: what a careful player would do)."
-        )
-    else:
-        template = words.gettext("Your move in {title}: choose one.")
-    content = note + template.format(title=title_of(game, words))
-    return {"content": content, "embed": embed, "view": view}
