@@ -23,6 +23,9 @@ from tables.service import choices_for, engine_of
 
 
 class Tonttu(TonttuThread, commands.Cog):
+    """Workshop Tonttu on Discord: the components' handlers are here, the presenter of
+    the thread and the state it keeps are :class:`TonttuThread`'s."""
+
     async def cog_load(self) -> None:
         self.bot.desk.presenters["tonttu"] = self
         self.bot.publisher.syncers["tonttu"] = self.sync_thread
