@@ -85,34 +85,20 @@ def describe_choice(state: TonttuState, player: PlayerId, action: Any) -> Choice
         if gift not in state.middle_gifts:  # resolved already: the action alone
             return ChoiceFacts(kind=kind, target="gift", gives={"gift": 1}, costs=costs, card=gift)
         target = f"gift:{state.middle_gifts.index(gift)}"
+        known: dict[str, Any] = {"gives": {"gift": 1}, "costs": costs, "card": gift}
         seat = live_seat(state, player)
         if seat is None:
-            return ChoiceFacts(kind=kind, target=target, gives={"gift": 1}, costs=costs, card=gift)
+            return ChoiceFacts(kind=kind, target=target, **known)
         up, down = state.face_up[seat], state.face_down[seat]
         if not _can_pay(up, down, gift):
             missing = missing_counts(up, down, gift)
-            return ChoiceFacts(
-                kind=kind,
-                target=target,
-                gives={"gift": 1},
-                costs=costs,
-                card=gift,
-                can_pay=False,
-                missing={MATERIAL_NAMES[t]: n for t, n in enumerate(missing) if n},
-            )
+            short = {MATERIAL_NAMES[t]: n for t, n in enumerate(missing) if n}
+            return ChoiceFacts(kind=kind, target=target, can_pay=False, missing=short, **known)
         if state.mode == "speed":  # T-4: the first valid point wins, no offers
-            return ChoiceFacts(
-                kind=kind, target=target, gives={"gift": 1}, costs=costs, card=gift, can_pay=True
-            )
+            return ChoiceFacts(kind=kind, target=target, can_pay=True, **known)
+        offer, rivals = _offer(up, down, gift), _rivals(state, seat, gift)
         return ChoiceFacts(
-            kind=kind,
-            target=target,
-            gives={"gift": 1},
-            costs=costs,
-            card=gift,
-            can_pay=True,
-            offer=_offer(up, down, gift),
-            rivals=_rivals(state, seat, gift),
+            kind=kind, target=target, can_pay=True, offer=offer, rivals=rivals, **known
         )
     if kind == "point_material":
         note = material_note(state, live_seat(state, player), action.face_down)
