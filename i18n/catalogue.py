@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
     ("engine/**.py", "python"),
     ("tables/**.py", "python"),
+    ("web/**.py", "python"),
+    ("web/templates/**.html", "jinja2"),
     ("cogs/**.py", "python"),
     ("render/**.py", "python"),
     ("bot.py", "python"),

@@ -57,6 +57,13 @@ def test_ranges_lists_and_mixes() -> None:
             "SHUTDOWN_GRACE_SECONDS must be a number of 0 or more, not '-1'.",
         ),
         ({"FLOOD_BURST": "2.5"}, "FLOOD_BURST must be a whole number of 0 or more, not '2.5'."),
+        ({"WEB_PORT": "http"}, "WEB_PORT must be a port number from 1 to 65535"),
+        ({"WEB_PORT": "70000"}, "(or empty for no web page), not '70000'."),
+        ({"WEB_PORT": "-1"}, "not '-1'."),
+        ({"WEB_BASE_URL": "games.example.org"}, "such as https://games.example.org"),
+        ({"WEB_BASE_URL": "ftp://example.org"}, "not 'ftp://example.org'."),
+        ({"WEB_BASE_URL": "https://example.org:x"}, "not 'https://example.org:x'."),
+        ({"WEB_BASE_URL": "https://example.org/?a=1"}, "not 'https://example.org/?a=1'."),
     ],
 )
 def test_a_wrong_value_stops_the_bot_with_a_sentence(env: dict[str, str], sentence: str) -> None:
@@ -75,6 +82,19 @@ def test_the_gates_numbers_have_defaults_and_can_be_set() -> None:
     )
     assert (chosen.shutdown_grace_seconds, chosen.rest_budget_per_second) == (3.0, 15.0)
     assert (chosen.flood_burst, chosen.flood_per_second) == (0, 0.5)
+
+
+def test_the_web_page_is_off_unless_a_port_is_set() -> None:
+    assert settings().web_port is None and settings().web_address is None
+    local = settings(WEB_PORT="8080")
+    assert (local.web_host, local.web_address, local.web_base_url) == (
+        "127.0.0.1",
+        "http://127.0.0.1:8080",
+        None,
+    )
+    assert settings(WEB_PORT="8080", WEB_HOST="::1").web_address == "http://[::1]:8080"
+    public = settings(WEB_PORT="8080", WEB_BASE_URL=" https://example.org/workshop/ ")
+    assert public.web_address == public.web_base_url == "https://example.org/workshop"
 
 
 async def test_waiting_for_ready_ends_when_the_bot_begins_to_stop() -> None:

@@ -63,6 +63,13 @@ class Settings:
     """Interactions one user may send at once before "slow down" (0: no flood guard)."""
     flood_per_second: float = 2.0
     """How fast a user's allowance refills, in interactions per second."""
+    web_port: int | None = None
+    """The web page's port (``None``: no web server; 0: any free port, for tests)."""
+    web_host: str = "127.0.0.1"
+    """The address the web server listens on."""
+    web_base_url: str | None = None
+    """The pages' public address (behind a reverse proxy), for links; without it no
+    link is posted in Discord."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -102,7 +109,55 @@ class Settings:
             ai_workers=int(workers) if workers else None,
             shard_count=shard_count,
             shard_ids=shard_ids,
+            web_port=web_port(env),
+            web_host=env.get("WEB_HOST", "").strip() or "127.0.0.1",
+            web_base_url=web_base_url(env),
         )
+
+    @property
+    def web_address(self) -> str | None:
+        """Where the pages are read: ``WEB_BASE_URL``, else the server's own address
+        (``None`` without a web server, or with any free port)."""
+        if self.web_port is None:
+            return None
+        if self.web_base_url:
+            return self.web_base_url
+        if not self.web_port:
+            return None
+        host = f"[{self.web_host}]" if ":" in self.web_host else self.web_host
+        return f"http://{host}:{self.web_port}"
+
+
+def web_port(env: Mapping[str, str]) -> int | None:
+    """``WEB_PORT``: empty for no web server, else a port number."""
+    text = env.get("WEB_PORT", "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) > 65535:
+        raise SystemExit(
+            f"WEB_PORT must be a port number from 1 to 65535 (or empty for no web page), "
+            f"not {text!r}."
+        )
+    return int(text)
+
+
+def web_base_url(env: Mapping[str, str]) -> str | None:
+    """``WEB_BASE_URL``: the public ``http(s)://host[/path]`` of the pages, without a
+    trailing slash; empty for none."""
+    text = env.get("WEB_BASE_URL", "").strip()
+    if not text:
+        return None
+    parts = urllib.parse.urlsplit(text)
+    try:
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise SystemExit(
+            "WEB_BASE_URL must be the pages' public address, such as "
+            f"https://games.example.org or https://example.org/workshop, not {text!r}."
+        )
+    return text.rstrip("/")
 
 
 def database_url(env: Mapping[str, str]) -> str:
