@@ -7,19 +7,19 @@ and public events only; a player's private panel from ``view(state, player)``.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import discord
 
 import i18n
 from cogs.helpers.common import game_title
-from engine import get_game, undo
+from engine import get_game
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, LoadedGame
 from tables.pictures import render_private_png
 from tables.service import computer_level, engine_of, view_of
+from tables.texts import breakdown
 
 # Discord's limits on what the bot sends
 MAX_DESCRIPTION = 4096
@@ -31,17 +31,6 @@ LEVEL_NAMES = {"random": N_("easy"), "greedy": N_("normal"), "strong": N_("hard"
 COLOUR = {"workshop": discord.Colour.dark_red(), "tonttu": discord.Colour.dark_green()}
 GOLD = discord.Colour.gold()
 """The final scores' colour."""
-REASON_LABELS = {
-    "toy": N_("toys"),
-    "cooperation": N_("cooperation"),
-    "donation": N_("donations"),
-    "ornament": N_("ornaments"),
-    "tree": N_("tree spaces"),
-    "inspection": N_("inspections"),
-    "unfinished": N_("unfinished tokens"),
-    "reindeer": N_("reindeer"),
-}
-"""The final scores' reasons (translated where used)."""
 
 
 def level_name(level: str, words: Words = ENGLISH) -> str:
@@ -219,16 +208,6 @@ def lobby_embed(info: GameInfo, words: Words = ENGLISH) -> discord.Embed:
     return embed
 
 
-def event_lines(game: GameInfo, events: Iterable[Any], words: Words = ENGLISH) -> list[str]:
-    rules = get_game(game.kind)
-    lines = []
-    for event in events:
-        text = undo.describe_event(rules, event, game.names, words)  # an undo's line too
-        if text:
-            lines.append(text)
-    return lines
-
-
 def chunk_lines(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
     """Join lines into messages of at most ``limit`` characters."""
     chunks: list[str] = []
@@ -267,31 +246,7 @@ def final_embed(info: GameInfo, words: Words = ENGLISH) -> discord.Embed:
             name=words.ngettext("{name}: {n} point", "{name}: {n} points", points).format(
                 name=names.get(player, player), n=points
             ),
-            value=_breakdown(detail, words)[:1024] or "—",
+            value=breakdown(detail, words)[:1024] or "—",
             inline=False,
         )
     return embed
-
-
-def _breakdown(detail: dict[str, Any], words: Words = ENGLISH) -> str:
-    parts = []
-    for reason, points in detail.get("breakdown", {}).items():
-        if points:
-            label = words.gettext(REASON_LABELS[reason]) if reason in REASON_LABELS else reason
-            parts.append(f"{label} {points}")
-    if "gifts" in detail:
-        gifts = ", ".join(
-            words.gettext("{gift} ({category})").format(
-                gift=words.gettext(g["name"]), category=words.gettext(g["category"])
-            )
-            for g in detail["gifts"]
-        )
-        if gifts:
-            parts.append(words.gettext("gifts: {gifts}").format(gifts=gifts))
-        else:
-            parts.append(words.gettext("gifts: none"))
-        parts.append(words.gettext("gift points {n}").format(n=detail.get("gift_points", 0)))
-        parts.append(words.gettext("set bonus {n}").format(n=detail.get("set_points", 0)))
-    if detail.get("reindeer"):
-        parts.append(words.gettext("reindeer: {names}").format(names=", ".join(detail["reindeer"])))
-    return " · ".join(parts)

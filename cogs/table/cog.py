@@ -36,7 +36,6 @@ from cogs.helpers.render import (
     board_picture,
     chunk_lines,
     cut,
-    event_lines,
     mention,
     private_picture,
     title_of,
@@ -64,6 +63,7 @@ from storage import LoadedGame, human_player
 from tables.publishing import pending_reminder
 from tables.service import StaleBoard, choices_for, engine_of
 from tables.surfaces import log_from, news, seat_surface
+from tables.texts import event_lines
 
 log = logging.getLogger("bot.table")
 

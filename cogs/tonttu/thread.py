@@ -18,7 +18,7 @@ from cogs.helpers.common import NO_MENTIONS, components
 from cogs.helpers.desk import BOARD_DELAY
 from cogs.helpers.host import Host
 from cogs.helpers.language import private
-from cogs.helpers.render import MAX_CONTENT, chunk_lines, event_lines, mention
+from cogs.helpers.render import MAX_CONTENT, chunk_lines, mention
 from cogs.helpers.thread import Sync, nonce
 from cogs.tonttu.components import PrivateButton, RaceButton, panel
 from cogs.tonttu.text import (
@@ -41,6 +41,7 @@ from engine.words import ENGLISH, Words
 from storage import LoadedGame, NewTimer, Timer, human_player
 from tables.publishing import logged_events, pending_reminder
 from tables.service import engine_of, view_of
+from tables.texts import event_lines
 
 log = logging.getLogger("bot.tonttu")
 
