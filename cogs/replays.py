@@ -46,8 +46,9 @@ from engine import get_game
 from engine.records import Record
 from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, GameNotFound, LoggedAction, human_player
-from storage.export import decision_log, dump, finished_record, running_record, state_at
+from storage.export import dump, finished_record, running_record
 from tables import drawing
+from tables.replays import Replayed
 
 HISTORY_LIMIT = 10
 RECENT_GAMES = 16
@@ -159,40 +160,13 @@ def move_lines(info: GameInfo, entry: LoggedAction | None, words: Words = ENGLIS
     return "\n".join(line for line in lines if line) or "—"
 
 
-class Replayed:
-    """A finished game's record and log (they never change), and the last position a
-    viewer was shown, so that a step forward applies one decision instead of replaying
-    the game from its seed (tens of ms for a whole Santa's Workshop game)."""
-
-    def __init__(self, record: Record, log: list[LoggedAction]) -> None:
-        self.record = record
-        self.log = log
-        """The log entries of the record's decisions (``storage.export.decision_log``):
-        move ``n`` shows the events of ``log[n - 1]``."""
-        self.position: tuple[int, Any] | None = None
-        """(move, state after it); replaced in one assignment (read from threads)."""
-
-    def state_at(self, move: int) -> Any:
-        """The state after ``move`` decisions (runs in a thread: pure CPU)."""
-        known = self.position
-        if known is None or known[0] > move:
-            state = state_at(self.record, move)
-        else:
-            rules = get_game(self.record.game)
-            state = known[1]
-            for step in self.record.actions[known[0] : move]:
-                state, _events = rules.apply(state, step.player, rules.parse_action(step.action))
-        self.position = (move, state)
-        return state
-
-
 async def replay_message(
     info: GameInfo, replayed: Replayed, move: int, note: str = "", lang: str = "en"
 ) -> dict[str, Any]:
     """The board after ``move`` decisions of a finished game, with the step buttons, in
     the viewer's language ``lang`` (a language code of :mod:`i18n`)."""
     words = i18n.words(lang)
-    moves = len(replayed.record.actions)
+    moves = replayed.moves
     rules = get_game(info.kind)
     state = await asyncio.to_thread(replayed.state_at, move)  # off the event loop
     png = await drawing.draw(render.render_board, rules.view(state, None), info.names, lang)
@@ -229,7 +203,7 @@ class Replays(commands.Cog):
         found = self._recent.pop(info.id, None)
         if found is None:
             log = await self.bot.store.log(info.id)
-            found = Replayed(finished_record(info, log), decision_log(log))
+            found = Replayed.of(info, log)
         self._recent[info.id] = found
         while len(self._recent) > RECENT_GAMES:
             self._recent.popitem(last=False)
@@ -276,7 +250,7 @@ class Replays(commands.Cog):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)  # replay and drawing
         replayed = await self.replayed(info)
-        moves = len(replayed.record.actions)
+        moves = replayed.moves
         lang = i18n.language(interaction.locale)
         note = ""
         if move is None:
@@ -297,7 +271,7 @@ class Replays(commands.Cog):
         if info is None:
             return
         replayed = await self.replayed(info)
-        moves = len(replayed.record.actions)
+        moves = replayed.moves
         lang = i18n.language(interaction.locale)
         message = await replay_message(info, replayed, clamp(move, moves), lang=lang)
         picture = message.pop("file")

@@ -70,7 +70,7 @@ def finished_record(game: GameInfo, log: Sequence[LoggedAction]) -> Record:
     )
 
 
-def memory_record(game: LoadedGame, log: Sequence[LoggedAction]) -> Record:
+def memory_record(game: GameInfo, log: Sequence[LoggedAction]) -> Record:
     """A running game's decisions up to its loaded version, secrets and seed included:
     what a computer seat's memory reads (``engine.ai.choose``'s ``record``, which keeps
     only what a spectator saw). Never shown to anyone."""
