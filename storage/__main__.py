@@ -12,11 +12,11 @@ be opened. ``DATABASE_URL`` defaults to the environment variable of that name,
 then to ``sqlite:///data/bot.db``.
 
 ``copy`` moves every game (seats, action log, snapshot and version, timers,
-message ids and shown versions, results) from one database to another, typically
-from the SQLite file of one bot process to the PostgreSQL database of several;
-ids stay the same. Stop the bot first. It refuses a target that already holds
-games (exit 2), copies in one transaction (all or nothing), then checks the copy
-as ``check`` does (exit 1 if a copied game does not replay).
+message ids and shown versions, results, page tokens) and the servers' settings from
+one database to another, typically from the SQLite file of one bot process to the
+PostgreSQL database of several; ids stay the same. Stop the bot first. It refuses a
+target that already holds games (exit 2), copies in one transaction (all or nothing),
+then checks the copy as ``check`` does (exit 1 if a copied game does not replay).
 
 ``ratings --rebuild`` deletes every rating and per-seat result and computes them again
 from the stored finished games, in the order they were first rated (then by finishing
@@ -44,7 +44,8 @@ from storage.sqlite import DEFAULT_DATABASE_URL, sqlite_path
 TABLES = {
     "games": (
         "id, guild_id, channel_id, thread_id, host_id, kind, options, seed, status, snapshot,"
-        " version, result, created_at, updated_at, started_at, finished_at, settings, rating_seq"
+        " version, result, created_at, updated_at, started_at, finished_at, settings, rating_seq,"
+        " web_token"
     ),
     "seats": "game_id, position, player, user_id, display_name, ai_level",
     "actions": "game_id, seq, player, action, events, created_at",
@@ -60,6 +61,7 @@ TABLES = {
     "strategy_totals": "guild_id, kind, identity, channel_id, strategy, games",
     "ratings": "guild_id, kind, identity, mu, sigma, ordinal, games",
     "guild_settings": "guild_id, language",
+    "guild_web_off": "guild_id",
 }
 """What ``copy`` moves, parents first (named claims are not moved: they are leases)."""
 BATCH = 1000

@@ -241,6 +241,29 @@ class Storage(Protocol):
         """Open games whose stored data cannot be read (cheap; no replay)."""
         ...
 
+    # ------------------------------------------------------------------ web pages
+    async def web_token(self, game_id: int) -> str:
+        """The game's page token (``/g/<token>``): 128 random bits, made on the first ask
+        and the same for ever after, whichever process asks; raises ``GameNotFound``."""
+        ...
+
+    async def game_of_token(self, token: str) -> GameInfo | None:
+        """The game of a page token; ``None`` for any unknown or malformed text."""
+        ...
+
+    async def set_guild_web_links(self, guild_id: int, on: bool) -> None:
+        """Turn a server's game pages (and the links to them) on or off."""
+        ...
+
+    async def guild_web_links(self, guild_id: int) -> bool:
+        """Whether a server's game pages are on (the default)."""
+        ...
+
+    async def versions(self, game_ids: Collection[int]) -> dict[int, tuple[int, str]]:
+        """Each game's ``(version, status)`` by id, in one query (a live page's watcher
+        polls it); games not found are left out."""
+        ...
+
     # ------------------------------------------------------------------ ratings
     async def rate_finished_games(self) -> int:
         """Rate every finished game not rated yet, once (storage.ratings); how many."""

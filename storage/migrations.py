@@ -548,6 +548,29 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        10,
+        "game pages on the web: each game's page token, and the servers that turned links off",
+        (
+            # Made on first ask (storage.pages); unguessable, so the page needs no login.
+            "ALTER TABLE games ADD COLUMN web_token TEXT",
+            """
+            CREATE UNIQUE INDEX games_by_web_token
+                ON games (web_token) WHERE web_token IS NOT NULL
+            """,
+            # A row: the server turned its game pages off (no row: on, the default).
+            # Apart from guild_settings, whose row goes when the language is reset.
+            "CREATE TABLE guild_web_off (guild_id INTEGER PRIMARY KEY)",
+        ),
+        postgres=(
+            "ALTER TABLE games ADD COLUMN web_token TEXT",
+            """
+            CREATE UNIQUE INDEX games_by_web_token
+                ON games (web_token) WHERE web_token IS NOT NULL
+            """,
+            "CREATE TABLE guild_web_off (guild_id BIGINT PRIMARY KEY)",
+        ),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -82,14 +82,16 @@ from storage.models import (
     Timer,
     human_player,
 )
+from storage.pages import PageStore
 from storage.ratings import RatingStore
 from storage.undo import UndoStore
 
 log = logging.getLogger(__name__)
 
 
-class SqlStorage(UndoStore, RatingStore):
-    """Games, seats, the action log, timers and claims in SQL. See the module doc."""
+class SqlStorage(UndoStore, RatingStore, PageStore):
+    """Games, seats, the action log, timers and claims in SQL (taking back a decision,
+    ratings and the game pages in the mixins). See the module doc."""
 
     # ------------------------------------------------------------------ lobby
 
