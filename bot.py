@@ -191,7 +191,13 @@ class WorkshopBot(Host):
         self.core = Core(
             self.store, self.tables, self.publisher, clock=self.clock, stopping=self.stopping
         )
-        self.desk = Desk(self, self.core, self.publisher, self.languages)
+        self.desk = Desk(
+            self,
+            self.core,
+            self.publisher,
+            self.languages,
+            web_base_url=self.settings.web_base_url,
+        )
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.tree.set_translator(CatalogueTranslator())

@@ -1,9 +1,15 @@
-"""``/settings``: a server admin chooses the language of the server's public text.
+"""``/settings``: a server admin chooses the language of the server's public text, and
+whether its games have pages on the web.
 
 Public text (lobbies, game threads, pictures) follows the server's Discord language
 unless an admin chose one here; what each member reads privately always follows
 their own Discord language (:mod:`cogs.helpers.language`). The choice is stored per server
 (``guild_settings``) and takes effect at the next public post of every table.
+
+Game pages (``tables/pages.py``: each game's live board and replay on the web, when the
+bot has a public address, ``WEB_BASE_URL``) are on unless an admin turns them off here:
+then the boards carry no links from their next edit on, and the pages answer "not
+found" (``Storage.set_guild_web_links``).
 
 Who may use it is Discord's to say: members with Manage Server by default
 (``default_permissions``), or whoever a server admin allows in the server's
@@ -33,6 +39,11 @@ FOLLOW_DISCORD = "discord"
 LANGUAGE_CHOICES = [
     *(app_commands.Choice(name=i18n.name_of(code), value=code) for code in i18n.LANGUAGES),
     app_commands.Choice(name=N_("The server's Discord language"), value=FOLLOW_DISCORD),
+]
+PAGES_ON, PAGES_OFF = "on", "off"
+PAGES_CHOICES = [
+    app_commands.Choice(name=N_("On"), value=PAGES_ON),
+    app_commands.Choice(name=N_("Off"), value=PAGES_OFF),
 ]
 
 
@@ -68,32 +79,86 @@ class Settings(commands.Cog):
         name="settings", description=N_("This server's settings: the language of the games")
     )
     @app_commands.describe(
-        language=N_("The language of lobbies, game threads and pictures on this server")
+        language=N_("The language of lobbies, game threads and pictures on this server"),
+        pages=N_("Each game's page on the web (live board and replay), linked from its thread"),
     )
-    @app_commands.choices(language=LANGUAGE_CHOICES)
+    @app_commands.choices(language=LANGUAGE_CHOICES, pages=PAGES_CHOICES)
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
     async def settings(
         self,
         interaction: discord.Interaction,
         language: app_commands.Choice[str] | None = None,
+        pages: app_commands.Choice[str] | None = None,
     ) -> None:
         async def work() -> None:
-            await self._settings(interaction, None if language is None else language.value)
+            await self._settings(
+                interaction,
+                None if language is None else language.value,
+                None if pages is None else pages.value,
+            )
 
         await guarded(interaction, work)
 
-    async def _settings(self, interaction: discord.Interaction, language: str | None) -> None:
+    async def _settings(
+        self, interaction: discord.Interaction, language: str | None, pages: str | None = None
+    ) -> None:
         words = private(interaction)
-        reader = i18n.language(interaction.locale)
         guild = interaction.guild
         if guild is None:
             await reply(interaction, words.gettext("Use this on a server."))
             return
+        if pages not in (None, PAGES_ON, PAGES_OFF):
+            await reply(
+                interaction,
+                words.gettext("Choose {on} or {off} for the game pages.").format(
+                    on=words.gettext("On"), off=words.gettext("Off")
+                ),
+            )
+            return
+        texts = []
+        if language is not None or pages is None:
+            text = await self._language(interaction, guild.id, language)
+            if text is None:
+                return  # refused, and said why
+            texts.append(text)
+        if pages is not None:
+            await self.bot.store.set_guild_web_links(guild.id, pages == PAGES_ON)
+        if pages is not None or self.bot.settings.web_base_url is not None:
+            texts.append(await self._pages(interaction, guild.id))
+        await reply(interaction, "\n".join(texts))
+
+    async def _pages(self, interaction: discord.Interaction, guild_id: int) -> str:
+        """How the server's game pages stand (just changed, or asked for)."""
+        words = private(interaction)
+        if await self.bot.store.guild_web_links(guild_id):
+            text = words.gettext(
+                "Game pages are on for this server: each game's board links to its live "
+                "page and, once the game has ended, to its replay."
+            )
+        else:
+            text = words.gettext(
+                "Game pages are off for this server: no links are posted, and the pages "
+                "answer 'not found'."
+            )
+        if self.bot.settings.web_base_url is None:
+            text += " " + words.gettext(
+                "(This bot has no web address yet: it posts no links until whoever runs it "
+                "sets one.)"
+            )
+        return text
+
+    async def _language(
+        self, interaction: discord.Interaction, guild_id: int, language: str | None
+    ) -> str | None:
+        """The sentence on the server's language: how it stands (``language`` is
+        ``None``), or what changed; ``None`` when refused (the user was told why)."""
+        words = private(interaction)
+        reader = i18n.language(interaction.locale)
         languages = self.bot.languages
         if language is None:
-            chosen = await languages.chosen(guild.id)
-            current = i18n.name_of(await languages.of_guild(guild.id), reader)
+            chosen = await languages.chosen(guild_id)
+            current = i18n.name_of(await languages.of_guild(guild_id), reader)
             if chosen is None:
                 text = words.gettext(
                     "The games' public text on this server is in {language}, the server's "
@@ -104,8 +169,7 @@ class Settings(commands.Cog):
                     "The games' public text on this server is in {language}, as a server "
                     "admin chose with /settings."
                 )
-            await reply(interaction, text.format(language=current))
-            return
+            return text.format(language=current)
         if language != FOLLOW_DISCORD and language not in i18n.LANGUAGES:
             await reply(
                 interaction,
@@ -113,17 +177,14 @@ class Settings(commands.Cog):
                     language=language, known=", ".join(i18n.LANGUAGES)
                 ),
             )
-            return
-        await languages.choose(guild.id, None if language == FOLLOW_DISCORD else language)
-        now = i18n.name_of(await languages.of_guild(guild.id), reader)
-        await reply(
-            interaction,
-            words.gettext(
-                "From now on the games' public text on this server is in {language}: "
-                "lobbies, game threads (from their next post on) and pictures. Each member "
-                "still reads their own private answers in their own Discord language."
-            ).format(language=now),
-        )
+            return None
+        await languages.choose(guild_id, None if language == FOLLOW_DISCORD else language)
+        now = i18n.name_of(await languages.of_guild(guild_id), reader)
+        return words.gettext(
+            "From now on the games' public text on this server is in {language}: "
+            "lobbies, game threads (from their next post on) and pictures. Each member "
+            "still reads their own private answers in their own Discord language."
+        ).format(language=now)
 
 
 async def setup(bot: Host) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
+from typing import Any, Protocol
 
 import discord
 
@@ -28,9 +28,10 @@ from cogs.helpers.render import (
 )
 from cogs.helpers.thread import Sync, ThreadPublisher
 from engine.core import PlayerId
-from engine.words import ENGLISH, Words
+from engine.words import ENGLISH, N_, Words
 from storage import GameInfo, LoadedGame, Timer
 from tables.core import Core
+from tables.pages import page_links
 from tables.service import Played
 
 log = logging.getLogger("bot.table")
@@ -38,6 +39,10 @@ log = logging.getLogger("bot.table")
 BOARD_DELAY = 1.0
 """A board one decision behind is brought up to date this many seconds later (moves made
 meanwhile share the edit)."""
+# The link buttons to a game's pages on the web, under its board (Desk.page_buttons).
+WATCH_LIVE = N_("Watch live")
+REPLAY = N_("Replay")
+GAME_PAGE = N_("Game page")
 
 
 class Presenter(Protocol):
@@ -69,11 +74,15 @@ class Desk:
         core: Core,
         publisher: ThreadPublisher,
         languages: Languages,
+        *,
+        web_base_url: str | None = None,
     ) -> None:
         self.client = client
         self.core = core
         self.publisher = publisher
         self.languages = languages
+        self.web_base_url = web_base_url
+        """The game pages' public address (``WEB_BASE_URL``); ``None``: no links."""
         self.presenters: dict[str, Presenter] = {}
         """By game kind; a game without one uses the generic prompt and panel."""
         core.thinking = self.typing
@@ -159,21 +168,54 @@ class Desk:
         ``Languages.public``)."""
         await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
 
+    async def page_buttons(self, game: GameInfo, words: Words) -> dict[str, Any]:
+        """``view=`` for a post or an edit of the game's board: link buttons to its pages
+        on the web (``tables/pages.py``), "Watch live" while it runs, "Replay" and its
+        page once it has ended; ``view=None`` (an edit takes earlier buttons away) when
+        its server turned the pages off. Nothing (``{}``: a message keeps what it has)
+        without ``WEB_BASE_URL``, or when the links cannot be read now (logged): the
+        board goes out all the same."""
+        if self.web_base_url is None:
+            return {}
+        try:
+            links = await page_links(self.core.store, game, self.web_base_url)
+        except Exception as error:
+            log.warning("game %s: no links to its pages this time (%r)", game.id, error)
+            return {}
+        if links is None:
+            return {"view": None}
+        view = components()
+        if game.status == "active":
+            buttons = [(WATCH_LIVE, links.live)]
+        else:
+            buttons = [(REPLAY, links.replay), (GAME_PAGE, links.live)]
+        for label, url in buttons:
+            view.add_item(
+                discord.ui.Button(
+                    style=discord.ButtonStyle.link, label=words.gettext(label), url=url
+                )
+            )
+        return {"view": view}
+
     async def post_board(self, sync: Sync) -> None:
         game = sync.game
-        png = await self.core.pictures.board(game, sync.lang)
+        png, links = await asyncio.gather(
+            self.core.pictures.board(game, sync.lang), self.page_buttons(game, sync.words)
+        )
         embed, picture = board_picture(game, png, sync.words)
-        message = await sync.post(("board", game.version), embed=embed, file=picture)
+        message = await sync.post(("board", game.version), embed=embed, file=picture, **links)
         sync.mark("board", game.version, message.id)
 
     async def edit_board(self, sync: Sync, png: bytes) -> None:
-        """Edit the board message in place, picture included (post it if it is gone)."""
+        """Edit the board message in place, picture and links included (post it if it is
+        gone)."""
         game = sync.game
         embed, picture = board_picture(game, png, sync.words)
+        links = await self.page_buttons(game, sync.words)
         try:
             # one edit: the new picture replaces the old attachment
             await sync.channel.get_partial_message(game.messages["board"]).edit(
-                embed=embed, attachments=[picture]
+                embed=embed, attachments=[picture], **links
             )
         except discord.NotFound:
             await self.post_board(sync)
@@ -202,6 +244,7 @@ class Desk:
                 embed, file = chart_picture(game, png, sync.words)
                 embeds.append(embed)
                 files.append(file)
-            message = await sync.post(("final",), embeds=embeds, files=files)
+            links = await self.page_buttons(game, sync.words)
+            message = await sync.post(("final",), embeds=embeds, files=files, **links)
             sync.mark("final", game.version, message.id)
         await self.core.store.cancel_timers(game.id)

@@ -34,6 +34,11 @@ class HostSettings(Protocol):
     @property
     def timer_poll_seconds(self) -> float: ...
 
+    @property
+    def web_base_url(self) -> str | None:
+        """The game pages' public address; ``None``: the bot posts no links to them."""
+        ...
+
 
 class Host(commands.AutoShardedBot):
     """A discord.py bot with the table core (:attr:`core`) and the shared helpers."""
