@@ -81,6 +81,7 @@ from tables import drawing, workers
 from tables.computers import Computers
 from tables.core import Core
 from tables.service import Tables
+from web.server import WebServer
 
 log = logging.getLogger("bot")
 
@@ -172,6 +173,8 @@ class WorkshopBot(Host):
         self.clock = clock
         self.new_seed = new_seed
         self.computers = computers or Computers(settings.ai_workers)
+        self.web: WebServer | None = None
+        """The tables' pages, when ``WEB_PORT`` is set (:meth:`start_web`)."""
         self.owner_name = process_name()
         self._identify_buckets: dict[int, float] = {}
         self._max_concurrency: int | None = None
@@ -198,6 +201,7 @@ class WorkshopBot(Host):
             self.languages,
             web_base_url=self.settings.web_base_url,
         )
+        await self.start_web()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.tree.set_translator(CatalogueTranslator())
@@ -247,6 +251,32 @@ class WorkshopBot(Host):
                 stopping=self.stopping,
                 lang_of=self.languages.of_guild,
             )
+
+    async def start_web(self) -> None:
+        """The tables' pages (``WEB_PORT``), told at once of the moves this process
+        stores; another process's are found by their version."""
+        port = self.settings.web_port
+        if port is None:
+            return
+        self.web = WebServer(
+            self.store,
+            self.core.pictures,
+            host=self.settings.web_host,
+            port=port,
+            language_of=self.languages.of_guild,
+        )
+        try:
+            port = await self.web.start()
+        except OSError as error:
+            self.web = None
+            raise StartupError(
+                f"The web pages cannot listen on {self.settings.web_host}:{port} ({error}): "
+                "is another program using that port? Choose another WEB_PORT, or empty it "
+                "to run without web pages."
+            ) from None
+        self.publisher.watchers.append(self.web.live.poke)
+        address = self.settings.web_address or f"http://{self.settings.web_host}:{port}"
+        log.info("web pages: every game's page is %s/g/<its token>", address)
 
     async def sync_commands(self) -> bool:
         """Sync the slash commands unless another process already synced this very tree;
@@ -385,6 +415,8 @@ class WorkshopBot(Host):
             await self.publisher.close()
         await self.work.cancel()
         await self.computers.close()  # decisions waiting for a worker are dropped
+        if self.web is not None:
+            await self.web.stop()
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()

@@ -205,6 +205,10 @@ class Publisher:
         """The language of a server's (a table's) public text."""
         self.syncers: dict[str, Syncer] = {}
         """By game kind, plus ``""`` for the generic one (set by the front end)."""
+        self.watchers: list[Callable[[int], None]] = []
+        """Told a game's id when this process asks for its sync (a move was stored)
+        and when a round of it has ended (its marks and timers are written): other
+        front ends that show the game (the web page) look again at once."""
         self._closed = False
         self._running: set[int] = set()
         """Games whose rounds a task of this process is running."""
@@ -264,6 +268,7 @@ class Publisher:
         task running the rounds ends quietly: ``_failed`` logged the error already (a
         traceback per retry of an outage would be a storm). A graceful stop waits for
         the task."""
+        self._tell(game_id)
         if known is not None:
             kept = self._known.get(game_id)
             if kept is None or known.version >= kept.version:
@@ -280,6 +285,10 @@ class Publisher:
             self._running.add(game_id)
             self._spawn(self._run(game_id), f"publish-{game_id}")
         return future
+
+    def _tell(self, game_id: int) -> None:
+        for watcher in self.watchers:
+            watcher(game_id)
 
     def _defer(self, game_id: int, seconds: float, *, retry: bool = False) -> None:
         """A flushing sync in ``seconds`` (an earlier one already planned stays).
@@ -327,6 +336,7 @@ class Publisher:
                             waiting.set_exception(error)
                     return
                 self._failures.pop(game_id, None)
+                self._tell(game_id)
                 if later is not None:
                     self._defer(game_id, later)
                 if future is not None:

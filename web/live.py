@@ -1,0 +1,144 @@
+"""The live pages' news: which watched game changed, and the table each page must show.
+
+A page follows its game over Server-Sent Events (``web/server.py``). Every stream of a
+game waits on one :class:`Watch`; one loop per process (:meth:`Live.run`) asks storage
+for the versions of all watched games in one query (``Storage.versions``) every
+``POLL_SECONDS``, and at once when this process stored a move or finished publishing
+one (the publisher's ``watchers``), so a move committed by any process reaches every
+open page. What a page shows at a version (:class:`Frame`) is drawn once per game,
+version and language, however many pages show it.
+
+A game's turn limit is written by the round that publishes its move, a moment after
+the move: a game that changed is looked at once more ``SETTLE_SECONDS`` later, so its
+countdown appears on pages even when another process published it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1
+SETTLE_SECONDS = 2.0
+FAILURE_DELAY = 2.0
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a live page shows of its game: the table's HTML at a version, in a language,
+    as the Server-Sent Event that carries it."""
+
+    id: str
+    """Names what is shown: the version, status and turn limit (``Last-Event-ID``)."""
+    html: str
+    over: bool
+    """The game has ended: the page stops listening."""
+
+    @property
+    def event(self) -> bytes:
+        data = json.dumps({"html": self.html, "over": self.over}, ensure_ascii=False)
+        return f"id: {self.id}\nevent: table\ndata: {data}\n\n".encode()
+
+
+@dataclass(eq=False)
+class Watch:
+    """One page's stream: set when its game may have changed."""
+
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+Versions = Callable[[list[int]], Awaitable[dict[int, tuple[int, str]]]]
+Draw = Callable[[int, str], Awaitable[Frame | None]]
+
+
+class Live:
+    """The watched games of this process and their frames; see the module doc."""
+
+    def __init__(self, versions: Versions, draw: Draw, *, poll: float = POLL_SECONDS) -> None:
+        self._versions = versions
+        self._draw = draw
+        """Draws a game's frame in a language (``None``: the page is gone)."""
+        self.poll = poll
+        self._watches: dict[int, set[Watch]] = {}
+        self._seen: dict[int, tuple[int, str]] = {}
+        self._generation: dict[int, int] = {}
+        self._frames: dict[tuple[int, str], tuple[int, asyncio.Future[Frame | None]]] = {}
+        """By game and language: the generation drawn and its (maybe running) drawing."""
+        self._wake = asyncio.Event()
+        self._poked: set[int] = set()
+        self.closing = asyncio.Event()
+        """Set when the server stops: every stream ends."""
+
+    @property
+    def streams(self) -> int:
+        return sum(len(watches) for watches in self._watches.values())
+
+    @contextmanager
+    def watch(self, game_id: int) -> Iterator[Watch]:
+        watch = Watch()
+        self._watches.setdefault(game_id, set()).add(watch)
+        try:
+            yield watch
+        finally:
+            watches = self._watches.get(game_id, set())
+            watches.discard(watch)
+            if not watches:
+                self._watches.pop(game_id, None)
+                self._seen.pop(game_id, None)
+                self._forget(game_id)
+
+    def poke(self, game_id: int) -> None:
+        """This process stored a move of the game, or published one: look now."""
+        if game_id in self._watches:
+            self._poked.add(game_id)
+            self._wake.set()
+
+    async def frame(self, game_id: int, lang: str) -> Frame | None:
+        """The game's frame now, drawn once per change and language."""
+        generation = self._generation.get(game_id, 0)
+        kept = self._frames.get((game_id, lang))
+        if kept is None or kept[0] != generation or (kept[1].done() and kept[1].exception()):
+            future = asyncio.ensure_future(self._draw(game_id, lang))
+            self._frames[(game_id, lang)] = (generation, future)
+            kept = self._frames[(game_id, lang)]
+        return await asyncio.shield(kept[1])
+
+    async def run(self) -> None:
+        """Look for changes until the server stops (a task of the server's)."""
+        while not self.closing.is_set():
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll)
+            self._wake.clear()
+            poked, self._poked = self._poked, set()
+            watched = list(self._watches)
+            if not watched:
+                continue
+            try:
+                found = await self._versions(watched)
+            except Exception as error:  # the database is away: pages keep what they show
+                log.warning("live pages: could not read the games' versions (%r)", error)
+                await asyncio.sleep(FAILURE_DELAY)
+                continue
+            for game_id in watched:
+                now = found.get(game_id, (-1, "gone"))
+                if game_id in poked or self._seen.get(game_id) != now:
+                    if self._seen.get(game_id) != now:
+                        asyncio.get_running_loop().call_later(SETTLE_SECONDS, self.poke, game_id)
+                    self._seen[game_id] = now
+                    self._changed(game_id)
+
+    def _changed(self, game_id: int) -> None:
+        self._generation[game_id] = self._generation.get(game_id, 0) + 1
+        for watch in self._watches.get(game_id, ()):
+            watch.changed.set()
+
+    def _forget(self, game_id: int) -> None:
+        for key in [key for key in self._frames if key[0] == game_id]:
+            del self._frames[key]
+        self._generation.pop(game_id, None)

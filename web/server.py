@@ -1,0 +1,389 @@
+"""The web server inside the bot's process (aiohttp): every table's page.
+
+| path | what |
+|---|---|
+| ``/g/<token>`` | the live table (HTML), following the game over ``/g/<token>/events`` |
+| ``/g/<token>/events`` | Server-Sent Events: the table's HTML at each change |
+| ``/g/<token>/replay?step=N`` | the replay at move N; ``/g/<token>/replay/<N>.json`` one step |
+| ``/g/<token>/chart.png`` | a finished game's score chart |
+| ``/static/<file>`` | the pages' stylesheets and script |
+
+Server-Sent Events rather than a WebSocket: the page only listens (a move is made in
+Discord), the browser's ``EventSource`` reconnects by itself and sends the last event's
+id so the server can tell whether the page is behind, and it is plain HTTP that every
+reverse proxy passes.
+
+Every response carries a strict Content-Security-Policy (nothing but this server's own
+stylesheets, script and pictures; no inline script or style) and the other security
+headers. Each client address has an allowance of requests (``RATE``/``BURST``) and of
+open streams (``STREAMS_PER_ADDRESS``): beyond it the answer is a cheap 429, so a flood
+from one address is slowed and the tables are not. Behind a reverse proxy on this
+machine (a loopback peer), the address is the last one the proxy added to
+``X-Forwarded-For``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import ipaddress
+import logging
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+
+from aiohttp import web
+
+import i18n
+from storage import GameInfo, GameNotFound, Storage
+from tables.pictures import Pictures
+from web.live import Frame, Live
+from web.page import Replays, live_fragment, title
+from web.templating import render
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+RATE = 10.0
+"""Requests per second one client address may send on average …"""
+BURST = 40
+"""… and at once."""
+STREAMS_PER_ADDRESS = 20
+KEEPALIVE_SECONDS = 15.0
+RETRY_MS = 1000
+"""How soon a page's ``EventSource`` tries again after losing its stream."""
+CHARTS_KEPT = 16
+LINKS_SECONDS = 10.0
+"""How long a server's "pages on/off" answer is kept."""
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
+}
+
+
+def asset_version(files: dict[str, bytes]) -> str:
+    """A hash of the static files, appended to their links so a browser never keeps
+    an old stylesheet or script after an update."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + files[name])
+    return digest.hexdigest()[:10]
+
+
+def client_address(request: web.Request) -> str:
+    peer = request.remote or ""
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    try:
+        loopback = ipaddress.ip_address(peer).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback and forwarded:
+        return forwarded.split(",")[-1].strip()
+    return peer
+
+
+class Allowance:
+    """Token buckets by client address, and open streams by address."""
+
+    def __init__(self, rate: float = RATE, burst: int = BURST) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self.streams: dict[str, int] = {}
+
+    def take(self, address: str) -> bool:
+        now = time.monotonic()
+        tokens, last = self._buckets.pop(address, (float(self.burst), now))
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        allowed = tokens >= 1
+        self._buckets[address] = (tokens - 1 if allowed else tokens, now)
+        while len(self._buckets) > 10_000:  # addresses not seen lately are forgotten
+            self._buckets.popitem(last=False)
+        return allowed
+
+
+class WebServer:
+    """The pages of every table, over this process's storage and pictures."""
+
+    def __init__(
+        self,
+        store: Storage,
+        pictures: Pictures,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        language_of: Callable[[int], Awaitable[str | None]] | None = None,
+    ) -> None:
+        self.store = store
+        self.pictures = pictures
+        self.host, self.port = host, port
+        self._language_of = language_of or store.guild_language
+        self.live = Live(store.versions, self._frame)
+        self.replays = Replays(store)
+        self.allowance = Allowance()
+        self.files = {path.name: path.read_bytes() for path in STATIC.iterdir()}
+        self.version = asset_version(self.files)
+        self._charts: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self._links: dict[int, tuple[float, bool]] = {}
+        self._runner: web.AppRunner | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.app = web.Application(middlewares=[self._guard])
+        self.app.add_routes(
+            [
+                web.get("/g/{token}", self.table_page),
+                web.get("/g/{token}/events", self.events),
+                web.get("/g/{token}/replay", self.replay_page),
+                web.get(r"/g/{token}/replay/{step:\d{1,7}}.json", self.replay_step),
+                web.get("/g/{token}/chart.png", self.chart),
+                web.get("/static/{name}", self.static),
+            ]
+        )
+
+    # ------------------------------------------------------------ running
+
+    async def start(self) -> int:
+        """Listen; returns the port (``port=0``: a free one was chosen)."""
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        await site.start()
+        server = getattr(site, "_server", None)
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        self._task = asyncio.create_task(self.live.run(), name="web-live")
+        log.info("web pages at http://%s:%s", self.host, self.port)
+        return self.port
+
+    async def stop(self) -> None:
+        self.live.closing.set()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ------------------------------------------------------------ every request
+
+    @web.middleware
+    async def _guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if not self.allowance.take(client_address(request)):
+            response: web.StreamResponse = web.Response(
+                status=429, text="Too many requests: slow down.", headers={"Retry-After": "2"}
+            )
+        else:
+            try:
+                response = await handler(request)
+            except web.HTTPException as error:  # a 404 page: answered as a response
+                response = web.Response(
+                    status=error.status, body=error.body, headers=error.headers
+                )
+            except Exception:
+                log.exception("web: %s %s failed", request.method, request.path)
+                response = web.Response(status=500, text="Something went wrong; try again.")
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    def language(self, request: web.Request, default: str | None) -> str:
+        asked = request.query.get("lang", "")
+        return asked if asked in i18n.LANGUAGES else i18n.language(default)
+
+    async def game(self, request: web.Request) -> GameInfo:
+        """The game of the path's token, if its server shows pages; else 404."""
+        token = request.match_info["token"]
+        info = await self.store.game_of_token(token) if TOKEN.fullmatch(token) else None
+        if info is None or not await self.links_on(info.guild_id):
+            raise self.missing(request)
+        return info
+
+    async def links_on(self, guild_id: int) -> bool:
+        now = time.monotonic()
+        kept = self._links.get(guild_id)
+        if kept is None or now - kept[0] > LINKS_SECONDS:
+            kept = (now, await self.store.guild_web_links(guild_id))
+            self._links[guild_id] = kept
+        return kept[1]
+
+    def missing(self, request: web.Request) -> web.HTTPNotFound:
+        lang = self.language(request, None)
+        page = render(
+            "missing.html",
+            i18n.words(lang),
+            lang=lang,
+            root=self.root(request),
+            assets=self.version,
+        )
+        return web.HTTPNotFound(text=page, content_type="text/html")
+
+    def root(self, request: web.Request) -> str:
+        """The relative way from this page back to the server's root (links stay right
+        behind a reverse proxy that serves the pages under a path of its own)."""
+        return "../" * (request.path.count("/") - 1)
+
+    # ------------------------------------------------------------ the live table
+
+    async def _frame(self, game_id: int, lang: str) -> Frame | None:
+        try:
+            game = await self.store.load(game_id)
+        except GameNotFound:
+            return None
+        if not await self.links_on(game.guild_id):
+            return None
+        deadline: datetime | None = None
+        if game.status == "active" and game.settings.get("turn_limit_hours"):
+            pending = await self.store.pending_timers(game.id)
+            deadline = next((t.due_at for t in pending if t.kind == "turn_limit"), None)
+        words = i18n.words(lang)
+        token = await self.store.web_token(game.id)
+        html = await live_fragment(self.store, game, words, lang, token, deadline)
+        stamp = int(deadline.timestamp()) if deadline else 0
+        over = game.status in ("finished", "abandoned")
+        return Frame(f"{game.version}-{game.status}-{stamp}", str(html), over)
+
+    async def table_page(self, request: web.Request) -> web.Response:
+        info = await self.game(request)
+        lang = self.language(request, await self._language_of(info.guild_id))
+        frame = await self.live.frame(info.id, lang)
+        if frame is None:
+            raise self.missing(request)
+        words = i18n.words(lang)
+        page = render(
+            "page.html",
+            words,
+            title=title(info, words),
+            lang=lang,
+            root=self.root(request),
+            assets=self.version,
+            token=request.match_info["token"],
+            frame=frame,
+        )
+        return web.Response(text=page, content_type="text/html")
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        info = await self.game(request)
+        lang = self.language(request, await self._language_of(info.guild_id))
+        address = client_address(request)
+        streams = self.allowance.streams
+        if streams.get(address, 0) >= STREAMS_PER_ADDRESS:
+            return web.Response(status=429, text="Too many open pages from one address.")
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
+        )
+        for name, value in SECURITY_HEADERS.items():
+            response.headers[name] = value
+        response.headers["Cache-Control"] = "no-store"
+        streams[address] = streams.get(address, 0) + 1
+        try:
+            await response.prepare(request)
+            await response.write(f"retry: {RETRY_MS}\n\n".encode())
+            await self._stream(response, info.id, lang, request.headers.get("Last-Event-ID"))
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            streams[address] -= 1
+            if not streams[address]:
+                del streams[address]
+        return response
+
+    async def _stream(
+        self, response: web.StreamResponse, game_id: int, lang: str, shown: str | None
+    ) -> None:
+        closing = self.live.closing
+        with self.live.watch(game_id) as watch:
+            while not closing.is_set():
+                watch.changed.clear()
+                frame = await self.live.frame(game_id, lang)
+                if frame is None:
+                    await response.write(b"event: gone\ndata: {}\n\n")
+                    return
+                if frame.id != shown:
+                    await response.write(frame.event)
+                    shown = frame.id
+                changed = asyncio.ensure_future(watch.changed.wait())
+                stop = asyncio.ensure_future(closing.wait())
+                done, _ = await asyncio.wait(
+                    (changed, stop), timeout=KEEPALIVE_SECONDS, return_when="FIRST_COMPLETED"
+                )
+                changed.cancel()
+                stop.cancel()
+                if not done:
+                    await response.write(b": keepalive\n\n")
+
+    # ------------------------------------------------------------ the replay
+
+    async def replay_page(self, request: web.Request) -> web.Response:
+        info = await self.game(request)
+        if info.status == "lobby":
+            raise self.missing(request)
+        lang = self.language(request, await self._language_of(info.guild_id))
+        words = i18n.words(lang)
+        step = request.query.get("step", "")
+        shown = await self.replays.fragment(
+            info, int(step) if step.isdigit() and len(step) < 8 else 1 << 30, words, lang
+        )
+        page = render(
+            "replay.html",
+            words,
+            title=title(info, words),
+            lang=lang,
+            root=self.root(request),
+            assets=self.version,
+            token=request.match_info["token"],
+            replay=shown,
+        )
+        return web.Response(text=page, content_type="text/html")
+
+    async def replay_step(self, request: web.Request) -> web.Response:
+        info = await self.game(request)
+        if info.status == "lobby":
+            raise self.missing(request)
+        lang = self.language(request, await self._language_of(info.guild_id))
+        step = int(request.match_info["step"])
+        shown = await self.replays.fragment(info, step, i18n.words(lang), lang)
+        return web.json_response(
+            {"step": shown.step, "steps": shown.steps, "html": str(shown.html)}
+        )
+
+    async def chart(self, request: web.Request) -> web.Response:
+        info = await self.game(request)
+        if info.status != "finished":
+            raise self.missing(request)
+        lang = self.language(request, await self._language_of(info.guild_id))
+        png = self._charts.get((info.id, lang))
+        if png is None:
+            png = await self.pictures.chart(info, lambda: self.store.log(info.id), lang)
+            if png is None:
+                raise self.missing(request)
+            self._charts[(info.id, lang)] = png
+            while len(self._charts) > CHARTS_KEPT:
+                self._charts.popitem(last=False)
+        headers = {"Cache-Control": "public, max-age=86400"}
+        return web.Response(body=png, content_type="image/png", headers=headers)
+
+    # ------------------------------------------------------------ files
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        body = self.files.get(name)
+        if body is None:
+            raise self.missing(request)
+        kind = "text/css" if name.endswith(".css") else "text/javascript"
+        headers = {"Cache-Control": "public, max-age=31536000, immutable"}
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=headers)
