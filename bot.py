@@ -68,6 +68,7 @@ from cogs.helpers.check import (
     run_check,
     server_error_sentence,
     unreachable_sentence,
+    web_sentence,
 )
 from cogs.helpers.config import Settings
 from cogs.helpers.desk import Desk
@@ -491,7 +492,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.check:
         try:
-            return asyncio.run(run_check(settings.token, settings.guild_id))
+            web = web_sentence(
+                settings.web_port,
+                settings.web_host,
+                settings.web_address,
+                settings.web_base_url is not None,
+            )
+            return asyncio.run(run_check(settings.token, settings.guild_id, web=web))
         except KeyboardInterrupt:
             print("Check interrupted.", file=sys.stderr)
             return 130

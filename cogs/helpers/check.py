@@ -85,14 +85,31 @@ async def my_guilds(http: discord.http.HTTPClient) -> list[dict[str, Any]]:
         after = max(int(g["id"]) for g in page)
 
 
+def web_sentence(port: int | None, host: str, address: str | None, public: bool) -> str:
+    """What the check says of the web pages: off, or where each game's page is read
+    (``address``: ``Settings.web_address``; ``public``: ``WEB_BASE_URL`` is set, so the
+    threads link to the pages)."""
+    if port is None:
+        return "Web pages: off (set WEB_PORT to serve each game's live page and replay)."
+    where = address or f"http://{host}:<a free port>"
+    links = (
+        "each game's board in Discord links to it"
+        if public
+        else "set WEB_BASE_URL to the public address to link it from Discord"
+    )
+    return f"Web pages: on; each game's page is {where}/g/<its token> ({links})."
+
+
 async def run_check(
     token: str,
     guild_id: int | None = None,
     *,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    web: str | None = None,
 ) -> int:
-    """The check (module docstring); returns the exit status."""
+    """The check (module docstring); returns the exit status. ``web``: what to say of
+    the web pages (:func:`web_sentence`)."""
     out = out or sys.stdout
     err = err or sys.stderr
     problems = 0
@@ -103,6 +120,8 @@ async def run_check(
         print(sentence, file=err)
 
     print("Settings: read (.env and the environment).", file=out)
+    if web:
+        print(web, file=out)
     client = discord.Client(intents=discord.Intents.default())
     try:
         try:

@@ -16,7 +16,16 @@ from cogs.helpers.permissions import NEEDED
 from .bot_helpers import make_bot
 from .fake_discord import FakeDiscord
 
-SETTINGS = ("DATABASE_URL", "DISCORD_GUILD_ID", "SHARD_COUNT", "SHARD_IDS", "AI_WORKERS")
+SETTINGS = (
+    "DATABASE_URL",
+    "DISCORD_GUILD_ID",
+    "SHARD_COUNT",
+    "SHARD_IDS",
+    "AI_WORKERS",
+    "WEB_PORT",
+    "WEB_HOST",
+    "WEB_BASE_URL",
+)
 
 
 def clean_env(**settings: str) -> dict[str, str]:
@@ -58,6 +67,17 @@ async def test_check_passes_when_every_server_gives_what_is_needed(fake: FakeDis
     )
     assert (status, err) == (0, ""), out
     assert "Ready: start the bot with ./dev run" in out
+    assert "Web pages: off (set WEB_PORT" in out
+
+
+async def test_check_prints_where_the_game_pages_are(fake: FakeDiscord) -> None:
+    env = clean_env(WEB_PORT="8080", WEB_BASE_URL="https://games.example.org")
+    status, out, err = await fake.run_script("bot.py", "--check", env=env)
+    assert (status, err) == (0, ""), out
+    assert (
+        "Web pages: on; each game's page is https://games.example.org/g/<its token> (each "
+        "game's board in Discord links to it)." in out
+    )
 
 
 async def test_check_names_a_guild_id_the_bot_is_not_in(fake: FakeDiscord) -> None:

@@ -12,11 +12,16 @@ If Chromium or chromedriver is missing, every test that needs it FAILS with the 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
+import storage
+from storage import SqlStorage
+from tables.pictures import Pictures
 from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
+from web.server import WebServer
 
 
 class _Chromium:
@@ -65,3 +70,23 @@ def browser(sync_browser: Browser) -> AsyncBrowser:
     """A clean headless Chromium, its viewport 390×844 (a phone), each call awaited (in a
     thread): ``await browser.open(url)``, ``await browser.wait_for_text("#score", "12")``."""
     return AsyncBrowser(sync_browser)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqlStorage]:
+    """A new SQLite database."""
+    async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as opened:
+        yield opened
+
+
+@pytest.fixture
+async def server(store: SqlStorage) -> AsyncIterator[WebServer]:
+    """The pages over ``store``, on a free port (``server.port``), looking for changes
+    often."""
+    web = WebServer(store, Pictures(), port=0)
+    web.live.poll = 0.02
+    await web.start()
+    try:
+        yield web
+    finally:
+        await web.stop()

@@ -8,33 +8,13 @@ import asyncio
 import html
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import aiohttp
 import pytest
 
-import storage
 from storage import SqlStorage
-from tables.pictures import Pictures
 from tests.web.games import HOSTILE, finish, new_game, play
 from web.server import BURST, WebServer
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqlStorage]:
-    async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as opened:
-        yield opened
-
-
-@pytest.fixture
-async def server(store: SqlStorage) -> AsyncIterator[WebServer]:
-    web = WebServer(store, Pictures(), port=0)
-    web.live.poll = 0.02
-    await web.start()
-    try:
-        yield web
-    finally:
-        await web.stop()
 
 
 @pytest.fixture
