@@ -16,8 +16,10 @@ countdown appears on pages even when another process published it.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.1
 SETTLE_SECONDS = 2.0
 FAILURE_DELAY = 2.0
+FRAMES_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,13 @@ class Live:
         self.poll = poll
         self._watches: dict[int, set[Watch]] = {}
         self._seen: dict[int, tuple[int, str]] = {}
+        self._changes = itertools.count(1)
         self._generation: dict[int, int] = {}
-        self._frames: dict[tuple[int, str], tuple[int, asyncio.Future[Frame | None]]] = {}
-        """By game and language: the generation drawn and its (maybe running) drawing."""
+        """By watched game: the number of its last change (unique in the process)."""
+        self._frames: OrderedDict[tuple[int, str], tuple[object, asyncio.Future[Frame | None]]]
+        self._frames = OrderedDict()
+        """By game and language (least recently used first): what the frame was drawn
+        for (a watched game's change, or an unwatched game's version) and its drawing."""
         self._wake = asyncio.Event()
         self._poked: set[int] = set()
         self.closing = asyncio.Event()
@@ -82,6 +89,8 @@ class Live:
     @contextmanager
     def watch(self, game_id: int) -> Iterator[Watch]:
         watch = Watch()
+        if game_id not in self._watches:
+            self._generation[game_id] = next(self._changes)
         self._watches.setdefault(game_id, set()).add(watch)
         try:
             yield watch
@@ -91,7 +100,7 @@ class Live:
             if not watches:
                 self._watches.pop(game_id, None)
                 self._seen.pop(game_id, None)
-                self._forget(game_id)
+                self._generation.pop(game_id, None)
 
     def poke(self, game_id: int) -> None:
         """This process stored a move of the game, or published one: look now."""
@@ -100,13 +109,18 @@ class Live:
             self._wake.set()
 
     async def frame(self, game_id: int, lang: str) -> Frame | None:
-        """The game's frame now, drawn once per change and language."""
-        generation = self._generation.get(game_id, 0)
-        kept = self._frames.get((game_id, lang))
-        if kept is None or kept[0] != generation or (kept[1].done() and kept[1].exception()):
-            future = asyncio.ensure_future(self._draw(game_id, lang))
-            self._frames[(game_id, lang)] = (generation, future)
-            kept = self._frames[(game_id, lang)]
+        """The game's frame now, drawn once per change and language. A game no page
+        follows yet is looked at first (one read of its version)."""
+        if game_id in self._watches:
+            stamp: object = self._generation[game_id]
+        else:
+            stamp = (await self._versions([game_id])).get(game_id)
+        kept = self._frames.pop((game_id, lang), None)
+        if kept is None or kept[0] != stamp or (kept[1].done() and kept[1].exception()):
+            kept = (stamp, asyncio.ensure_future(self._draw(game_id, lang)))
+        self._frames[(game_id, lang)] = kept
+        while len(self._frames) > FRAMES_KEPT:
+            self._frames.popitem(last=False)
         return await asyncio.shield(kept[1])
 
     async def run(self) -> None:
@@ -134,11 +148,6 @@ class Live:
                     self._changed(game_id)
 
     def _changed(self, game_id: int) -> None:
-        self._generation[game_id] = self._generation.get(game_id, 0) + 1
+        self._generation[game_id] = next(self._changes)
         for watch in self._watches.get(game_id, ()):
             watch.changed.set()
-
-    def _forget(self, game_id: int) -> None:
-        for key in [key for key in self._frames if key[0] == game_id]:
-            del self._frames[key]
-        self._generation.pop(game_id, None)

@@ -168,3 +168,16 @@ async def test_a_flood_from_one_address_is_slowed_and_others_are_served(
     other = {"X-Forwarded-For": "203.0.113.9"}  # behind a proxy on this machine
     async with http.get(path, headers=other) as response:
         assert response.status == 200
+
+
+async def test_a_page_loaded_again_shows_the_game_as_it_is_now(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    """A page nobody follows yet is drawn for the game's stored version, not kept."""
+    game = await new_game(store, "workshop", 2)
+    path = url(server, await page_of(store, game.id))
+    async with http.get(path) as response:
+        assert "Move 0" in await response.text()
+    await play(store, game, 2)
+    async with http.get(path) as response:
+        assert "Move 2" in await response.text()
