@@ -35,18 +35,19 @@ FRAMES_KEPT = 256
 @dataclass(frozen=True)
 class Frame:
     """What a live page shows of its game: the table's HTML at a version, in a language,
-    as the Server-Sent Event that carries it."""
+    and the Server-Sent Event that carries it (encoded once for every page)."""
 
     id: str
     """Names what is shown: the version, status and turn limit (``Last-Event-ID``)."""
     html: str
     over: bool
     """The game has ended: the page stops listening."""
+    event: bytes = b""
 
-    @property
-    def event(self) -> bytes:
-        data = json.dumps({"html": self.html, "over": self.over}, ensure_ascii=False)
-        return f"id: {self.id}\nevent: table\ndata: {data}\n\n".encode()
+    @classmethod
+    def of(cls, id: str, html: str, over: bool) -> Frame:
+        data = json.dumps({"html": html, "over": over}, ensure_ascii=False)
+        return cls(id, html, over, f"id: {id}\nevent: table\ndata: {data}\n\n".encode())
 
 
 @dataclass(eq=False)

@@ -255,7 +255,7 @@ class WebServer:
         html = await live_fragment(self.store, game, words, lang, token, deadline)
         stamp = int(deadline.timestamp()) if deadline else 0
         over = game.status in ("finished", "abandoned")
-        return Frame(f"{game.version}-{game.status}-{stamp}", str(html), over)
+        return Frame.of(f"{game.version}-{game.status}-{stamp}", str(html), over)
 
     async def table_page(self, request: web.Request) -> web.Response:
         info = await self.game(request)
