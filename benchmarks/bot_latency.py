@@ -283,6 +283,8 @@ class Action:
     """The move this action makes (the version it was clicked at, plus one)."""
     dispatched: float
     latency: float
+    interaction: int | None = None
+    """The click's interaction id (to find when the bot sent its answer)."""
 
 
 def board_lags(actions: list[Action], requests: list[RecordedRequest], end: float) -> list[float]:
@@ -416,7 +418,9 @@ class Players:
             return None
         table.actions += 1
         record = result.record
-        return Action(table.thread.id, version + 1, record.dispatched_at, result.latency or 0.0)
+        return Action(
+            table.thread.id, version + 1, record.dispatched_at, result.latency or 0.0, record.id
+        )
 
     # ---------------------------------------------------------------- Workshop Tonttu
 
