@@ -49,6 +49,7 @@ from storage.models import (
     Status,
     Submitted,
     Timer,
+    Watched,
     human_player,
 )
 from storage.repository import SqlStorage
@@ -118,6 +119,7 @@ __all__ = [
     "Timer",
     "UnknownGame",
     "UnreadableGame",
+    "Watched",
     "WrongStatus",
     "human_player",
     "is_postgres_url",

@@ -26,6 +26,7 @@ from storage.models import (
     ReplayReport,
     Submitted,
     Timer,
+    Watched,
 )
 
 
@@ -259,9 +260,9 @@ class Storage(Protocol):
         """Whether a server's game pages are on (the default)."""
         ...
 
-    async def versions(self, game_ids: Collection[int]) -> dict[int, tuple[int, str]]:
-        """Each game's ``(version, status)`` by id, in one query (a live page's watcher
-        polls it); games not found are left out."""
+    async def versions(self, game_ids: Collection[int]) -> dict[int, Watched]:
+        """Each game's version, status and pending turn limit by id, in one query (a
+        live page's watcher polls it); games not found are left out."""
         ...
 
     # ------------------------------------------------------------------ ratings

@@ -91,6 +91,16 @@ class LoadedGame(GameInfo):
     state: Any
 
 
+class Watched(NamedTuple):
+    """What a live page watches of a game (``Storage.versions``): a change of any of
+    these is a change of what the page shows."""
+
+    version: int
+    status: str
+    turn_limit: datetime | None = None
+    """When the pending turn limit ends, if one is set."""
+
+
 class Submitted(NamedTuple):
     """What ``submit`` returns: ``state, events, version = await store.submit(...)``."""
 

@@ -23,9 +23,9 @@ import re
 import secrets
 from collections.abc import Collection
 
-from storage.core import SqlCore, info_from_row
+from storage.core import SqlCore, dt, info_from_row
 from storage.errors import GameNotFound, UnreadableGame
-from storage.models import GameInfo
+from storage.models import GameInfo, Watched
 
 log = logging.getLogger(__name__)
 
@@ -103,17 +103,22 @@ class PageStore(SqlCore):
         rows = await self._lookup("SELECT 1 FROM guild_web_off WHERE guild_id = ?", (guild_id,))
         return not rows
 
-    async def versions(self, game_ids: Collection[int]) -> dict[int, tuple[int, str]]:
-        """``(version, status)`` of each game found, by id, in one query (per
-        :data:`VERSIONS_AT_ONCE` games): the primary key's index, no other column read."""
+    async def versions(self, game_ids: Collection[int]) -> dict[int, Watched]:
+        """Version, status and pending turn limit of each game found, by id, in one
+        query (per :data:`VERSIONS_AT_ONCE` games): the primary key's index, and the
+        timers' index by game (a turn limit is written a moment after its move)."""
         ids = sorted({int(game_id) for game_id in game_ids})
-        found: dict[int, tuple[int, str]] = {}
+        found: dict[int, Watched] = {}
         for start in range(0, len(ids), VERSIONS_AT_ONCE):
             chunk = _padded(ids[start : start + VERSIONS_AT_ONCE])
             rows = await self._lookup(
-                "SELECT id, version, status FROM games"
-                f" WHERE id IN ({', '.join('?' for _ in chunk)})",
+                "SELECT g.id, g.version, g.status, (SELECT MIN(t.due_at) FROM timers AS t"
+                " WHERE t.game_id = g.id AND t.kind = 'turn_limit' AND t.fired_at IS NULL"
+                " AND t.cancelled_at IS NULL) FROM games AS g"
+                f" WHERE g.id IN ({', '.join('?' for _ in chunk)})",
                 chunk,
             )
-            found.update({int(row[0]): (int(row[1]), str(row[2])) for row in rows})
+            for game_id, version, status, limit in rows:
+                due = None if limit is None else dt(limit)
+                found[int(game_id)] = Watched(int(version), str(status), due)
         return found

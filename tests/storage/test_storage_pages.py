@@ -9,13 +9,14 @@ import asyncio
 import io
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import storage
-from storage import GameNotFound, SqliteStorage
+from storage import GameNotFound, NewTimer, SqliteStorage
 from storage.__main__ import copy
 from storage.migrations import MIGRATIONS
 from tests.storage.conftest import FakeClock, lobby, started, to_act
@@ -157,16 +158,29 @@ async def test_versions_of_many_games_in_one_query(
     monkeypatch.setattr(store, "_lookup", counted)
     asked = [g.id for g in games] + [waiting.id, 999, games[2].id]
     assert await store.versions(asked) == {
-        games[0].id: (moved.version, "active"),
-        games[1].id: (0, "abandoned"),
-        **{g.id: (0, "active") for g in games[2:]},
-        waiting.id: (0, "lobby"),
+        games[0].id: (moved.version, "active", None),
+        games[1].id: (0, "abandoned", None),
+        **{g.id: (0, "active", None) for g in games[2:]},
+        waiting.id: (0, "lobby", None),
     }
     assert len(queries) == 1
     assert await store.versions([]) == {}
     assert await store.versions({999, 1000}) == {}
-    assert await store.versions((games[3].id,)) == {games[3].id: (0, "active")}
+    assert await store.versions((games[3].id,)) == {games[3].id: (0, "active", None)}
     assert len(queries) == 3  # nothing asked for: no query
+
+
+async def test_versions_show_a_pending_turn_limit(store: SqliteStorage) -> None:
+    """A turn limit is written by the round that publishes a move, a moment after it:
+    the watched versions carry it, so a page sees it come and go."""
+    game = await started(store, 30)
+    due = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+    limit = NewTimer("turn_limit", due, {"version": 0})
+    reminder = NewTimer("remind", due - timedelta(hours=1), {"version": 0})
+    await store.set_marks(game.id, {"board": (None, 0)}, timers=[reminder, limit])
+    assert await store.versions([game.id]) == {game.id: (0, "active", due)}
+    await store.set_marks(game.id, {"board": (None, 0)}, cancel=["turn_limit"])
+    assert await store.versions([game.id]) == {game.id: (0, "active", None)}
 
 
 async def test_a_database_from_before_the_pages_upgrades_with_its_games(
@@ -185,8 +199,8 @@ async def test_a_database_from_before_the_pages_upgrades_with_its_games(
             found = await store.game_of_token(token)
             assert found is not None and found.id in (game_id, old_lobby.id)
         assert await store.versions([game_id, old_lobby.id]) == {
-            game_id: (1, "active"),
-            old_lobby.id: (0, "lobby"),
+            game_id: (1, "active", None),
+            old_lobby.id: (0, "lobby", None),
         }
         assert await store.guild_web_links(1)
 
