@@ -1,16 +1,13 @@
 """The live pages' news: which watched game changed, and the table each page must show.
 
 A page follows its game over Server-Sent Events (``web/server.py``). Every stream of a
-game waits on one :class:`Watch`; one loop per process (:meth:`Live.run`) asks storage
-for the versions of all watched games in one query (``Storage.versions``) every
-``POLL_SECONDS``, and at once when this process stored a move or finished publishing
-one (the publisher's ``watchers``), so a move committed by any process reaches every
-open page. What a page shows at a version (:class:`Frame`) is drawn once per game,
-version and language, however many pages show it.
-
-A game's turn limit is written by the round that publishes its move, a moment after
-the move: a game that changed is looked at once more ``SETTLE_SECONDS`` later, so its
-countdown appears on pages even when another process published it.
+game waits on its own :class:`Watch`; one loop per process (:meth:`Live.run`) asks
+storage for the version, status and turn limit of all watched games in one query
+(``Storage.versions``) every ``POLL_SECONDS``, and at once when this process stored a
+move or finished publishing one (the publisher's ``watchers``: "look now"), so a move
+committed by any process reaches every open page. Only a game whose watched values
+changed wakes its pages; what a page shows then (:class:`Frame`) is drawn once per
+change and language, however many pages show it.
 """
 
 from __future__ import annotations
@@ -24,12 +21,16 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
+from storage import Watched
+
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.1
-SETTLE_SECONDS = 2.0
+KEEPALIVE_SECONDS = 15.0
+"""A stream with nothing to say sends a comment this often (proxies close idle ones)."""
 FAILURE_DELAY = 2.0
 FRAMES_KEPT = 256
+GONE = Watched(-1, "gone")
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,15 @@ class Frame:
 
 @dataclass(eq=False)
 class Watch:
-    """One page's stream: set when its game may have changed."""
+    """One page's stream: woken when its game changed, when it should say something to
+    keep its connection, and when the server stops."""
 
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    woken: asyncio.Event = field(default_factory=asyncio.Event)
+    keepalive: bool = False
 
 
-Versions = Callable[[list[int]], Awaitable[dict[int, tuple[int, str]]]]
-Draw = Callable[[int, str], Awaitable[Frame | None]]
+Versions = Callable[[list[int]], Awaitable[dict[int, Watched]]]
+Draw = Callable[[int, str, Watched | None], Awaitable[Frame | None]]
 
 
 class Live:
@@ -67,10 +70,11 @@ class Live:
     def __init__(self, versions: Versions, draw: Draw, *, poll: float = POLL_SECONDS) -> None:
         self._versions = versions
         self._draw = draw
-        """Draws a game's frame in a language (``None``: the page is gone)."""
+        """Draws a game's frame in a language, as last watched (``None``: the page is
+        gone)."""
         self.poll = poll
         self._watches: dict[int, set[Watch]] = {}
-        self._seen: dict[int, tuple[int, str]] = {}
+        self._seen: dict[int, Watched] = {}
         self._changes = itertools.count(1)
         self._generation: dict[int, int] = {}
         """By watched game: the number of its last change (unique in the process)."""
@@ -79,7 +83,6 @@ class Live:
         """By game and language (least recently used first): what the frame was drawn
         for (a watched game's change, or an unwatched game's version) and its drawing."""
         self._wake = asyncio.Event()
-        self._poked: set[int] = set()
         self.closing = asyncio.Event()
         """Set when the server stops: every stream ends."""
 
@@ -106,7 +109,6 @@ class Live:
     def poke(self, game_id: int) -> None:
         """This process stored a move of the game, or published one: look now."""
         if game_id in self._watches:
-            self._poked.add(game_id)
             self._wake.set()
 
     async def frame(self, game_id: int, lang: str) -> Frame | None:
@@ -114,15 +116,36 @@ class Live:
         follows yet is looked at first (one read of its version)."""
         if game_id in self._watches:
             stamp: object = self._generation[game_id]
+            watched = self._seen.get(game_id)
         else:
-            stamp = (await self._versions([game_id])).get(game_id)
+            watched = (await self._versions([game_id])).get(game_id)
+            stamp = watched
         kept = self._frames.pop((game_id, lang), None)
         if kept is None or kept[0] != stamp or (kept[1].done() and kept[1].exception()):
-            kept = (stamp, asyncio.ensure_future(self._draw(game_id, lang)))
+            kept = (stamp, asyncio.ensure_future(self._draw(game_id, lang, watched)))
         self._frames[(game_id, lang)] = kept
         while len(self._frames) > FRAMES_KEPT:
             self._frames.popitem(last=False)
         return await asyncio.shield(kept[1])
+
+    def close(self) -> None:
+        """The server stops: every stream ends."""
+        self.closing.set()
+        self._wake_all()
+
+    async def keep_alive(self) -> None:
+        """Wake every stream with nothing to say every ``KEEPALIVE_SECONDS``."""
+        while not self.closing.is_set():
+            await asyncio.sleep(KEEPALIVE_SECONDS)
+            for watches in self._watches.values():
+                for watch in watches:
+                    watch.keepalive = True
+            self._wake_all()
+
+    def _wake_all(self) -> None:
+        for watches in self._watches.values():
+            for watch in watches:
+                watch.woken.set()
 
     async def run(self) -> None:
         """Look for changes until the server stops (a task of the server's)."""
@@ -130,7 +153,6 @@ class Live:
             with suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll)
             self._wake.clear()
-            poked, self._poked = self._poked, set()
             watched = list(self._watches)
             if not watched:
                 continue
@@ -141,14 +163,12 @@ class Live:
                 await asyncio.sleep(FAILURE_DELAY)
                 continue
             for game_id in watched:
-                now = found.get(game_id, (-1, "gone"))
-                if game_id in poked or self._seen.get(game_id) != now:
-                    if self._seen.get(game_id) != now:
-                        asyncio.get_running_loop().call_later(SETTLE_SECONDS, self.poke, game_id)
+                now = found.get(game_id, GONE)
+                if self._seen.get(game_id) != now:
                     self._seen[game_id] = now
                     self._changed(game_id)
 
     def _changed(self, game_id: int) -> None:
         self._generation[game_id] = next(self._changes)
         for watch in self._watches.get(game_id, ()):
-            watch.changed.set()
+            watch.woken.set()

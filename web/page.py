@@ -18,6 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+import i18n
 from engine import get_game, undo
 from engine.words import Words
 from storage import GameInfo, LoadedGame, LoggedAction, Storage
@@ -82,20 +83,21 @@ def final_of(info: GameInfo, words: Words) -> Final | None:
     return Final(rows)
 
 
-async def live_fragment(
-    store: Storage,
+def live_html(
     game: LoadedGame,
-    words: Words,
+    log: list[LoggedAction],
     lang: str,
     token: str,
     deadline: datetime | None,
-) -> Markup:
-    """The live table at the game's version: status, board, log, the end (``token``:
-    the page's, for its links)."""
-    log = await store.log(game.id, after=max(0, game.version - LOG_MOVES))
-    moves = [(entry, move_lines(game, entry, words)) for entry in reversed(log)]
+) -> str:
+    """The live table at the game's version: status, board, log (``log``: its last
+    entries), the end; ``token``: the page's, for its links. Pure CPU, run in the
+    drawing process (``tables.drawing``) like the board pictures, so the event loop
+    keeps answering the tables."""
+    words = i18n.words(lang)
+    moves = [(entry, _lines(game, entry, lang)) for entry in reversed(log)]
     view = get_game(game.kind).view(game.state, None) if game.state is not None else None
-    return render(
+    html = render(
         "table.html",
         words,
         game=game,
@@ -109,6 +111,23 @@ async def live_fragment(
         moves=[(entry, lines) for entry, lines in moves if lines],
         final=final_of(game, words),
     )
+    return str(html)
+
+
+_described: OrderedDict[tuple[int, int, int, str], list[str]] = OrderedDict()
+LINES_KEPT = 4096
+
+
+def _lines(game: GameInfo, entry: LoggedAction, lang: str) -> list[str]:
+    """:func:`move_lines`, kept: a page shows the last moves' lines at every move."""
+    key = (game.id, entry.seq, hash(entry.events_json), lang)
+    lines = _described.pop(key, None)
+    if lines is None:
+        lines = move_lines(game, entry, i18n.words(lang))
+    _described[key] = lines
+    while len(_described) > LINES_KEPT:
+        _described.popitem(last=False)
+    return lines
 
 
 class Replays:
@@ -129,28 +148,32 @@ class Replays:
             self._kept.popitem(last=False)
         return found
 
-    async def fragment(self, info: GameInfo, step: int, words: Words, lang: str) -> Replay:
+    async def fragment(self, info: GameInfo, step: int, lang: str) -> Replay:
         """The board after ``step`` moves (clamped to the game's), the lines of that
         move, and at the end of a finished game its final scores."""
         replayed = await self.of(info)
         step = max(0, min(step, replayed.moves))
-        state = await asyncio.to_thread(replayed.state_at, step)  # pure CPU
-        view: Any = get_game(info.kind).view(state, None)
-        entry = replayed.log[step - 1] if step else None
-        html = render(
-            "replay_step.html",
-            words,
-            game=info,
-            title=title(info, words),
-            lang=lang,
-            step=step,
-            steps=replayed.moves,
-            board=board_html(info.kind, view, info.names, words),
-            status=status_html(info.kind, view, info.names, words),
-            lines=move_lines(info, entry, words) if entry is not None else None,
-            final=final_of(info, words) if step == replayed.moves else None,
-        )
+        html = await asyncio.to_thread(replay_html, info, replayed, step, lang)  # CPU
         return Replay(step, replayed.moves, html)
+
+
+def replay_html(info: GameInfo, replayed: Replayed, step: int, lang: str) -> Markup:
+    words = i18n.words(lang)
+    view: Any = get_game(info.kind).view(replayed.state_at(step), None)
+    entry = replayed.log[step - 1] if step else None
+    return render(
+        "replay_step.html",
+        words,
+        game=info,
+        title=title(info, words),
+        lang=lang,
+        step=step,
+        steps=replayed.moves,
+        board=board_html(info.kind, view, info.names, words),
+        status=status_html(info.kind, view, info.names, words),
+        lines=move_lines(info, entry, words) if entry is not None else None,
+        final=final_of(info, words) if step == replayed.moves else None,
+    )
 
 
 @dataclass(frozen=True)

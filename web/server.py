@@ -25,23 +25,25 @@ machine (a loopback peer), the address is the last one the proxy added to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import ipaddress
 import logging
 import re
+import resource
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from pathlib import Path
 
 from aiohttp import web
 
 import i18n
-from storage import GameInfo, GameNotFound, Storage
+from storage import GameInfo, GameNotFound, Storage, Watched
+from tables import drawing
 from tables.pictures import Pictures
 from web.live import Frame, Live
-from web.page import Replays, live_fragment, title
+from web.page import LOG_MOVES, Replays, live_html, title
 from web.templating import render
 
 log = logging.getLogger(__name__)
@@ -53,7 +55,6 @@ RATE = 10.0
 BURST = 40
 """… and at once."""
 STREAMS_PER_ADDRESS = 20
-KEEPALIVE_SECONDS = 15.0
 RETRY_MS = 1000
 """How soon a page's ``EventSource`` tries again after losing its stream."""
 CHARTS_KEPT = 16
@@ -138,7 +139,7 @@ class WebServer:
         self._charts: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self._links: dict[int, tuple[float, bool]] = {}
         self._runner: web.AppRunner | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self.app = web.Application(middlewares=[self._guard])
         self.app.add_routes(
             [
@@ -154,7 +155,13 @@ class WebServer:
     # ------------------------------------------------------------ running
 
     async def start(self) -> int:
-        """Listen; returns the port (``port=0``: a free one was chosen)."""
+        """Listen; returns the port (``port=0``: a free one was chosen). Each open page
+        holds a connection: the process may open as many files as its hard limit allows
+        (often 1,024 by default, a few hundred pages short of a busy night)."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
@@ -163,15 +170,18 @@ class WebServer:
         sockets = getattr(server, "sockets", None) or []
         if sockets:
             self.port = int(sockets[0].getsockname()[1])
-        self._task = asyncio.create_task(self.live.run(), name="web-live")
+        self._tasks = [
+            asyncio.create_task(self.live.run(), name="web-live"),
+            asyncio.create_task(self.live.keep_alive(), name="web-keepalive"),
+        ]
         log.info("web pages at http://%s:%s", self.host, self.port)
         return self.port
 
     async def stop(self) -> None:
-        self.live.closing.set()
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        self.live.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -190,9 +200,7 @@ class WebServer:
             try:
                 response = await handler(request)
             except web.HTTPException as error:  # a 404 page: answered as a response
-                response = web.Response(
-                    status=error.status, body=error.body, headers=error.headers
-                )
+                response = web.Response(status=error.status, body=error.body, headers=error.headers)
             except Exception:
                 log.exception("web: %s %s failed", request.method, request.path)
                 response = web.Response(status=500, text="Something went wrong; try again.")
@@ -239,23 +247,21 @@ class WebServer:
 
     # ------------------------------------------------------------ the live table
 
-    async def _frame(self, game_id: int, lang: str) -> Frame | None:
+    async def _frame(self, game_id: int, lang: str, watched: Watched | None) -> Frame | None:
+        """Read what the table shows (here) and draw it (in the drawing process)."""
         try:
             game = await self.store.load(game_id)
         except GameNotFound:
             return None
         if not await self.links_on(game.guild_id):
             return None
-        deadline: datetime | None = None
-        if game.status == "active" and game.settings.get("turn_limit_hours"):
-            pending = await self.store.pending_timers(game.id)
-            deadline = next((t.due_at for t in pending if t.kind == "turn_limit"), None)
-        words = i18n.words(lang)
+        deadline = watched.turn_limit if watched is not None else None
+        entries = await self.store.log(game.id, after=max(0, game.version - LOG_MOVES))
         token = await self.store.web_token(game.id)
-        html = await live_fragment(self.store, game, words, lang, token, deadline)
+        html = await drawing.POOL.run(live_html, game, entries, lang, token, deadline)
         stamp = int(deadline.timestamp()) if deadline else 0
         over = game.status in ("finished", "abandoned")
-        return Frame.of(f"{game.version}-{game.status}-{stamp}", str(html), over)
+        return Frame.of(f"{game.version}-{game.status}-{stamp}", html, over)
 
     async def table_page(self, request: web.Request) -> web.Response:
         info = await self.game(request)
@@ -293,7 +299,9 @@ class WebServer:
         try:
             await response.prepare(request)
             await response.write(f"retry: {RETRY_MS}\n\n".encode())
-            await self._stream(response, info.id, lang, request.headers.get("Last-Event-ID"))
+            # what the page shows: the last event it had, else the table it was loaded with
+            shown = request.headers.get("Last-Event-ID") or request.query.get("shown")
+            await self._stream(response, info.id, lang, shown)
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -305,26 +313,21 @@ class WebServer:
     async def _stream(
         self, response: web.StreamResponse, game_id: int, lang: str, shown: str | None
     ) -> None:
-        closing = self.live.closing
-        with self.live.watch(game_id) as watch:
-            while not closing.is_set():
-                watch.changed.clear()
-                frame = await self.live.frame(game_id, lang)
+        live = self.live
+        with live.watch(game_id) as watch:
+            while not live.closing.is_set():
+                watch.woken.clear()
+                frame = await live.frame(game_id, lang)
                 if frame is None:
                     await response.write(b"event: gone\ndata: {}\n\n")
                     return
                 if frame.id != shown:
                     await response.write(frame.event)
                     shown = frame.id
-                changed = asyncio.ensure_future(watch.changed.wait())
-                stop = asyncio.ensure_future(closing.wait())
-                done, _ = await asyncio.wait(
-                    (changed, stop), timeout=KEEPALIVE_SECONDS, return_when="FIRST_COMPLETED"
-                )
-                changed.cancel()
-                stop.cancel()
-                if not done:
+                elif watch.keepalive:
                     await response.write(b": keepalive\n\n")
+                watch.keepalive = False
+                await watch.woken.wait()
 
     # ------------------------------------------------------------ the replay
 
@@ -336,7 +339,7 @@ class WebServer:
         words = i18n.words(lang)
         step = request.query.get("step", "")
         shown = await self.replays.fragment(
-            info, int(step) if step.isdigit() and len(step) < 8 else 1 << 30, words, lang
+            info, int(step) if step.isdigit() and len(step) < 8 else 1 << 30, lang
         )
         page = render(
             "replay.html",
@@ -356,7 +359,7 @@ class WebServer:
             raise self.missing(request)
         lang = self.language(request, await self._language_of(info.guild_id))
         step = int(request.match_info["step"])
-        shown = await self.replays.fragment(info, step, i18n.words(lang), lang)
+        shown = await self.replays.fragment(info, step, lang)
         return web.json_response(
             {"step": shown.step, "steps": shown.steps, "html": str(shown.html)}
         )
