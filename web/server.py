@@ -58,6 +58,7 @@ STREAMS_PER_ADDRESS = 20
 RETRY_MS = 1000
 """How soon a page's ``EventSource`` tries again after losing its stream."""
 CHARTS_KEPT = 16
+TOKENS_KEPT = 10_000
 LINKS_SECONDS = 10.0
 """How long a server's "pages on/off" answer is kept."""
 
@@ -138,6 +139,8 @@ class WebServer:
         self.version = asset_version(self.files)
         self._charts: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self._links: dict[int, tuple[float, bool]] = {}
+        self._tokens: dict[int, str] = {}
+        """Page tokens by game (a token never changes)."""
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.app = web.Application(middlewares=[self._guard])
@@ -257,7 +260,11 @@ class WebServer:
             return None
         deadline = watched.turn_limit if watched is not None else None
         entries = await self.store.log(game.id, after=max(0, game.version - LOG_MOVES))
-        token = await self.store.web_token(game.id)
+        token = self._tokens.get(game.id)
+        if token is None:
+            if len(self._tokens) > TOKENS_KEPT:
+                self._tokens.clear()
+            token = self._tokens[game.id] = await self.store.web_token(game.id)
         html = await drawing.POOL.run(live_html, game, entries, lang, token, deadline)
         stamp = int(deadline.timestamp()) if deadline else 0
         over = game.status in ("finished", "abandoned")
