@@ -39,7 +39,7 @@ from pathlib import Path
 from aiohttp import web
 
 import i18n
-from storage import GameInfo, GameNotFound, Storage, Watched
+from storage import GameInfo, GameNotFound, LoadedGame, LoggedAction, Storage, Watched
 from tables import drawing
 from tables.pictures import Pictures
 from web.live import Frame, Live
@@ -59,6 +59,7 @@ RETRY_MS = 1000
 """How soon a page's ``EventSource`` tries again after losing its stream."""
 CHARTS_KEPT = 16
 TOKENS_KEPT = 10_000
+LOGS_KEPT = 256
 LINKS_SECONDS = 10.0
 """How long a server's "pages on/off" answer is kept."""
 
@@ -140,6 +141,7 @@ class WebServer:
         self._charts: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self._links: dict[int, tuple[float, bool]] = {}
         self._tokens: dict[int, str] = {}
+        self._logs: OrderedDict[int, list[LoggedAction]] = OrderedDict()
         """Page tokens by game (a token never changes)."""
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -259,7 +261,7 @@ class WebServer:
         if not await self.links_on(game.guild_id):
             return None
         deadline = watched.turn_limit if watched is not None else None
-        entries = await self.store.log(game.id, after=max(0, game.version - LOG_MOVES))
+        entries = await self.recent_log(game)
         token = self._tokens.get(game.id)
         if token is None:
             if len(self._tokens) > TOKENS_KEPT:
@@ -269,6 +271,19 @@ class WebServer:
         stamp = int(deadline.timestamp()) if deadline else 0
         over = game.status in ("finished", "abandoned")
         return Frame.of(f"{game.version}-{game.status}-{stamp}", html, over)
+
+    async def recent_log(self, game: LoadedGame) -> list[LoggedAction]:
+        """The game's last ``LOG_MOVES`` log entries: those read before are kept (the
+        log is append-only; an undo is an entry of its own), only newer ones read."""
+        first = game.version - LOG_MOVES
+        kept = [e for e in self._logs.pop(game.id, []) if first < e.seq <= game.version]
+        after = max(first, kept[-1].seq if kept else 0, 0)
+        if after < game.version:
+            kept += await self.store.log(game.id, after=after)
+        self._logs[game.id] = kept
+        while len(self._logs) > LOGS_KEPT:
+            self._logs.popitem(last=False)
+        return kept
 
     async def table_page(self, request: web.Request) -> web.Response:
         info = await self.game(request)

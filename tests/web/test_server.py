@@ -181,3 +181,16 @@ async def test_a_page_loaded_again_shows_the_game_as_it_is_now(
     await play(store, game, 2)
     async with http.get(path) as response:
         assert "Move 2" in await response.text()
+
+
+async def test_the_log_shows_the_last_moves_as_they_come(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    game = await new_game(store, "workshop", 2)
+    path = url(server, await page_of(store, game.id))
+    for moves in (3, 30, 12):  # read in steps: what was read before is kept
+        game = await play(store, game, moves, seed=moves)
+        async with http.get(path) as response:
+            text = await response.text()
+        assert f'<li value="{game.version}">' in text
+    assert '<li value="6">' in text and '<li value="5">' not in text  # the last 40
