@@ -70,6 +70,11 @@ class Settings:
     web_base_url: str | None = None
     """The pages' public address (behind a reverse proxy), for links; without it no
     link is posted in Discord."""
+    metrics_port: int | None = None
+    """A port for ``/metrics``, ``/healthz`` and ``/readyz`` alone, when no web page is
+    served (with ``WEB_PORT`` they are on the web port)."""
+    log_format: str = "text"
+    """``text`` (readable lines) or ``json`` (one JSON object a line)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -109,9 +114,11 @@ class Settings:
             ai_workers=int(workers) if workers else None,
             shard_count=shard_count,
             shard_ids=shard_ids,
-            web_port=web_port(env),
+            web_port=port(env, "WEB_PORT"),
             web_host=env.get("WEB_HOST", "").strip() or "127.0.0.1",
             web_base_url=web_base_url(env),
+            metrics_port=port(env, "METRICS_PORT"),
+            log_format=log_format(env),
         )
 
     @property
@@ -128,17 +135,24 @@ class Settings:
         return f"http://{host}:{self.web_port}"
 
 
-def web_port(env: Mapping[str, str]) -> int | None:
-    """``WEB_PORT``: empty for no web server, else a port number."""
-    text = env.get("WEB_PORT", "").strip()
+def port(env: Mapping[str, str], name: str) -> int | None:
+    """A port setting: empty for none, else a port number."""
+    text = env.get(name, "").strip()
     if not text:
         return None
     if not text.isdigit() or int(text) > 65535:
+        what = "no web page" if name == "WEB_PORT" else "none"
         raise SystemExit(
-            f"WEB_PORT must be a port number from 1 to 65535 (or empty for no web page), "
-            f"not {text!r}."
+            f"{name} must be a port number from 1 to 65535 (or empty for {what}), not {text!r}."
         )
     return int(text)
+
+
+def log_format(env: Mapping[str, str]) -> str:
+    text = env.get("LOG_FORMAT", "").strip().lower() or "text"
+    if text not in ("text", "json"):
+        raise SystemExit(f"LOG_FORMAT must be text or json, not {text!r}.")
+    return text
 
 
 def web_base_url(env: Mapping[str, str]) -> str | None:
