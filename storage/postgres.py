@@ -100,6 +100,20 @@ def shown_url(database_url: str) -> str:
     return urlunsplit(parts._replace(netloc=user + netloc))
 
 
+async def connect(database_url: str, **options: Any) -> asyncpg.Connection:
+    """One connection (``options``: asyncpg's); a database out of reach or a URL asyncpg
+    cannot read raises a :class:`StorageError` with a sentence (the start and
+    ``./dev check`` say the same)."""
+    where = shown_url(database_url)
+    try:
+        return await asyncpg.connect(database_url, **options)
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        reason = str(error) or type(error).__name__  # a timeout has no text of its own
+        raise StorageError(f"Cannot connect to the database {where}: {reason}") from None
+    except ValueError as error:  # asyncpg could not read the URL (e.g. a port not a number)
+        raise BadDatabaseUrl(f"DATABASE_URL {where} cannot be read: {error}.") from None
+
+
 @functools.lru_cache(maxsize=512)
 def numbered(sql: str) -> str:
     """The core's ``?`` placeholders as PostgreSQL's ``$1``, ``$2`` ….
@@ -171,12 +185,7 @@ async def open_postgres(
         raise BadDatabaseUrl(f"{database_url!r} is not a postgresql:// URL.")
     where = shown_url(database_url)
     settings = {} if "synchronous_commit" in database_url else {"synchronous_commit": "off"}
-    try:
-        writer = await asyncpg.connect(database_url, server_settings=settings)
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-        raise StorageError(f"Cannot connect to the database {where}: {error}") from None
-    except ValueError as error:  # asyncpg could not read the URL (e.g. a port not a number)
-        raise BadDatabaseUrl(f"DATABASE_URL {where} cannot be read: {error}.") from None
+    writer = await connect(database_url, server_settings=settings)
     connections = [writer]
     try:
         target = _Migrating(writer)

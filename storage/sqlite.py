@@ -130,6 +130,11 @@ def sqlite_path(database_url: str) -> Path:
     return Path(rest)
 
 
+def unreadable(path: Path, error: sqlite3.DatabaseError) -> StorageError:
+    """The sentence for a file that SQLite cannot read (the start and ``./dev check``)."""
+    return StorageError(f"{path} is not a readable SQLite database ({error}).")
+
+
 async def _connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
     # check_same_thread=False: once open, the writer's statements run on the event
     # loop's thread (see the module doc).
@@ -229,12 +234,12 @@ async def open_sqlite(
     try:
         writer = await _connect(path, busy_timeout_ms)
     except sqlite3.DatabaseError as error:
-        raise StorageError(f"{path} is not a readable SQLite database ({error}).") from None
+        raise unreadable(path, error) from None
     try:
         try:
             found = await _Migrating(writer).version()
         except sqlite3.DatabaseError as error:
-            raise StorageError(f"{path} is not a readable SQLite database ({error}).") from None
+            raise unreadable(path, error) from None
         if found > len(migrations):
             raise SchemaTooNew(str(path), found, len(migrations))
         await _enable_wal(writer, path, busy_timeout_ms)
