@@ -1,12 +1,13 @@
 """Entry point: settings, logging, storage, cogs, command sync, run.
 
     python bot.py          (or ./dev run)
-    python bot.py --check  (or ./dev check: the settings, the token, each server's
-                           permissions, the invite link; cogs/helpers/check.py)
+    python bot.py --check  (or ./dev check: the settings, the database, the token, each
+                           server's permissions, the invite link; cogs/helpers/check.py)
 
-Reads DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, TIMER_POLL_SECONDS, AI_WORKERS,
-SHARD_COUNT, SHARD_IDS, SHUTDOWN_GRACE_SECONDS, REST_BUDGET_PER_SECOND, FLOOD_BURST and
-FLOOD_PER_SECOND from the environment or .env (``.env.example`` describes each).
+Reads its settings (DISCORD_TOKEN, DATABASE_URL, DISCORD_GUILD_ID, …) from the
+environment or .env, each with its range in one place (``cogs/helpers/config.py``;
+``.env.example`` describes each); ``--check`` refuses the same values with the same
+sentences, and also looks at the database (read only).
 
 A person's mistake stops it with a sentence on stderr and status 1, never a traceback: a
 malformed setting (:meth:`Settings.from_env`), a database it cannot use (opened before
@@ -498,11 +499,21 @@ def main(argv: list[str] | None = None) -> int:
                 settings.web_address,
                 settings.web_base_url is not None,
             )
-            return asyncio.run(run_check(settings.token, settings.guild_id, web=web))
+            return asyncio.run(
+                run_check(
+                    settings.token,
+                    settings.guild_id,
+                    web=web,
+                    database_url=settings.database_url,
+                )
+            )
         except KeyboardInterrupt:
             print("Check interrupted.", file=sys.stderr)
             return 130
     discord.utils.setup_logging(level=logging.INFO)
+    # The bot has no voice: discord.py's warnings that voice's libraries (PyNaCl, davey)
+    # are missing would read as problems. These switches are its own, read once.
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
     bot = WorkshopBot(settings)
     try:
         asyncio.run(serve(bot, settings.token))

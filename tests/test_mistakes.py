@@ -71,11 +71,11 @@ BOT = (sys.executable, "bot.py")
 
 
 MALFORMED = [
-    ("TIMER_POLL_SECONDS", "soon", "TIMER_POLL_SECONDS must be a number of 0 or more, not 'soon'."),
-    ("DISCORD_GUILD_ID", "my-server", "DISCORD_GUILD_ID must be a server id (digits), not"),
+    ("TIMER_POLL_SECONDS", "soon", "TIMER_POLL_SECONDS must be a number of seconds from 0.1"),
+    ("DISCORD_GUILD_ID", "my-server", "DISCORD_GUILD_ID must be a server id from 1 to"),
     ("DATABASE_URL", "mysql://db/bot", "DATABASE_URL must look like sqlite:///path/to/file.db"),
     ("DATABASE_URL", "sqlite:///:memory:", "DATABASE_URL must name a database file"),
-    ("AI_WORKERS", "many", "AI_WORKERS must be a number of processes, not 'many'."),
+    ("AI_WORKERS", "many", "AI_WORKERS must be a whole number of processes from 0 to"),
     ("DATABASE_URL", "postgresql://bot@db:port/bot", "DATABASE_URL has a port that is not a"),
 ]
 

@@ -3,18 +3,24 @@
 It checks, in this order, without connecting to the gateway (REST only, a few requests):
 
 1. the settings (``bot.Settings.from_env`` has read them before this runs: a wrong value
-   already stopped with its sentence);
-2. the token: Discord accepts it (``Client.login``: ``GET /users/@me`` and the
+   already stopped with its sentence, the same as ``./dev run``'s);
+2. the database (``DATABASE_URL``), read only (:func:`database_report`): reachable and
+   readable (else the sentence ``./dev run`` would stop with), its schema version (one
+   from a newer bot is a problem; an older one is migrated by the next start, which the
+   check only announces: a check that changed the database would surprise), and its
+   games by status;
+3. the token: Discord accepts it (``Client.login``: ``GET /users/@me`` and the
    application), which also gives the application id for the invite link;
-3. the servers the bot is in (``GET /users/@me/guilds``, which carries the bot's
+4. the servers the bot is in (``GET /users/@me/guilds``, which carries the bot's
    server-wide permissions in each) and, per server, which of the permissions it needs
    (``cogs/helpers/permissions.py``) its roles do not give it. A channel can still deny some of
    them: ``/newgame`` checks its own channel before it opens a lobby.
-4. ``DISCORD_GUILD_ID``, if set, names one of those servers.
+5. ``DISCORD_GUILD_ID``, if set, names one of those servers.
 
 The report goes to stdout; each problem is a sentence on stderr, and the exit status is
-1 if there is any (a token Discord refuses, Discord unreachable, a server lacking a
-permission, the bot in no server yet), 0 when everything is ready.
+1 if there is any (a database the bot cannot use, a token Discord refuses, Discord
+unreachable, a server lacking a permission, the bot in no server yet), 0 when everything
+is ready.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ import aiohttp
 import discord
 import yarl
 
+import storage
 from cogs.helpers.permissions import invite_url, listed, missing
+from storage.survey import Survey, survey
 
 UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
 """What reaching Discord raises when the network (or DNS) is down."""
@@ -100,6 +108,61 @@ def web_sentence(port: int | None, host: str, address: str | None, public: bool)
     return f"Web pages: on; each game's page is {where}/g/<its token> ({links})."
 
 
+GAME_STATUSES = {
+    "active": "active",
+    "lobby": "in a lobby",
+    "finished": "finished",
+    "abandoned": "abandoned",
+}
+"""How the check names the games of each status, in this order."""
+
+
+def games_sentence(games: dict[str, int]) -> str:
+    """
+    >>> games_sentence({"finished": 12, "active": 2, "lobby": 1})
+    'Games: 2 active, 1 in a lobby, 12 finished (15 in all).'
+    >>> games_sentence({})
+    'Games: none yet.'
+    """
+    order = [*GAME_STATUSES, *sorted(set(games) - set(GAME_STATUSES))]
+    parts = [f"{games[s]} {GAME_STATUSES.get(s, s)}" for s in order if games.get(s)]
+    if not parts:
+        return "Games: none yet."
+    return f"Games: {', '.join(parts)} ({sum(games.values())} in all)."
+
+
+def database_sentence(found: Survey) -> str:
+    """What the check says of a database the bot can use (``found``: not from a newer
+    bot)."""
+    if not found.exists:
+        return f"Database: {found.where} does not exist yet; the bot creates it at its first start."
+    if not found.version:
+        return f"Database: {found.where} has no tables yet; the bot creates them at its next start."
+    if found.pending:
+        them = "migration runs" if found.pending == 1 else "migrations run"
+        return (
+            f"Database: {found.where}, schema version {found.version}: {found.pending} "
+            f"{them} at the next start, to version {found.latest} (this check changes "
+            "nothing)."
+        )
+    return f"Database: {found.where}, schema version {found.version} (up to date)."
+
+
+async def database_report(database_url: str, out: TextIO) -> str | None:
+    """Look at the database (read only) and print what was found; returns the problem's
+    sentence, if any: the one ``./dev run`` would stop with."""
+    try:
+        found = await survey(database_url)
+    except storage.StorageError as error:
+        return str(error)
+    if found.version > found.latest:
+        return str(storage.SchemaTooNew(found.where, found.version, found.latest))
+    print(database_sentence(found), file=out)
+    if found.version:
+        print(games_sentence(found.games), file=out)
+    return None
+
+
 async def run_check(
     token: str,
     guild_id: int | None = None,
@@ -107,9 +170,10 @@ async def run_check(
     out: TextIO | None = None,
     err: TextIO | None = None,
     web: str | None = None,
+    database_url: str | None = None,
 ) -> int:
     """The check (module docstring); returns the exit status. ``web``: what to say of
-    the web pages (:func:`web_sentence`)."""
+    the web pages (:func:`web_sentence`); ``database_url``: the database to look at."""
     out = out or sys.stdout
     err = err or sys.stderr
     problems = 0
@@ -122,6 +186,8 @@ async def run_check(
     print("Settings: read (.env and the environment).", file=out)
     if web:
         print(web, file=out)
+    if database_url is not None and (trouble := await database_report(database_url, out)):
+        problem(trouble)
     client = discord.Client(intents=discord.Intents.default())
     try:
         try:

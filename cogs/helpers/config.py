@@ -1,15 +1,193 @@
 """The bot's settings, read once from the environment (or ``.env``) before anything
-starts: :meth:`Settings.from_env`. A malformed value stops the bot with a sentence
-naming it (``SystemExit``), never a traceback; ``.env.example`` describes each setting.
+starts: :meth:`Settings.from_env`, the one place each setting is read. A malformed value
+stops the bot (``./dev run``) and ``./dev check`` alike with a sentence naming it
+(``SystemExit``: status 1), never a traceback, before anything connects anywhere;
+``.env.example`` describes each setting.
+
+Every number has a type and a range (:class:`Number`): no NaN or infinity, no fraction
+where a whole number is meant (nothing is cut silently), zero only where it means
+something (an off switch), and a maximum wherever a huge value would bite (an hour
+between two looks at the timers, ten minutes of waiting at a stop). The sentence says
+the range and what the setting is for.
 """
 
 from __future__ import annotations
 
+import math
+import os
+import re
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import storage
+
+DIGITS = re.compile(r"[0-9]{1,30}")
+"""A whole number as a setting writes it: ASCII digits (``str.isdigit`` takes ``²``, which
+``int`` refuses), and not 5,000 of them (``int`` refuses those too)."""
+
+
+def quoted(text: str) -> str:
+    """A wrong value as a sentence shows it: quoted, and not all of a very long one.
+
+    >>> quoted("9" * 100)
+    "'99999999999999999999'… (100 characters)"
+    """
+    if len(text) <= 40:
+        return repr(text)
+    return f"{text[:20]!r}… ({len(text)} characters)"
+
+
+WORKERS_PER_CORE = 4
+"""``AI_WORKERS`` at most: this many per CPU core. A computer player's decision keeps a
+core busy; more workers than cores only share them (and each is a process of its own)."""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number setting: its range and the sentence a value outside it gets.
+
+    >>> Number("X", 1.0, 0.5, 2, "a number of seconds", "what it is for").read({"X": "nan"})
+    Traceback (most recent call last):
+    SystemExit: X must be a number of seconds from 0.5 to 2 (what it is for), not 'nan'.
+    """
+
+    name: str
+    default: float | None
+    """When empty (``None``: the setting is off, or chosen elsewhere)."""
+    low: float
+    high: float
+    what: str
+    """What it must be: "a number of seconds", "a whole number of requests"…"""
+    why: str
+    """What it is for, in the sentence's parentheses."""
+    whole: bool = False
+    zero: str | None = None
+    """What 0 means, when 0 is allowed below :attr:`low` (an off switch)."""
+
+    def shown(self, value: float) -> str:
+        return str(int(value)) if self.whole or value == int(value) else f"{value:g}"
+
+    def sentence(self, text: str) -> str:
+        off = f"0 ({self.zero}) or " if self.zero else ""
+        return (
+            f"{self.name} must be {off}{self.what} from {self.shown(self.low)} to "
+            f"{self.shown(self.high)} ({self.why}), not {quoted(text)}."
+        )
+
+    def parse(self, text: str) -> float | None:
+        """The value of ``text``, or ``None`` if it is not one this setting takes."""
+        if self.whole:
+            return int(text) if DIGITS.fullmatch(text) else None
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return value if math.isfinite(value) else None  # nan, inf, 1e999
+
+    def read(self, env: Mapping[str, str]) -> float | None:
+        text = env.get(self.name, "").strip()
+        if not text:
+            return self.default
+        value = self.parse(text)
+        if value is None or not (
+            self.low <= value <= self.high or (self.zero is not None and value == 0)
+        ):
+            raise SystemExit(self.sentence(text))
+        return value
+
+    def value(self, env: Mapping[str, str]) -> float:
+        """:meth:`read` of a setting that has a default."""
+        value = self.read(env)
+        assert value is not None, f"{self.name} has no default"
+        return value
+
+    def whole_number(self, env: Mapping[str, str]) -> int | None:
+        value = self.read(env)
+        return None if value is None else int(value)
+
+
+TIMER_POLL_SECONDS = Number(
+    "TIMER_POLL_SECONDS",
+    30.0,
+    0.1,
+    3600,
+    "a number of seconds",
+    "how often the bot looks for due reminders and turn limits",
+)
+SHUTDOWN_GRACE_SECONDS = Number(
+    "SHUTDOWN_GRACE_SECONDS",
+    10.0,
+    0,
+    600,
+    "a number of seconds",
+    "how long a stop lets the work under way finish",
+)
+REST_BUDGET_PER_SECOND = Number(
+    "REST_BUDGET_PER_SECOND",
+    45,
+    0,
+    1000,
+    "a whole number of requests a second",
+    "0: no pacing; Discord allows 50 a second per bot; a budget counts whole requests",
+    whole=True,
+)
+FLOOD_BURST = Number(
+    "FLOOD_BURST",
+    10,
+    0,
+    1000,
+    "a whole number of interactions",
+    "how many one user may send at once; 0: no flood guard",
+    whole=True,
+)
+FLOOD_PER_SECOND = Number(
+    "FLOOD_PER_SECOND",
+    2.0,
+    0.01,
+    1000,
+    "a number of interactions a second",
+    "how fast one user's allowance refills",
+    zero="no flood guard",
+)
+SHARD_COUNT = Number(
+    "SHARD_COUNT",
+    None,
+    1,
+    100_000,
+    "a whole number of shards",
+    "all the bot's shards, the same in every process; or empty for what Discord recommends",
+    whole=True,
+)
+DISCORD_GUILD_ID = Number(
+    "DISCORD_GUILD_ID",
+    None,
+    1,
+    2**64 - 1,
+    "a server id",
+    "the digits Discord's Copy Server ID gives; or empty for none",
+    whole=True,
+)
+WEB_PORT = Number(
+    "WEB_PORT", None, 1, 65535, "a port number", "or empty for no web page", whole=True
+)
+METRICS_PORT = Number(
+    "METRICS_PORT", None, 1, 65535, "a port number", "or empty for none", whole=True
+)
+
+
+def ai_workers_range(cores: int) -> Number:
+    """``AI_WORKERS``' range on a machine of ``cores`` CPU cores."""
+    return Number(
+        "AI_WORKERS",
+        None,
+        0,
+        WORKERS_PER_CORE * cores,
+        "a whole number of processes",
+        f"the computer players' workers: at most {WORKERS_PER_CORE} per CPU core, and this "
+        f"machine has {cores}; 0: in the bot's own threads; empty: one per core but one",
+        whole=True,
+    )
 
 
 def parse_shard_ids(text: str, shard_count: int) -> tuple[int, ...]:
@@ -23,23 +201,25 @@ def parse_shard_ids(text: str, shard_count: int) -> tuple[int, ...]:
     ids: list[int] = []
     for part in text.replace(" ", "").split(","):
         first, dash, last = part.partition("-")
-        if not first.isdigit() or (dash and not last.isdigit()):
+        if not DIGITS.fullmatch(first) or (dash and not DIGITS.fullmatch(last)):
             raise ValueError(
                 f"SHARD_IDS must be shard numbers and ranges such as 0-3 or 4,5,6,7, not {text!r}."
             )
         low, high = int(first), int(last) if dash else int(first)
         if high < low:
             raise ValueError(f"SHARD_IDS: the range {part} runs backwards; write {high}-{low}.")
+        if high >= shard_count:  # checked before the range is made: 0-999999999 is no list
+            outside = low if low >= shard_count else shard_count
+            raise ValueError(
+                f"SHARD_IDS names shard {outside}, but with SHARD_COUNT={shard_count} the "
+                f"shards are 0 to {shard_count - 1}."
+            )
         ids.extend(range(low, high + 1))
-    outside = sorted({i for i in ids if i >= shard_count})
-    if outside:
-        raise ValueError(
-            f"SHARD_IDS names shard {outside[0]}, but with SHARD_COUNT={shard_count} the "
-            f"shards are 0 to {shard_count - 1}."
-        )
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise ValueError(f"SHARD_IDS names shard {twice[0]} twice.")
+    seen: set[int] = set()
+    for shard in ids:
+        if shard in seen:
+            raise ValueError(f"SHARD_IDS names shard {shard} twice.")
+        seen.add(shard)
     return tuple(sorted(ids))
 
 
@@ -57,7 +237,7 @@ class Settings:
     """The shards this process runs; ``None``: all of them."""
     shutdown_grace_seconds: float = 10.0
     """On SIGINT/SIGTERM, how long handlers and background work under way may take."""
-    rest_budget_per_second: float = 45.0
+    rest_budget_per_second: int = 45
     """Rate-limited REST requests this process sends per second at most (0: unpaced)."""
     flood_burst: int = 10
     """Interactions one user may send at once before "slow down" (0: no flood guard)."""
@@ -77,20 +257,12 @@ class Settings:
     """``text`` (readable lines) or ``json`` (one JSON object a line)."""
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Settings:
-        guild = env.get("DISCORD_GUILD_ID", "").strip()
-        if guild and not guild.isdigit():
-            raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {guild!r}.")
-        workers = env.get("AI_WORKERS", "").strip()
-        if workers and not workers.isdigit():
-            raise SystemExit(f"AI_WORKERS must be a number of processes, not {workers!r}.")
-        count_text = env.get("SHARD_COUNT", "").strip()
+    def from_env(cls, env: Mapping[str, str], *, cores: int | None = None) -> Settings:
+        """Every setting from ``env``; a wrong value raises ``SystemExit`` with its
+        sentence. ``cores``: this machine's CPU cores (``AI_WORKERS``' maximum)."""
+        cores = cores or os.cpu_count() or 1
+        shard_count = SHARD_COUNT.whole_number(env)
         ids_text = env.get("SHARD_IDS", "").strip()
-        if count_text and (not count_text.isdigit() or int(count_text) < 1):
-            raise SystemExit(
-                f"SHARD_COUNT must be a whole number of 1 or more, not {count_text!r}."
-            )
-        shard_count = int(count_text) if count_text else None
         shard_ids = None
         if ids_text:
             if shard_count is None:
@@ -103,21 +275,21 @@ class Settings:
             except ValueError as error:
                 raise SystemExit(str(error)) from None
         return cls(
-            token=env.get("DISCORD_TOKEN", "").strip(),
-            shutdown_grace_seconds=number(env, "SHUTDOWN_GRACE_SECONDS", 10.0),
-            rest_budget_per_second=number(env, "REST_BUDGET_PER_SECOND", 45.0),
-            flood_burst=int(number(env, "FLOOD_BURST", 10, whole=True)),
-            flood_per_second=number(env, "FLOOD_PER_SECOND", 2.0),
+            token=token(env),
+            shutdown_grace_seconds=SHUTDOWN_GRACE_SECONDS.value(env),
+            rest_budget_per_second=int(REST_BUDGET_PER_SECOND.value(env)),
+            flood_burst=int(FLOOD_BURST.value(env)),
+            flood_per_second=FLOOD_PER_SECOND.value(env),
             database_url=database_url(env),
-            guild_id=int(guild) if guild else None,
-            timer_poll_seconds=number(env, "TIMER_POLL_SECONDS", 30.0),
-            ai_workers=int(workers) if workers else None,
+            guild_id=DISCORD_GUILD_ID.whole_number(env),
+            timer_poll_seconds=TIMER_POLL_SECONDS.value(env),
+            ai_workers=ai_workers_range(cores).whole_number(env),
             shard_count=shard_count,
             shard_ids=shard_ids,
-            web_port=port(env, "WEB_PORT"),
-            web_host=env.get("WEB_HOST", "").strip() or "127.0.0.1",
+            web_port=WEB_PORT.whole_number(env),
+            web_host=web_host(env),
             web_base_url=web_base_url(env),
-            metrics_port=port(env, "METRICS_PORT"),
+            metrics_port=METRICS_PORT.whole_number(env),
             log_format=log_format(env),
         )
 
@@ -135,17 +307,29 @@ class Settings:
         return f"http://{host}:{self.web_port}"
 
 
-def port(env: Mapping[str, str], name: str) -> int | None:
-    """A port setting: empty for none, else a port number."""
-    text = env.get(name, "").strip()
-    if not text:
-        return None
-    if not text.isdigit() or int(text) > 65535:
-        what = "no web page" if name == "WEB_PORT" else "none"
+def token(env: Mapping[str, str]) -> str:
+    """``DISCORD_TOKEN`` (empty: none, which ``bot.py`` explains). A token is printable
+    ASCII without spaces; anything else (``Bot abc…``, a pasted line break) would only
+    come back from Discord as "refused" or from the HTTP library as a traceback."""
+    text = env.get("DISCORD_TOKEN", "").strip()
+    if text and not re.fullmatch(r"[!-~]+", text):
         raise SystemExit(
-            f"{name} must be a port number from 1 to 65535 (or empty for {what}), not {text!r}."
+            "DISCORD_TOKEN must be the token alone, as the Developer Portal's Reset Token "
+            "gives it: the one set has a space or a character no token has (it is not "
+            "shown here: a token is a secret)."
         )
-    return int(text)
+    return text
+
+
+def web_host(env: Mapping[str, str]) -> str:
+    """``WEB_HOST``: a host name or an IP address to listen on (default 127.0.0.1)."""
+    text = env.get("WEB_HOST", "").strip() or "127.0.0.1"
+    if not re.fullmatch(r"[A-Za-z0-9._%:-]+", text) or text.count(":") == 1:
+        raise SystemExit(
+            "WEB_HOST must be an address to listen on, such as 127.0.0.1, 0.0.0.0 or ::1 "
+            f"(no http:// and no port: the port is WEB_PORT), not {text!r}."
+        )
+    return text
 
 
 def log_format(env: Mapping[str, str]) -> str:
@@ -192,19 +376,3 @@ def database_url(env: Mapping[str, str]) -> str:
     except storage.BadDatabaseUrl as error:
         raise SystemExit(str(error)) from None
     return url
-
-
-def number(env: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
-    """A setting that is a number of 0 or more (``default`` when empty); a wrong value
-    stops the bot with a sentence naming it."""
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text) if whole else float(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        kind = "a whole number" if whole else "a number"
-        raise SystemExit(f"{name} must be {kind} of 0 or more, not {text!r}.")
-    return value

@@ -55,7 +55,8 @@ discord.py's HTTP client through its public ``http_trace`` option (an aiohttp
 ``TraceConfig``): ``on_request_start`` is awaited before each request goes on the
 wire, so every attempt is paced, discord.py's own retries of a 429 or a 5xx included
 (a hook around ``HTTPClient.request`` would count one call per retried request).
-Processes sharing one token share Discord's budget: give each ``45 / N``.
+Processes sharing one token share Discord's budget: give each ``45 / N``, rounded down
+(a budget is a whole number of requests: its slots).
 """
 
 from __future__ import annotations
@@ -351,12 +352,18 @@ class RestBudget:
 
     def __init__(
         self,
-        per_second: float,
+        per_second: int,
         *,
         window: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         later: Callable[[float, Callable[[], None]], object] | None = None,
     ) -> None:
+        # Whole slots: a fraction is refused, not cut (``REST_BUDGET_PER_SECOND``'s range
+        # refuses it before the bot starts, with a sentence).
+        if not float(per_second).is_integer() or per_second < 0:
+            raise ValueError(
+                f"a budget is a whole number of requests of 0 or more, not {per_second}"
+            )
         self.per_second = int(per_second)
         self.window = window
         self.clock = clock

@@ -141,6 +141,13 @@ def test_the_user_of_an_interaction_on_a_server_and_in_a_dm() -> None:
 # --------------------------------------------------------------------------- REST budget
 
 
+@pytest.mark.parametrize("per_second", [2.5, float("nan"), float("inf"), -1])
+def test_a_budget_is_whole_slots_never_a_fraction_cut(per_second: float) -> None:
+    with pytest.raises(ValueError, match="a whole number of requests"):
+        RestBudget(per_second)  # type: ignore[arg-type]
+    assert RestBudget(45.0).per_second == 45  # type: ignore[arg-type]
+
+
 async def test_a_slot_is_free_again_a_second_after_its_answer() -> None:
     scheduled: list[tuple[float, Callable[[], None]]] = []
     budget = RestBudget(3, later=lambda delay, callback: scheduled.append((delay, callback)))
