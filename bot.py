@@ -76,6 +76,7 @@ from cogs.helpers.desk import Desk
 from cogs.helpers.gates import Door, FloodGuard, RestBudget, Work, budgeted
 from cogs.helpers.host import Host
 from cogs.helpers.language import Languages
+from cogs.helpers.logs import setup_logging
 from cogs.helpers.permissions import invite_url, listed, missing
 from cogs.helpers.thread import ThreadPublisher
 from cogs.settings import CatalogueTranslator
@@ -510,7 +511,12 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("Check interrupted.", file=sys.stderr)
             return 130
-    discord.utils.setup_logging(level=logging.INFO)
+    setup_logging(  # LOG_FORMAT's lines on stderr, no secret in them (tables/logs.py)
+        settings.log_format,
+        token=settings.token,
+        database_url=settings.database_url,
+        env=os.environ,
+    )
     # The bot has no voice: discord.py's warnings that voice's libraries (PyNaCl, davey)
     # are missing would read as problems. These switches are its own, read once.
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False

@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from cogs.helpers.host import Host
 from storage import LoadedGame, Timer
+from tables.logs import tag
 from tables.publishing import reminder_asked
 from tables.service import engine_of
 
@@ -61,6 +62,7 @@ class Timers(commands.Cog):
         are written with its prompt; until the thread shows the next turn's, a pending
         one is an earlier turn's), or this reminder was asked for already."""
         game = await self.bot.store.load(timer.game_id)
+        tag(guild=game.guild_id)  # its lines, until the timer is done (tables/logs.py)
         if game.status != "active":
             return False
         desk, core = self.bot.desk, self.bot.core

@@ -55,6 +55,7 @@ import i18n
 from engine import get_game, undo
 from engine.words import Words
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Storage
+from tables import logs
 
 log = logging.getLogger("bot.publishing")
 
@@ -322,6 +323,7 @@ class Publisher:
         handler waits for one round, not for every round its table's moves keep asking
         for."""
         future: asyncio.Future[None] | None = None
+        logs.tag(game=game_id)  # a task of its own: its lines are this game's
         try:
             while game_id in self._again:
                 flush = self._again.pop(game_id)
@@ -371,6 +373,7 @@ class Publisher:
         try:
             known = self._known.pop(game_id, None)  # read after the claim: marks are fresh
             game = await (self.store.load(game_id) if known is None else self.store.reload(known))
+            logs.tag(guild=game.guild_id)
             lang = await self._lang_of(game.guild_id)
             sync = self._rounds[game_id] = self.new_round(game, flush, lang)
             syncer = self.syncers.get(game.kind) or self.syncers[""]

@@ -9,6 +9,7 @@ seats until a human must act.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,8 @@ from engine.words import ENGLISH, N_, Words
 from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
 from storage.export import memory_record
 from tables.computers import Computers, Decision
+
+log = logging.getLogger("bot.table")
 
 MAX_AI_STEPS = 10_000
 """A guard: computer seats never make more moves than this in one go."""
@@ -186,7 +189,7 @@ class Tables:
     ) -> LoadedGame:
         """A new lobby in a channel, its host in seat 1 (``ChannelBusy`` names the game
         the channel already has)."""
-        return await self.store.create_lobby(
+        game = await self.store.create_lobby(
             guild_id=guild_id,
             channel_id=channel_id,
             kind=kind,
@@ -195,6 +198,9 @@ class Tables:
             host_id=host_id,
             host_name=host_name,
         )
+        where = {"game": game.id, "guild": guild_id}
+        log.info("game %s: a %s lobby opened", game.id, kind, extra=where)
+        return game
 
     async def join(self, game_id: int, user_id: int, name: str) -> LoadedGame:
         return await self.store.join(game_id, user_id, name)
@@ -213,11 +219,20 @@ class Tables:
         """End a lobby or a running game for everyone, without a result (the channel is
         free for another); the game as it is then."""
         await self.store.abandon(game_id)
+        log.info("game %s: ended for everyone, without a result", game_id)
         return await self.store.info(game_id)
 
     async def start(self, game_id: int) -> Played:
         """Start a lobby's game (computer seats move in :meth:`computer_step`)."""
         game = await self.store.start(game_id, self.new_seed())
+        computers = sum(seat.is_ai for seat in game.seats)
+        log.info(
+            "game %s: %s started, %d seats (%d computers)",
+            game_id,
+            game.kind,
+            len(game.seats),
+            computers,
+        )
         return Played(game)
 
     async def choose(self, game_id: int, user_id: int, version: int, index: int) -> Played:
@@ -322,6 +337,7 @@ class Tables:
     async def _after(self, game: LoadedGame, submitted: Submitted) -> LoadedGame:
         """The game after a submit, without reading it back unless it just ended."""
         if engine_of(game).outcome(submitted.state) is not None:
+            log.info("game %s: finished", game.id)
             return await self.store.load(game.id)  # finished: status and result changed
         return replace(game, state=submitted.state, version=submitted.version)
 

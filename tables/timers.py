@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
 from storage import Storage, Timer
+from tables import logs
 
 log = logging.getLogger("bot.timers")
 
@@ -62,12 +63,20 @@ class TimerRunner:
             if not claimed:
                 break
             (timer,) = claimed
-            acted = True  # a timer that failed is not tried again
-            try:
-                acted = await self.fire(timer)
-            except Exception:
-                log.exception("timer %s of game %s failed", timer.id, timer.game_id)
-            fired += acted
-            if not await store.finish_timer(timer.id, OWNER, fired=acted):
-                log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
+            with logs.about(game=timer.game_id):  # its lines (the posts' too) are the game's
+                fired += await self._fire(timer)
         return fired
+
+    async def _fire(self, timer: Timer) -> bool:
+        assert self.fire is not None
+        acted = True  # a timer that failed is not tried again
+        try:
+            acted = await self.fire(timer)
+        except Exception:
+            log.exception("timer %s of game %s failed", timer.id, timer.game_id)
+        else:
+            done = "fired" if acted else "had nothing to do"
+            log.info("game %s: its %s timer %s %s", timer.game_id, timer.kind, timer.id, done)
+        if not await self.store.finish_timer(timer.id, OWNER, fired=acted):
+            log.warning("timer %s of game %s: the claim ran out", timer.id, timer.game_id)
+        return acted

@@ -74,7 +74,9 @@ import discord
 import yarl
 
 import i18n
+from cogs.helpers.logs import interaction_place
 from engine.words import N_
+from tables.logs import about
 
 log = logging.getLogger("bot.gates")
 
@@ -272,6 +274,10 @@ class Door:
         state.parsers["INTERACTION_CREATE"] = self.parse
 
     def parse(self, data: dict[str, Any]) -> None:
+        with about(**interaction_place(data, self.client.shard_count)):  # its log lines'
+            self._let_in(data)
+
+    def _let_in(self, data: dict[str, Any]) -> None:
         if self.closed:
             self._refuse(data, RESTARTING)
             return
