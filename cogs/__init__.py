@@ -8,4 +8,5 @@ EXTENSIONS = (
     "cogs.replays",
     "cogs.stats",
     "cogs.settings",
+    "cogs.privacy",
 )

@@ -22,7 +22,7 @@ from cogs.helpers.language import private
 from cogs.helpers.visibility import visible_channel_ids
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
 from engine.words import ENGLISH, N_, Words
-from storage.models import BoardEntry, KindStats
+from storage.models import FORGOTTEN_PREFIX, BoardEntry, KindStats
 from storage.ratings import LEADERBOARD_MIN_GAMES
 
 LEADERBOARD_SIZE = 10
@@ -54,9 +54,11 @@ def computer_name(level: str, words: Words = ENGLISH) -> str:
 
 def identity_name(identity: str, words: Words = ENGLISH) -> str:
     """How a rated identity is shown: a mention (rendered as the member's name, and an
-    embed never pings) or "Computer (level)"."""
+    embed never pings), "Computer (level)" or "Forgotten player 3"."""
     if identity.startswith("ai:"):
         return computer_name(identity[3:], words)
+    if identity.startswith(FORGOTTEN_PREFIX):  # storage.forget: no one to mention
+        return words.gettext("Forgotten player {n}").format(n=identity[len(FORGOTTEN_PREFIX) :])
     return f"<@{identity}>"
 
 

@@ -1,5 +1,7 @@
 """Command line: ``python -m storage check [DATABASE_URL]``,
-``python -m storage copy SOURCE_URL TARGET_URL`` and
+``python -m storage copy SOURCE_URL TARGET_URL``,
+``python -m storage backup [DATABASE_URL] FILE``,
+``python -m storage forget-user [DATABASE_URL] USER_ID`` and
 ``python -m storage ratings --rebuild [DATABASE_URL]``.
 
 ``check`` opens the database (applying pending migrations, like the bot does),
@@ -13,10 +15,25 @@ then to ``sqlite:///data/bot.db``.
 
 ``copy`` moves every game (seats, action log, snapshot and version, timers,
 message ids and shown versions, results, page tokens) and the servers' settings from
-one database to another, typically from the SQLite file of one bot process to the
-PostgreSQL database of several; ids stay the same. Stop the bot first. It refuses a
-target that already holds games (exit 2), copies in one transaction (all or nothing),
-then checks the copy as ``check`` does (exit 1 if a copied game does not replay).
+one database to another, either way between SQLite and PostgreSQL (or SQLite to
+SQLite); ids stay the same. It reads one consistent snapshot of the source
+(:mod:`storage.backup`); stop the bot first all the same, or what it writes afterwards
+stays behind. It refuses a target that already holds games (exit 2), copies in one
+transaction (all or nothing), then checks the copy as ``check`` does (exit 1 if a
+copied game does not replay).
+
+``backup`` writes a consistent copy of the database into the new SQLite file ``FILE``
+while the bot keeps running (:mod:`storage.backup`): SQLite's online backup from a
+SQLite file, a copy of one snapshot from PostgreSQL. It refuses a ``FILE`` that exists
+and leaves none behind when it fails (exit 2), and prints the games, actions and size
+written. ``check sqlite:///FILE`` replays the backup's games; to restore, put the file
+in the database's place (bot stopped) or ``copy`` it into an empty database.
+
+``forget-user`` replaces a player's Discord id and display name in every game, log
+entry and rating row by a placeholder, keeping every game replayable
+(:mod:`storage.forget`), and prints what it changed; a second run changes nothing.
+Exit 0; 1 while the player sits in a lobby or a running game (nothing changed); 2 when
+the database cannot be opened.
 
 ``ratings --rebuild`` deletes every rating and per-seat result and computes them again
 from the stored finished games, in the order they were first rated (then by finishing
@@ -33,38 +50,17 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from storage import open_storage
+from storage.backup import backup as write_backup
+from storage.backup import copy_rows
 from storage.core import is_postgres_url
 from storage.errors import StorageError
+from storage.forget import StillPlaying
 from storage.repository import SqlStorage
 from storage.sqlite import DEFAULT_DATABASE_URL, sqlite_path
-
-TABLES = {
-    "games": (
-        "id, guild_id, channel_id, thread_id, host_id, kind, options, seed, status, snapshot,"
-        " version, result, created_at, updated_at, started_at, finished_at, settings, rating_seq,"
-        " web_token"
-    ),
-    "seats": "game_id, position, player, user_id, display_name, ai_level",
-    "actions": "game_id, seq, player, action, events, created_at",
-    "timers": (
-        "id, game_id, kind, due_at, payload, created_at, fired_at, cancelled_at,"
-        " claimed_by, claimed_until"
-    ),
-    "game_messages": "game_id, key, message_id, shown_version",
-    "game_results": (
-        "game_id, position, guild_id, channel_id, kind, identity, score, placement, won, strategy"
-    ),
-    "player_totals": ("guild_id, kind, identity, channel_id, games, wins, score_sum, best_score"),
-    "strategy_totals": "guild_id, kind, identity, channel_id, strategy, games",
-    "ratings": "guild_id, kind, identity, mu, sigma, ordinal, games",
-    "guild_settings": "guild_id, language",
-    "guild_web_off": "guild_id",
-}
-"""What ``copy`` moves, parents first (named claims are not moved: they are leases)."""
-BATCH = 1000
 
 
 def _exists(database_url: str, out: TextIO) -> bool:
@@ -127,22 +123,67 @@ async def copy(source_url: str, target_url: str, out: TextIO) -> int:
                     " empty database. Nothing was copied.\n"
                 )
                 return 2
-            counts = {}
-            async with target._write() as db:
-                for table, columns in TABLES.items():
-                    rows = await source._read(f"SELECT {columns} FROM {table}")
-                    marks = ", ".join("?" for _ in columns.split(","))
-                    insert = f"INSERT INTO {table} ({columns}) VALUES ({marks})"
-                    for start in range(0, len(rows), BATCH):
-                        await db.executemany(insert, rows[start : start + BATCH])
-                    counts[table] = len(rows)
-                await target._ids_copied(db)
+            try:
+                counts = await copy_rows(source_url, target)
+            except StorageError as error:
+                out.write(f"{error} Nothing was copied.\n")
+                return 2
             out.write(
                 f"Copied {counts['games']} games ({counts['actions']} actions,"
                 f" {counts['seats']} seats, {counts['timers']} timers,"
                 f" {counts['game_messages']} messages) from {source.where} to {target.where}.\n"
             )
             return await _report(target, out)
+
+
+async def backup(database_url: str, file: Path, out: TextIO) -> int:
+    if is_postgres_url(database_url):  # migrated first, as the bot would: same columns
+        source = await _open(database_url, out)
+        if source is None:
+            return 2
+        await source.close()
+        where = source.where
+    elif _exists(database_url, out):
+        where = str(sqlite_path(database_url))
+    else:
+        return 2
+    try:
+        written = await write_backup(database_url, file)
+    except StorageError as error:
+        out.write(f"{error} No backup was written.\n")
+        return 2
+    out.write(
+        f"Backed up {written.games} games ({written.actions} actions) from {where}"
+        f" to {written.path}: {written.size / 1e6:.1f} MB. Check it with"
+        f" python -m storage check sqlite:///{written.path}\n"
+    )
+    return 0
+
+
+async def forget_user(database_url: str, user_id: int, out: TextIO) -> int:
+    store = await _open(database_url, out)
+    if store is None:
+        return 2
+    async with store:
+        try:
+            done = await store.forget_user(user_id)
+        except StillPlaying as error:
+            out.write(f"{error}\n")
+            return 1
+        if not done.changed:
+            out.write(f"Nothing to forget: no game or rating of user {user_id} in {store.where}.\n")
+            return 0
+        out.write(
+            f"Forgot user {user_id} in {store.where}: now {done.placeholder}, named"
+            f' "Player N of game M", in {len(done.games)} games ({done.seats} seats,'
+            f" {done.log_entries} log entries) and {done.rating_rows} rating and"
+            " statistics rows.\n"
+        )
+        bad = [report for game in done.games if not (report := await store.replay(game)).ok]
+        for report in bad:
+            out.write(f"game #{report.game_id}: {report.problem}\n")
+        out.write(f"Replayed those {len(done.games)} games: {len(bad)} do not match their log.\n")
+        return 1 if bad else 0
 
 
 async def ratings(database_url: str, rebuild: bool, out: TextIO) -> int:
@@ -159,6 +200,13 @@ async def ratings(database_url: str, rebuild: bool, out: TextIO) -> int:
         return 0
 
 
+def user_id(text: str) -> int:
+    """A Discord user id: a positive number."""
+    if not text.isdigit() or not 0 < int(text) < 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Discord user id (a number)")
+    return int(text)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(prog="python -m storage", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -167,7 +215,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     ratings_parser.add_argument(
         "--rebuild", action="store_true", help="delete every rating and compute all again"
     )
-    for database_parser in (check_parser, ratings_parser):
+    backup_parser = sub.add_parser("backup", help="write a consistent copy to a new SQLite file")
+    forget_parser = sub.add_parser(
+        "forget-user", help="replace a player's id and name everywhere by a placeholder"
+    )
+    for database_parser in (check_parser, ratings_parser, backup_parser, forget_parser):
         database_parser.add_argument(
             "database_url",
             nargs="?",
@@ -178,9 +230,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     copy_parser = sub.add_parser("copy", help="copy every game into an empty database")
     copy_parser.add_argument("source_url", help="e.g. sqlite:///data/bot.db")
     copy_parser.add_argument("target_url", help="e.g. postgresql://bot:password@db:5432/bot")
+    backup_parser.add_argument("file", type=Path, help="the new SQLite file, e.g. backups/bot.db")
+    forget_parser.add_argument("user_id", type=user_id, help="the player's Discord user id")
     args = parser.parse_args(argv)
     if args.command == "copy":
         return asyncio.run(copy(args.source_url, args.target_url, out))
+    if args.command == "backup":
+        return asyncio.run(backup(args.database_url, args.file, out))
+    if args.command == "forget-user":
+        return asyncio.run(forget_user(args.database_url, args.user_id, out))
     if args.command == "ratings":
         return asyncio.run(ratings(args.database_url, args.rebuild, out))
     return asyncio.run(check(args.database_url, out))

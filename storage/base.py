@@ -16,6 +16,7 @@ from typing import Any, Protocol, Self
 
 from engine.core import PlayerId
 from storage.errors import UnreadableGame
+from storage.forget import Forgotten
 from storage.models import (
     BoardEntry,
     GameInfo,
@@ -294,4 +295,14 @@ class Storage(Protocol):
         min_games: int = ...,
     ) -> list[BoardEntry]:
         """The best players by rating with enough games in ``channel_ids``."""
+        ...
+
+    # ------------------------------------------------------------------ privacy
+    async def open_games_of(self, user_id: int) -> list[int]:
+        """The lobbies and running games a user sits in or hosts (storage.forget)."""
+        ...
+
+    async def forget_user(self, user_id: int) -> Forgotten:
+        """Replace a user's id and name everywhere with a placeholder (storage.forget);
+        raises ``StillPlaying`` while they are in an open game."""
         ...

@@ -18,6 +18,8 @@ OPEN_STATUSES: tuple[Status, ...] = ("lobby", "active")
 
 AI_PREFIX = "ai:"
 """AI seats have player ids ``ai:1``, ``ai:2`` …; human seats the Discord user id."""
+FORGOTTEN_PREFIX = "forgotten:"
+"""A forgotten player's seats have the player id ``forgotten:<n>`` (:mod:`storage.forget`)."""
 
 
 def human_player(user_id: int) -> PlayerId:

@@ -253,6 +253,13 @@ class PostgresStorage(SqlStorage):
     UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]] = (asyncpg.UniqueViolationError,)
     FOR_UPDATE: ClassVar[str] = " FOR UPDATE"
     RATINGS_LOCK: ClassVar[str] = "SELECT pg_advisory_xact_lock(7461746)"  # "rat" ings
+    LOG_UNGUARD: ClassVar[tuple[str, ...]] = (
+        "ALTER TABLE actions DISABLE TRIGGER actions_are_never_changed",
+    )
+    LOG_GUARD: ClassVar[tuple[str, ...]] = (
+        "ALTER TABLE actions ENABLE TRIGGER actions_are_never_changed",
+    )
+    FORGET_LOCKS: ClassVar[tuple[str, ...]] = (RATINGS_LOCK,)
     _MESSAGES = """(SELECT coalesce(json_object_agg(m.key, m.message_id), '{}')::text
             FROM game_messages AS m WHERE m.game_id = g.id AND m.message_id IS NOT NULL)"""
     _SHOWN = """(SELECT coalesce(json_object_agg(m.key, m.shown_version), '{}')::text

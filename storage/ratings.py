@@ -48,7 +48,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from engine.ratings import (
@@ -60,7 +60,7 @@ from engine.ratings import (
 )
 from engine.undo import effective_actions
 from storage.core import SqlCore, Tx
-from storage.models import BoardEntry, KindStats
+from storage.models import FORGOTTEN_PREFIX, BoardEntry, KindStats
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class RatingStore(SqlCore):
             return chosen if chosen in LEVELS else None
 
         try:
-            return seat_results(
+            results = seat_results(
                 game.kind,
                 [(pos, player, uid, level(lvl)) for pos, player, uid, lvl in seats],
                 outcome,
@@ -230,6 +230,12 @@ class RatingStore(SqlCore):
         except (ValueError, TypeError, AttributeError) as error:  # a result of another shape
             log.warning("game #%d: its result cannot be rated (%r); not rated", game.game_id, error)
             return []
+        # A forgotten player (storage.forget) is rated as their placeholder, as before.
+        forgotten = {pos: p for pos, p, _uid, _lvl in seats if p.startswith(FORGOTTEN_PREFIX)}
+        return [
+            replace(r, identity=forgotten[r.position]) if r.position in forgotten else r
+            for r in results
+        ]
 
     @staticmethod
     async def _current_ratings(

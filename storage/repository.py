@@ -72,6 +72,7 @@ from storage.errors import (
     UnreadableGame,
     WrongStatus,
 )
+from storage.forget import ForgetStore
 from storage.models import (
     AI_PREFIX,
     GameInfo,
@@ -89,9 +90,9 @@ from storage.undo import UndoStore
 log = logging.getLogger(__name__)
 
 
-class SqlStorage(UndoStore, RatingStore, PageStore):
+class SqlStorage(UndoStore, RatingStore, PageStore, ForgetStore):
     """Games, seats, the action log, timers and claims in SQL (taking back a decision,
-    ratings and the game pages in the mixins). See the module doc."""
+    ratings, the game pages and forgetting a player in the mixins). See the module doc."""
 
     # ------------------------------------------------------------------ lobby
 
