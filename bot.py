@@ -83,8 +83,10 @@ from cogs.settings import CatalogueTranslator
 from tables import drawing, workers
 from tables.computers import Computers
 from tables.core import Core
+from tables.metrics import Metrics
 from tables.service import Tables
-from web.server import WebServer
+from web.health import Health
+from web.server import ProbeServer, WebServer
 
 log = logging.getLogger("bot")
 
@@ -123,6 +125,8 @@ SYNC_CLAIM_LEASE = 600.0
 """How long one process's claim to sync a command tree keeps the others from syncing it."""
 START_STOP_WAIT = 5.0
 """Seconds the connection gets to wind down after a graceful stop closed it."""
+READY_DB_WITHIN = 2.0
+"""Seconds the database gets to answer ``/readyz``'s query."""
 
 
 class StartupError(Exception):
@@ -155,11 +159,14 @@ class WorkshopBot(Host):
         shards: dict[str, Any] = {"shard_count": settings.shard_count}
         if settings.shard_ids is not None:
             shards["shard_ids"] = list(settings.shard_ids)
+        self.metrics = Metrics(enabled=False)
+        """Counted once something serves them (:meth:`start_web`)."""
         self.budget = RestBudget(settings.rest_budget_per_second)
+        self.budget.on_wait = self.metrics.budget_waited
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=discord.Intents(guilds=True),
-            http_trace=self.budget.trace(self._budgeted),
+            http_trace=self.budget.trace(self._budgeted, self.metrics),
             **shards,
         )
         self.work = Work()
@@ -171,13 +178,17 @@ class WorkshopBot(Host):
             self.work,
             FloodGuard(settings.flood_burst, settings.flood_per_second),
             self.languages.seen,
+            self.metrics,
         )
         self.settings = settings
         self.clock = clock
         self.new_seed = new_seed
         self.computers = computers or Computers(settings.ai_workers)
+        self.computers.metrics = self.metrics
         self.web: WebServer | None = None
         """The tables' pages, when ``WEB_PORT`` is set (:meth:`start_web`)."""
+        self.probes: ProbeServer | None = None
+        """``/healthz``, ``/readyz`` and ``/metrics`` alone, on ``METRICS_PORT``."""
         self.owner_name = process_name()
         self._identify_buckets: dict[int, float] = {}
         self._max_concurrency: int | None = None
@@ -191,7 +202,9 @@ class WorkshopBot(Host):
         # existed: 10,000 take seconds) are rated in the background, a batch per
         # transaction; each game is rated once whichever process does it.
         self.work.spawn(self.rate_unrated_games(), "rate-finished-games")
-        self.tables = Tables(self.store, clock=self.clock, computers=self.computers)
+        self.tables = Tables(
+            self.store, clock=self.clock, computers=self.computers, metrics=self.metrics
+        )
         if self.new_seed is not None:
             self.tables.new_seed = self.new_seed
         self.core = Core(
@@ -253,12 +266,32 @@ class WorkshopBot(Host):
                 spawn=self.work.spawn,
                 stopping=self.stopping,
                 lang_of=self.languages.of_guild,
+                metrics=self.metrics,
             )
 
     async def start_web(self) -> None:
         """The tables' pages (``WEB_PORT``), told at once of the moves this process
-        stores; another process's are found by their version."""
-        port = self.settings.web_port
+        stores; another process's are found by their version. Health, readiness and the
+        metrics are served with them, or alone on ``METRICS_PORT`` (on both if both)."""
+        port, alone = self.settings.web_port, self.settings.metrics_port
+        if port is None and alone is None:
+            return
+        self.metrics.enabled = True
+        self.metrics.games = self.store.count_open_games
+        self.metrics.shards = self.shard_states
+        if alone is not None:
+            self.probes = ProbeServer(
+                Health(self.metrics, self.readiness), host=self.settings.web_host, port=alone
+            )
+            try:
+                await self.probes.start()
+            except OSError as error:
+                self.probes = None
+                raise StartupError(
+                    f"The metrics cannot listen on {self.settings.web_host}:{alone} ({error}): "
+                    "is another program using that port? Choose another METRICS_PORT, or "
+                    "empty it."
+                ) from None
         if port is None:
             return
         self.web = WebServer(
@@ -267,6 +300,7 @@ class WorkshopBot(Host):
             host=self.settings.web_host,
             port=port,
             language_of=self.languages.of_guild,
+            health=Health(self.metrics, self.readiness),
         )
         try:
             port = await self.web.start()
@@ -280,6 +314,28 @@ class WorkshopBot(Host):
         self.publisher.watchers.append(self.web.live.poke)
         address = self.settings.web_address or f"http://{self.settings.web_host}:{port}"
         log.info("web pages: every game's page is %s/g/<its token>", address)
+
+    def shard_states(self) -> dict[int, bool]:
+        """Each shard of this process: connected to the gateway or not."""
+        return {shard: not info.is_closed() for shard, info in self.shards.items()}
+
+    async def readiness(self) -> str | None:
+        """Why this process cannot serve its shards' players now (``None``: it can):
+        ``/readyz``. Its shards are connected, and the database answers a cheap query."""
+        if self.stopping.is_set():
+            return "the bot is stopping"
+        down = sorted(shard for shard, up in self.shard_states().items() if not up)
+        if not self.is_ready() or not self.shards or down:
+            shards = f" (shard {', '.join(map(str, down))})" if down else ""
+            return f"not connected to Discord's gateway{shards}"
+        try:
+            await asyncio.wait_for(self.store.next_due_at(), READY_DB_WITHIN)
+        except Exception as error:  # what the database said, in one line
+            return f"the database does not answer: {error!r}"[:300]
+        return None
+
+    async def on_shard_disconnect(self, shard_id: int) -> None:
+        self.metrics.disconnected(shard_id)
 
     async def sync_commands(self) -> bool:
         """Sync the slash commands unless another process already synced this very tree;
@@ -420,6 +476,8 @@ class WorkshopBot(Host):
         await self.computers.close()  # decisions waiting for a worker are dropped
         if self.web is not None:
             await self.web.stop()
+        if self.probes is not None:
+            await self.probes.stop()
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()

@@ -146,6 +146,11 @@ class Storage(Protocol):
         self, *, guild_id: int | None = None, statuses: Sequence[str] | None = None
     ) -> list[GameInfo]: ...
 
+    async def count_open_games(self) -> dict[tuple[str, str], int]:
+        """How many lobbies and running games there are, by (kind, status): one
+        aggregate query, no game read (the metrics' gauge)."""
+        ...
+
     async def history(
         self,
         guild_id: int,

@@ -457,6 +457,13 @@ class SqlStorage(UndoStore, RatingStore, PageStore, ForgetStore):
         )
         return self._readable(rows)
 
+    async def count_open_games(self) -> dict[tuple[str, str], int]:
+        rows = await self._read(
+            "SELECT kind, status, COUNT(*) FROM games"
+            " WHERE status IN ('lobby', 'active') GROUP BY kind, status"
+        )
+        return {(str(kind), str(status)): int(count) for kind, status, count in rows}
+
     def _readable(self, rows: Sequence[Sequence[Any]]) -> list[GameInfo]:
         games = []
         for row in rows:

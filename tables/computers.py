@@ -47,6 +47,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ import engine.ai
 from engine import get_game
 from engine.core import PlayerId
 from engine.records import Record
+from tables.metrics import OFF, Metrics
 from tables.workers import WorkerPool
 
 log = logging.getLogger("bot")
@@ -104,6 +106,15 @@ def decide(
 ) -> Any:
     """The computer's action (runs in a worker process; pure and deterministic)."""
     return engine.ai.choose(get_game(kind), state, player, level, seed, record=record)
+
+
+def decide_timed(
+    kind: str, state: Any, player: PlayerId, level: str, seed: int, record: Record | None = None
+) -> tuple[Any, float]:
+    """:func:`decide`, and the CPU seconds it took (of the thread that decided)."""
+    started = time.thread_time()
+    action = decide(kind, state, player, level, seed, record)
+    return action, time.thread_time() - started
 
 
 def _warm() -> None:
@@ -246,6 +257,8 @@ class Computers:
         self.workers = default_workers() if workers is None else max(0, workers)
         self._runner = runner
         self.queue = FairQueue(self.workers or THREAD_SLOTS)
+        self.metrics: Metrics = OFF
+        """The bot's (set by it): each decision's CPU, and its wait."""
 
     def start(self) -> None:
         """Start the worker processes now, while the bot connects."""
@@ -255,9 +268,12 @@ class Computers:
 
     async def choose(self, decision: Decision) -> Any:
         """The computer's action, decided when its table's turn comes."""
-        return await self.queue.run(
+        started = time.perf_counter()
+        action = await self.queue.run(
             decision.game_id, lambda: self._compute(decision), same=decision.same
         )
+        self.metrics.decision_waited(decision.kind, time.perf_counter() - started)
+        return action
 
     async def _compute(self, decision: Decision) -> Any:
         if self._runner is not None:
@@ -271,8 +287,11 @@ class Computers:
             decision.record,
         )
         if not self.workers:
-            return await asyncio.to_thread(decide, *args)
-        return await POOL.run(decide, *args)
+            action, cpu = await asyncio.to_thread(decide_timed, *args)
+        else:
+            action, cpu = await POOL.run(decide_timed, *args)
+        self.metrics.decided(decision.kind, decision.level, cpu)
+        return action
 
     async def close(self) -> None:
         """Stop deciding (the bot is closing): waiting decisions are cancelled. The

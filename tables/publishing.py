@@ -56,6 +56,7 @@ from engine import get_game, undo
 from engine.words import Words
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Storage
 from tables import logs
+from tables.metrics import OFF, Metrics
 
 log = logging.getLogger("bot.publishing")
 
@@ -195,8 +196,10 @@ class Publisher:
         spawn: Callable[[Coroutine[Any, Any, None], str], object],
         stopping: asyncio.Event,
         lang_of: Callable[[int | None], Awaitable[str]],
+        metrics: Metrics = OFF,
     ) -> None:
         self.store = store
+        self.metrics = metrics
         self.owner = owner
         """Who holds a game's publishing claim: this process."""
         self._spawn = spawn
@@ -338,6 +341,7 @@ class Publisher:
                             waiting.set_exception(error)
                     return
                 self._failures.pop(game_id, None)
+                self.metrics.round_ended(True)
                 self._tell(game_id)
                 if later is not None:
                     self._defer(game_id, later)
@@ -353,6 +357,7 @@ class Publisher:
         """Try again later: the moves are stored, only the surfaces are behind."""
         count = self._failures.get(game_id, 0)
         self._failures[game_id] = count + 1
+        self.metrics.round_ended(False)
         delay = self.failure_delay(error, RETRY_DELAYS[min(count, len(RETRY_DELAYS) - 1)])
         log.warning(
             "game %s: the thread could not be updated (%r); again in %ss",
@@ -399,6 +404,9 @@ class Publisher:
             )
         if sync.again:
             self._again.setdefault(game_id, True)
+        shown = sync.marks.get("log")  # the moves the thread shows now: commit to thread
+        before = game.shown_versions.get("log", -1)
+        self.metrics.shown(game_id, before, None if shown is None else shown[1])
         return sync.later
 
     async def _hold(self, game_id: int, name: str) -> None:
@@ -438,6 +446,7 @@ class Publisher:
         for game in opening:  # its Start handler publishes it once its thread is open
             self._defer(game.id, START_GRACE)
         behind = [g for g in behind if g not in opening]
+        self.metrics.caught_up(len(behind))
         if not behind:
             return 0
         log.info("catching up %d games", len(behind))

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -33,6 +34,7 @@ from engine.words import ENGLISH, N_, Words
 from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
 from storage.export import memory_record
 from tables.computers import Computers, Decision
+from tables.metrics import OFF, Metrics
 
 log = logging.getLogger("bot.table")
 
@@ -168,11 +170,24 @@ class Tables:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         computers: Computers | None = None,
+        metrics: Metrics = OFF,
     ) -> None:
         self.store = store
         self.clock = clock
         self.new_seed = new_seed
         self.computers = computers or Computers()
+        self.metrics = metrics
+
+    async def _stored(self, game_id: int, submit: Awaitable[Submitted]) -> Submitted:
+        """``submit`` (storage's submit or undo of a move), timed; a conflict counted."""
+        started = time.perf_counter()
+        try:
+            submitted = await submit
+        except Conflict:
+            self.metrics.submitted(game_id, None, time.perf_counter() - started)
+            raise
+        self.metrics.submitted(game_id, submitted.version, time.perf_counter() - started)
+        return submitted
 
     # ------------------------------------------------------------ the lobby
 
@@ -274,7 +289,9 @@ class Tables:
         game = await self.store.load(game_id)
         if player != TIMER and game.seat_of(player) is None:
             raise NotInGame("You are not playing in this game.")
-        submitted = await self.store.submit(game.id, player, action, None, precondition=still_open)
+        submitted = await self._stored(
+            game.id, self.store.submit(game.id, player, action, None, precondition=still_open)
+        )
         return Played(await self._after(game, submitted), [Step(player, action, submitted.events)])
 
     async def undo(self, game_id: int, user_id: int, version: int | None) -> Played:
@@ -294,7 +311,7 @@ class Tables:
         if version is not None and game.version != version:
             raise StaleBoard(game)
         try:
-            submitted = await self.store.undo(game.id, player, version)
+            submitted = await self._stored(game.id, self.store.undo(game.id, player, version))
         except Conflict:
             raise StaleBoard(await self.store.load(game.id)) from None
         (event,) = submitted.events
@@ -329,7 +346,9 @@ class Tables:
 
     async def _submit(self, game: LoadedGame, player: PlayerId, action: Any) -> Played:
         try:
-            submitted = await self.store.submit(game.id, player, action, game.version)
+            submitted = await self._stored(
+                game.id, self.store.submit(game.id, player, action, game.version)
+            )
         except Conflict:
             raise StaleBoard(await self.store.load(game.id)) from None
         return Played(await self._after(game, submitted), [Step(player, action, submitted.events)])
@@ -359,7 +378,9 @@ class Tables:
             level = computer_level(game, player)
             action = await self.computers.choose(await self._decision(game, player, level))
             try:
-                submitted = await self.store.submit(game.id, player, action, game.version)
+                submitted = await self._stored(
+                    game.id, self.store.submit(game.id, player, action, game.version)
+                )
             except Conflict:
                 continue  # someone moved meanwhile: decide again on the new position
             step = Step(player, action, submitted.events)

@@ -7,6 +7,7 @@
 | ``/g/<token>/replay?step=N`` | the replay at move N; ``/g/<token>/replay/<N>.json`` one step |
 | ``/g/<token>/chart.png`` | a finished game's score chart |
 | ``/static/<file>`` | the pages' stylesheets and script |
+| ``/healthz``, ``/readyz``, ``/metrics`` | health, readiness, metrics (``web/health.py``) |
 
 Server-Sent Events rather than a WebSocket: the page only listens (a move is made in
 Discord), the browser's ``EventSource`` reconnects by itself and sends the last event's
@@ -19,7 +20,9 @@ headers. Each client address has an allowance of requests (``RATE``/``BURST``) a
 open streams (``STREAMS_PER_ADDRESS``): beyond it the answer is a cheap 429, so a flood
 from one address is slowed and the tables are not. Behind a reverse proxy on this
 machine (a loopback peer), the address is the last one the proxy added to
-``X-Forwarded-For``.
+``X-Forwarded-For``. Probes and scrapes have an allowance of their own, and none at all
+from this machine directly (``web/health.py``). Without ``WEB_PORT``, ``METRICS_PORT``
+serves those three alone (:class:`ProbeServer`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import i18n
 from storage import GameInfo, GameNotFound, LoadedGame, LoggedAction, Storage, Watched
 from tables import drawing
 from tables.pictures import Pictures
+from web.health import PATHS, Health, local
 from web.live import Frame, Live
 from web.page import LOG_MOVES, Replays, live_html, title
 from web.templating import render
@@ -117,6 +121,74 @@ class Allowance:
         return allowed
 
 
+async def answer(
+    request: web.Request,
+    handler: Callable[[web.Request], Awaitable[web.StreamResponse]] | None,
+) -> web.StreamResponse:
+    """The handler's response (``None``: over the allowance, a cheap 429) with the
+    security headers; an error is a response too, never a traceback to the client."""
+    if handler is None:
+        response: web.StreamResponse = web.Response(
+            status=429, text="Too many requests: slow down.", headers={"Retry-After": "2"}
+        )
+    else:
+        try:
+            response = await handler(request)
+        except web.HTTPException as error:  # a 404 page: answered as a response
+            response = web.Response(status=error.status, body=error.body, headers=error.headers)
+        except Exception:
+            log.exception("web: %s %s failed", request.method, request.path)
+            response = web.Response(status=500, text="Something went wrong; try again.")
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+async def listen(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on ``host:port``; the runner and the port (``0``: a free one)."""
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, reuse_address=True)
+    await site.start()
+    server = getattr(site, "_server", None)
+    sockets = getattr(server, "sockets", None) or []
+    return runner, int(sockets[0].getsockname()[1]) if sockets else port
+
+
+class ProbeServer:
+    """``/healthz``, ``/readyz`` and ``/metrics`` alone (``METRICS_PORT``, when no page
+    is served): the probes' allowance, the security headers, nothing else."""
+
+    def __init__(self, health: Health, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.health = health
+        self.host, self.port = host, port
+        self.probes = Allowance()
+        self.app = web.Application(middlewares=[self._guard])
+        self.app.add_routes(health.routes())
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> int:
+        """Listen; returns the port (``port=0``: a free one was chosen)."""
+        self._runner, self.port = await listen(self.app, self.host, self.port)
+        self.health.start()
+        log.info("health and metrics at http://%s:%s/metrics", self.host, self.port)
+        return self.port
+
+    async def stop(self) -> None:
+        await self.health.stop()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @web.middleware
+    async def _guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        allowed = local(request) or self.probes.take(client_address(request))
+        return await answer(request, handler if allowed else None)
+
+
 class WebServer:
     """The pages of every table, over this process's storage and pictures."""
 
@@ -128,6 +200,7 @@ class WebServer:
         host: str = "127.0.0.1",
         port: int = 0,
         language_of: Callable[[int], Awaitable[str | None]] | None = None,
+        health: Health | None = None,
     ) -> None:
         self.store = store
         self.pictures = pictures
@@ -136,6 +209,9 @@ class WebServer:
         self.live = Live(store.versions, self._frame)
         self.replays = Replays(store)
         self.allowance = Allowance()
+        self.probes = Allowance()
+        """Probes' and scrapes' own (``web/health.py``)."""
+        self.health = health
         self.files = {path.name: path.read_bytes() for path in STATIC.iterdir()}
         self.version = asset_version(self.files)
         self._charts: OrderedDict[tuple[int, str], bytes] = OrderedDict()
@@ -154,6 +230,7 @@ class WebServer:
                 web.get(r"/g/{token}/replay/{step:\d{1,7}}.json", self.replay_step),
                 web.get("/g/{token}/chart.png", self.chart),
                 web.get("/static/{name}", self.static),
+                *(health.routes() if health is not None else ()),
             ]
         )
 
@@ -167,22 +244,19 @@ class WebServer:
         if soft != hard:
             with contextlib.suppress(ValueError, OSError):
                 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        await site.start()
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
+        self._runner, self.port = await listen(self.app, self.host, self.port)
         self._tasks = [
             asyncio.create_task(self.live.run(), name="web-live"),
             asyncio.create_task(self.live.keep_alive(), name="web-keepalive"),
         ]
+        if self.health is not None:
+            self.health.start()
         log.info("web pages at http://%s:%s", self.host, self.port)
         return self.port
 
     async def stop(self) -> None:
+        if self.health is not None:
+            await self.health.stop()
         self.live.close()
         for task in self._tasks:
             task.cancel()
@@ -197,22 +271,11 @@ class WebServer:
     async def _guard(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
-        if not self.allowance.take(client_address(request)):
-            response: web.StreamResponse = web.Response(
-                status=429, text="Too many requests: slow down.", headers={"Retry-After": "2"}
-            )
+        if request.path in PATHS:
+            allowed = local(request) or self.probes.take(client_address(request))
         else:
-            try:
-                response = await handler(request)
-            except web.HTTPException as error:  # a 404 page: answered as a response
-                response = web.Response(status=error.status, body=error.body, headers=error.headers)
-            except Exception:
-                log.exception("web: %s %s failed", request.method, request.path)
-                response = web.Response(status=500, text="Something went wrong; try again.")
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        response.headers.setdefault("Cache-Control", "no-store")
-        return response
+            allowed = self.allowance.take(client_address(request))
+        return await answer(request, handler if allowed else None)
 
     def language(self, request: web.Request, default: str | None) -> str:
         asked = request.query.get("lang", "")

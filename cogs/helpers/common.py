@@ -26,6 +26,7 @@ from storage import (
     human_player,
 )
 from storage.errors import AlreadySeated, LobbyFull, NotSeated
+from tables import metrics
 from tables.publishing import Publisher
 
 log = logging.getLogger("bot")
@@ -308,6 +309,7 @@ async def _guarded(
     try:
         await work()
     except DISCORD_DOWN as error:
+        metrics.mark("unreachable")
         log.warning(
             "interaction %s (game %s, user %s): Discord could not be reached: %r",
             interaction.id,
@@ -320,6 +322,7 @@ async def _guarded(
     except Exception as error:
         words = private(interaction)
         sentence = sentence_for(error, words)
+        metrics.mark("refused" if sentence is not None else "failed")
         if sentence is None:
             error_id = secrets.token_hex(4)
             log.exception(

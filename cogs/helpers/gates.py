@@ -77,6 +77,7 @@ import i18n
 from cogs.helpers.logs import interaction_place
 from engine.words import N_
 from tables.logs import about
+from tables.metrics import OFF, Metrics
 
 log = logging.getLogger("bot.gates")
 
@@ -95,6 +96,13 @@ AUTOCOMPLETE_FACTOR = 4
 """Autocomplete's bucket is this many times larger and faster than clicks'."""
 PRUNE_ABOVE = 10_000
 """Buckets kept before full (idle) ones are forgotten."""
+KINDS = {
+    discord.InteractionType.application_command.value: "command",
+    discord.InteractionType.component.value: "component",
+    discord.InteractionType.autocomplete.value: "autocomplete",
+    discord.InteractionType.modal_submit.value: "modal",
+}
+"""An interaction's kind, as the metrics label it."""
 
 
 def within(times: deque[float], now: float, window: float) -> deque[float]:
@@ -259,10 +267,12 @@ class Door:
         work: Work,
         flood: FloodGuard,
         seen: Callable[[int, object], None] = lambda user, locale: None,
+        metrics: Metrics = OFF,
     ) -> None:
         self.client = client
         self.work = work
         self.flood = flood
+        self.metrics = metrics
         self.seen = seen
         """Told each user's locale as their interaction comes in (``Languages.seen``)."""
         self.closed = False
@@ -278,7 +288,10 @@ class Door:
             self._let_in(data)
 
     def _let_in(self, data: dict[str, Any]) -> None:
+        kind = KINDS.get(data.get("type", 0), "other")
+        handling = self.metrics.arrived(int(data.get("id") or 0), kind)  # its answer timed
         if self.closed:
+            self.metrics.interaction(kind, "restarting")
             self._refuse(data, RESTARTING)
             return
         autocomplete = data.get("type") == discord.InteractionType.autocomplete.value
@@ -287,6 +300,7 @@ class Door:
             if user not in self._refusing:
                 self._refusing.add(user)
                 log.info("user %s: too many interactions at once; told to slow down", user)
+            self.metrics.interaction(kind, "flooded")
             self._refuse(data, SLOW_DOWN)
             return
         self._refusing.discard(user)
@@ -300,13 +314,18 @@ class Door:
             else:
                 task = asyncio.Task(coro, loop=loop, **kwargs)
             self.work.track_handler(task)
+            if handling is not None:
+                handling.track(task)  # counted by its outcome once its handlers end
             return task
 
         loop.set_task_factory(tracked)
+        entered = handling.enter() if handling is not None else None
         try:
             self._parse(data)
         finally:
             loop.set_task_factory(previous)
+            if handling is not None and entered is not None:
+                handling.leave(entered)
 
     def _refuse(self, data: dict[str, Any], template: str) -> None:
         sentence = i18n.words(i18n.language(data.get("locale"))).gettext(template)
@@ -383,6 +402,8 @@ class RestBudget:
         self.in_flight = 0
         self.waited = 0.0
         """Seconds requests spent waiting for the budget, in all."""
+        self.on_wait: Callable[[float], None] | None = None
+        """Told how long each request that had to wait waited (the metrics)."""
 
     async def acquire(self) -> None:
         """Take a slot (waiting for one if none is free)."""
@@ -391,7 +412,10 @@ class RestBudget:
         if self._slots.locked():
             started = self.clock()
             await self._slots.acquire()
-            self.waited += self.clock() - started
+            waited = self.clock() - started
+            self.waited += waited
+            if self.on_wait is not None:
+                self.on_wait(waited)
         else:
             await self._slots.acquire()
         self.free -= 1
@@ -426,8 +450,11 @@ class RestBudget:
         promised.append(now)
         return True
 
-    def trace(self, counted: Callable[[yarl.URL], bool]) -> aiohttp.TraceConfig:
-        """An aiohttp trace that paces every request for which ``counted(url)`` is true."""
+    def trace(
+        self, counted: Callable[[yarl.URL], bool], metrics: Metrics = OFF
+    ) -> aiohttp.TraceConfig:
+        """An aiohttp trace that paces every request for which ``counted(url)`` is true,
+        and counts every REST request's answer in ``metrics``."""
 
         async def on_request_start(
             session: aiohttp.ClientSession,
@@ -444,12 +471,37 @@ class RestBudget:
             if getattr(context, "budgeted", False):
                 context.budgeted = False
                 self.release()
+            if metrics.enabled:
+                answered(metrics, params)
 
         config = aiohttp.TraceConfig()
         config.on_request_start.append(on_request_start)
         config.on_request_end.append(on_request_done)
         config.on_request_exception.append(on_request_done)
         return config
+
+
+def api_path(url: yarl.URL) -> str | None:
+    """A REST request's path under Discord's API (``None``: not a REST call, e.g. the
+    gateway's websocket or the CDN)."""
+    text, base = str(url), discord.http.Route.BASE
+    return text[len(base) :] if text.startswith(base) else None
+
+
+def answered(metrics: Metrics, params: object) -> None:
+    """Count a REST request's answer (``TraceRequestEndParams``) or failure (no answer:
+    ``TraceRequestExceptionParams``) in ``metrics``."""
+    if isinstance(params, aiohttp.TraceRequestEndParams):
+        path = api_path(params.url)
+        if path is not None:
+            headers = params.response.headers
+            scope = "global" if headers.get("X-RateLimit-Global") else None
+            scope = scope or headers.get("X-RateLimit-Scope")
+            metrics.rest_answered(params.method, path, params.response.status, scope)
+    elif isinstance(params, aiohttp.TraceRequestExceptionParams):
+        path = api_path(params.url)
+        if path is not None:
+            metrics.rest_answered(params.method, path, None)
 
 
 def budgeted(url: yarl.URL, api_base: str, application_id: int | None) -> bool:

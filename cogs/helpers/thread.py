@@ -45,6 +45,7 @@ import discord
 from cogs.helpers.common import DISCORD_DOWN
 from cogs.helpers.gates import within
 from storage import GameInfo, LoadedGame, Storage
+from tables.metrics import OFF, Metrics
 from tables.publishing import Publisher, Round
 
 log = logging.getLogger("bot.publishing")
@@ -151,8 +152,11 @@ class ThreadPublisher(Publisher):
         spawn: Callable[[Coroutine[Any, Any, None], str], object],
         stopping: asyncio.Event,
         lang_of: Callable[[int | None], Awaitable[str]],
+        metrics: Metrics = OFF,
     ) -> None:
-        super().__init__(store, owner=owner, spawn=spawn, stopping=stopping, lang_of=lang_of)
+        super().__init__(
+            store, owner=owner, spawn=spawn, stopping=stopping, lang_of=lang_of, metrics=metrics
+        )
         self.client = client
         self._posts: dict[int, deque[float]] = {}
         self._answered: dict[int, tuple[discord.Interaction, float]] = {}
