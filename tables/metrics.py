@@ -314,6 +314,7 @@ class Metrics:
         self.games: Callable[[], Awaitable[Mapping[tuple[str, str], int]]] | None = None
         """Counts the open games by (kind, status) in storage (set by the bot)."""
         self.games_open: Mapping[tuple[str, str], int] = {}
+        self.games_every = GAMES_EVERY
         self._games_at: float | None = None
         self.shards: Callable[[], Mapping[int, bool]] | None = None
         """Each shard of this process: connected or not (set by the bot)."""
@@ -435,11 +436,11 @@ class Metrics:
     # ------------------------------------------------------------ scraping
 
     async def refresh(self) -> None:
-        """Count the open games again if the count is older than :data:`GAMES_EVERY`
+        """Count the open games again if the count is older than :attr:`games_every`
         (before a scrape: the collectors themselves cannot wait for storage)."""
         now = self.clock()
         if self.games is None or (
-            self._games_at is not None and now - self._games_at < GAMES_EVERY
+            self._games_at is not None and now - self._games_at < self.games_every
         ):
             return
         self._games_at = now  # one scrape asks; those meanwhile show the last count

@@ -4,7 +4,8 @@
 and answers it with READY and a GUILD_CREATE per guild of that shard, RESUMEs a session
 (replaying the events it missed) or invalidates it, and dispatches events to the shard
 a guild's events belong to, honouring the session's intents. Tests drop or reconnect
-the connection (``drop_gateway``, ``reconnect_gateway``). Also ``GET /gateway`` and
+the connection (``drop_gateway``, ``reconnect_gateway``), or keep the gateway away for a
+while (``gateway_outage``). Also ``GET /gateway`` and
 ``GET /gateway/bot`` (the shard count and session start limit).
 """
 
@@ -154,6 +155,17 @@ class GatewayMixin(RestMixin):
         conn, session.conn = session.conn, None
         await conn.ws.close(code=4000, message=b"Unknown error")
 
+    async def gateway_outage(self, on: bool = True) -> None:
+        """The gateway goes away (``on``): every connection is closed (code 4000, as by
+        :meth:`drop_gateway`) and every new one refused (HTTP 503, no websocket) until
+        ``gateway_outage(False)``; sessions stay resumable, events are buffered."""
+        self._gateway_down = on
+        if on:
+            for session in list(self._shard_sessions.values()):
+                conn, session.conn = session.conn, None
+                if conn is not None:
+                    await conn.ws.close(code=4000, message=b"Unknown error")
+
     async def wait_connected(self, timeout: float = 10.0, shard: int = 0) -> None:  # noqa: ASYNC109
         def connected() -> bool:
             session = self._shard_sessions.get(shard)
@@ -162,6 +174,8 @@ class GatewayMixin(RestMixin):
         await self.wait_for(connected, timeout, f"the bot's gateway connection (shard {shard})")
 
     async def _gateway_handler(self, request: web.Request) -> web.StreamResponse:
+        if self._gateway_down:
+            return web.Response(status=503, text="the gateway is down (gateway_outage)")
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
         compress = request.query.get("compress")

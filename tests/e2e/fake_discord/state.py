@@ -171,6 +171,7 @@ class FakeState:
 
         self._sessions: dict[str, _GatewaySession] = {}  # resumable sessions, every shard
         self._shard_sessions: dict[int, _GatewaySession] = {}  # the current one per shard
+        self._gateway_down = False  # gateway_outage(): every connection refused
         self.readies: dict[int, int] = {}  # shard id -> READYs sent on it
         self.dispatched: list[tuple[int, str, dict[str, Any]]] = []  # (shard, event, data)
         self._pending_dispatches: set[asyncio.Task[None]] = set()
