@@ -13,6 +13,30 @@ the version it was judged at (``RuleError.naming``: ``error.game_id``,
 
 from __future__ import annotations
 
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+
+def shown_url(database_url: str) -> str:
+    """The URL without its password, for messages and logs (whatever its scheme: a URL
+    the bot cannot use is shown back too).
+
+    >>> shown_url("postgresql://bot:secret@db.example:5432/games")
+    'postgresql://bot@db.example:5432/games'
+    >>> shown_url("mysql://bot:secret@[db/games")  # not even a URL: still no password
+    'mysql://bot@[db/games'
+    """
+    try:
+        parts = urlsplit(database_url)
+        password = parts.password
+    except ValueError:
+        return re.sub(r"(//[^/@:]*):[^/@]*@", r"\1@", database_url)
+    if password is None:
+        return database_url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit(parts._replace(netloc=user + netloc))
+
 
 class StorageError(Exception):
     """Base of every error this package raises on purpose.

@@ -68,12 +68,11 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
 from storage.core import INFO_COLUMNS, RELOAD_COLUMNS, Clock, Tx, Write, is_postgres_url, utc_now
-from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
+from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError, shown_url
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
 from storage.repository import SqlStorage
 
@@ -84,20 +83,6 @@ READERS = 4
 MIGRATION_LOCK = 7_202_611
 """The advisory lock key that migrations hold (any constant of this application)."""
 DEADLOCK_RETRIES = 5
-
-
-def shown_url(database_url: str) -> str:
-    """The URL without its password, for messages and logs.
-
-    >>> shown_url("postgresql://bot:secret@db.example:5432/games")
-    'postgresql://bot@db.example:5432/games'
-    """
-    parts = urlsplit(database_url)
-    if parts.password is None:
-        return database_url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit(parts._replace(netloc=user + netloc))
 
 
 async def connect(database_url: str, **options: Any) -> asyncpg.Connection:
@@ -182,7 +167,7 @@ async def open_postgres(
     leaving it untouched.
     """
     if not is_postgres_url(database_url):
-        raise BadDatabaseUrl(f"{database_url!r} is not a postgresql:// URL.")
+        raise BadDatabaseUrl(f"{shown_url(database_url)!r} is not a postgresql:// URL.")
     where = shown_url(database_url)
     settings = {} if "synchronous_commit" in database_url else {"synchronous_commit": "off"}
     writer = await connect(database_url, server_settings=settings)

@@ -94,7 +94,7 @@ from typing import Any, ClassVar
 import aiosqlite
 
 from storage.core import INFO_COLUMNS, RELOAD_COLUMNS, Clock, Write, utc_now
-from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError
+from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError, shown_url
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
 from storage.repository import SqlStorage
 
@@ -119,12 +119,12 @@ def sqlite_path(database_url: str) -> Path:
     if not database_url.startswith(prefix):
         raise BadDatabaseUrl(
             "DATABASE_URL must look like sqlite:///path/to/file.db or"
-            f" postgresql://user:password@host:5432/database, not {database_url!r}."
+            f" postgresql://user:password@host:5432/database, not {shown_url(database_url)!r}."
         )
     rest = database_url[len(prefix) :]
     if not rest or rest.startswith(":memory:") or "?" in rest:
         raise BadDatabaseUrl(
-            f"DATABASE_URL must name a database file (got {database_url!r}); "
+            f"DATABASE_URL must name a database file (got {shown_url(database_url)!r}); "
             "an in-memory database cannot be shared by the bot's two connections."
         )
     return Path(rest)

@@ -79,7 +79,8 @@ def _survey_sqlite(url: str) -> Survey:
 async def _survey_postgres(url: str) -> Survey:
     import asyncpg  # only when used, as storage.postgres is
 
-    from storage.postgres import _Migrating, connect, shown_url
+    from storage.errors import shown_url
+    from storage.postgres import _Migrating, connect
 
     where = shown_url(url)
     db = await connect(url, timeout=CONNECT_TIMEOUT)

@@ -289,6 +289,13 @@ async def test_database_urls_that_cannot_be_opened_say_why(url: str) -> None:
         await storage.open(url)
 
 
+@pytest.mark.parametrize("url", ["mysql://bot:s3cret@db/bot", "postgresq://bot:s3cret@[db/bot"])
+async def test_a_refused_url_is_shown_without_its_password(url: str) -> None:
+    with pytest.raises(BadDatabaseUrl, match=r"DATABASE_URL") as refused:
+        await storage.open(url)
+    assert "s3cret" not in str(refused.value) and "://bot@" in str(refused.value)
+
+
 async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.db"
     path.write_text("these are not the games you are looking for\n" * 100)
