@@ -279,10 +279,9 @@ class WorkshopBot(Host):
         self.metrics.enabled = True
         self.metrics.games = self.store.count_open_games
         self.metrics.shards = self.shard_states
+        health = Health(self.metrics, self.readiness)  # one heartbeat for both
         if alone is not None:
-            self.probes = ProbeServer(
-                Health(self.metrics, self.readiness), host=self.settings.web_host, port=alone
-            )
+            self.probes = ProbeServer(health, host=self.settings.web_host, port=alone)
             try:
                 await self.probes.start()
             except OSError as error:
@@ -300,7 +299,7 @@ class WorkshopBot(Host):
             host=self.settings.web_host,
             port=port,
             language_of=self.languages.of_guild,
-            health=Health(self.metrics, self.readiness),
+            health=health,
         )
         try:
             port = await self.web.start()
