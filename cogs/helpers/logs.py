@@ -29,7 +29,11 @@ def setup_logging(
 ) -> logging.Handler:
     """The root logger's handler (on stderr, or ``stream``) at ``level``: ``json`` or
     ``text`` lines; the token, ``DISCORD_CLIENT_SECRET`` (from ``env``, if set) and the
-    password of ``database_url`` redacted. Returns the handler."""
+    password of ``database_url`` redacted. Returns the handler.
+
+    ``DISCORD_CLIENT_SECRET`` is no setting of the bot's (it signs in as a bot, with its
+    token): it is the application's other secret, which an environment shared with an
+    OAuth2 page or a deployment script may hold, and so a line might show."""
     secrets = secrets_of(token, env.get("DISCORD_CLIENT_SECRET"), database_url=database_url)
     handler = SafeHandler(Redactor(secrets), stream)
     if log_format == "json":
