@@ -6,6 +6,7 @@
         [--complete workshop-3,workshop-5,tonttu-4,tonttu-6,tonttu-4-speed,tonttu-6-speed,
                     tonttu-6-closed]
         [--complete-actions 0] [--tonttu-games 20] [--tonttu-phases 4]
+        [--metrics off|on|both] [--metrics-rounds 3]
 
 One bot process (``bot.py`` through ``FakeDiscord.start_bot_process``, SQLite, pictures
 drawn as in production), so the fake's own work (it runs here, with body validation
@@ -58,6 +59,13 @@ worded. Five measurements, printed as they finish:
    And the CPU the bot and its drawing worker spent per choice (the latencies swing
    with whatever else the machine runs; the CPU much less).
 
+``--metrics on`` runs the bot with its metrics served (``METRICS_PORT``) and scraped
+every second (``/metrics``, ``/healthz`` and ``/readyz``), ``off`` (the default) without
+(it then counts nothing). ``--metrics both`` measures only what the metrics cost a click:
+two bots, one with and one without, each against its own fake Discord with ``--games``
+tables, and the paced run (2.) on one then the other, ``--metrics-rounds`` times, the
+order swapped every round; it prints each run and the p50/p99 of all the runs of each.
+
 How a request is classified (exempt or rate-limited) is :func:`is_rate_limited`: the
 fake's own ``is_rate_limited`` when it has one, else this file's reading of the path.
 How the board's move is read from what the bot sends is :func:`board_moves` (the
@@ -72,6 +80,7 @@ import asyncio
 import contextlib
 import os
 import re
+import socket
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -79,6 +88,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import aiohttp
 
 import storage
 from engine import get_game
@@ -243,6 +254,10 @@ def percentile(values: list[float], p: float) -> float:
 
 def ms(values: list[float], p: float) -> str:
     return f"{percentile(values, p) * 1000:.0f}"
+
+
+def fine(values: list[float], p: float) -> str:
+    return f"{percentile(values, p) * 1000:.1f}"
 
 
 # --------------------------------------------------------------------------- the board
@@ -998,20 +1013,143 @@ async def tonttu_reveals(
         )
 
 
+# --------------------------------------------------------------------------- metrics
+
+SCRAPE_EVERY = 1.0
+"""Seconds between two scrapes of a bot whose metrics are on (Prometheus: 15 to 60)."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def bot_env(url: str, metrics: bool) -> dict[str, str]:
+    """The bot's settings (FLOOD_BURST=0: the players are scripts, faster than any
+    person); with ``metrics``, a free METRICS_PORT."""
+    env = {"DATABASE_URL": url, "TIMER_POLL_SECONDS": "1", "FLOOD_BURST": "0"}
+    if metrics:
+        env["METRICS_PORT"] = str(free_port())
+    return env
+
+
+@contextlib.asynccontextmanager
+async def scraping(env: dict[str, str]) -> Any:
+    """While the body runs, scrape the bot's /metrics, /healthz and /readyz every
+    :data:`SCRAPE_EVERY` seconds (nothing when its metrics are off); says how it went."""
+    port = env.get("METRICS_PORT")
+    if port is None:
+        yield
+        return
+    answers: Counter[str] = Counter()
+
+    async def scrape() -> None:
+        async with aiohttp.ClientSession() as http:
+            while True:
+                for path in ("/metrics", "/healthz", "/readyz"):
+                    try:
+                        async with http.get(f"http://127.0.0.1:{port}{path}") as response:
+                            await response.read()
+                            answers[f"{path} {response.status}"] += 1
+                    except aiohttp.ClientError as error:
+                        answers[f"{path} {type(error).__name__}"] += 1
+                await asyncio.sleep(SCRAPE_EVERY)
+
+    task = asyncio.create_task(scrape())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        print(f"  scraped: {dict(sorted(answers.items()))}", flush=True)
+
+
+async def metrics_side_by_side(args: argparse.Namespace) -> None:
+    """The paced run (2.) on a bot with its metrics on and one with them off, in turn."""
+    folder = Path(tempfile.mkdtemp())
+    async with (
+        FakeDiscord(validate_spec=False) as fake_on,
+        FakeDiscord(validate_spec=False) as fake_off,
+    ):
+        sides: dict[str, tuple[FakeDiscord, dict[str, str], Any, Players]] = {}
+        try:
+            for name, fake in (("on", fake_on), ("off", fake_off)):
+                fake.settle_after_interaction = False
+                url = f"sqlite:///{folder}/{name}.db"
+                env = bot_env(url, name == "on")
+                process = await fake.start_bot_process(ROOT / "bot.py", env=env, timeout=90)
+                players = Players(fake, await storage.open(url))
+                sides[name] = (fake, env, process, players)
+            tables = {}
+            for name, (fake, _env, _process, players) in sides.items():
+                tables[name] = await in_batches(
+                    args.games, 5, lambda i, p=players: p.open_table(i, "workshop-2")
+                )
+                await quiet(fake, 0.5)
+            print(
+                f"metrics on and off, {args.games} Santa's Workshop tables each, paced "
+                f"(think 0.2-{2 * args.think:.1f} s), {args.paced_seconds:.0f} s a run",
+                flush=True,
+            )
+            latencies: dict[str, list[float]] = {"on": [], "off": []}
+            cpu = {"on": 0.0, "off": 0.0}
+            for round_ in range(args.metrics_rounds):
+                for name in ("on", "off") if round_ % 2 == 0 else ("off", "on"):
+                    fake, env, process, players = sides[name]
+                    await quiet(fake, 0.5, timeout=30)
+                    before = cpu_seconds(process.pid)[0]
+                    async with scraping(env):
+                        result = await paced(players, tables[name], args.paced_seconds, args.think)
+                        await quiet(fake, 0.5, timeout=30)  # its rounds done, scrapes included
+                    spent = cpu_seconds(process.pid)[0] - before
+                    cpu[name] += spent
+                    times = [a.latency for a in result.actions]
+                    latencies[name] += times
+                    print(
+                        f"round {round_ + 1}, metrics {name}: {len(times)} actions, first "
+                        f"response p50 {fine(times, 50)} ms, p99 {fine(times, 99)} ms; the "
+                        f"bot's CPU {1000 * spent / max(len(times), 1):.2f} ms an action",
+                        flush=True,
+                    )
+            on, off = latencies["on"], latencies["off"]
+            print(
+                f"all rounds: metrics on p50 {fine(on, 50)} ms, p99 {fine(on, 99)} ms "
+                f"({len(on)} actions); off p50 {fine(off, 50)} ms, p99 {fine(off, 99)} ms "
+                f"({len(off)} actions); p99 on / off "
+                f"{percentile(on, 99) / max(percentile(off, 99), 1e-9):.3f}; the bot's CPU "
+                f"an action on {1000 * cpu['on'] / max(len(on), 1):.2f} ms, off "
+                f"{1000 * cpu['off'] / max(len(off), 1):.2f} ms"
+            )
+        finally:
+            for fake, _env, process, players in sides.values():
+                await players.store.close()
+                await fake.stop_bot_process(process)
+        for fake in (fake_on, fake_off):
+            violations = fake.take_violations()
+            if violations:
+                print(f"violations recorded by the fake: {len(violations)}")
+
+
 # --------------------------------------------------------------------------- main
 
 
 async def run(args: argparse.Namespace) -> None:
+    if args.metrics == "both":
+        await metrics_side_by_side(args)
+        return
     folder = Path(tempfile.mkdtemp())
     url = f"sqlite:///{folder}/bench.db"
     async with FakeDiscord(validate_spec=False) as fake:
         fake.settle_after_interaction = False
         began = time.perf_counter()
-        # FLOOD_BURST=0: the players are scripts, faster than any person
-        env = {"DATABASE_URL": url, "TIMER_POLL_SECONDS": "1", "FLOOD_BURST": "0"}
+        env = bot_env(url, args.metrics == "on")
         process = await fake.start_bot_process(ROOT / "bot.py", env=env, timeout=90)
         store = await storage.open(url)
         players = Players(fake, store)
+        scraper = contextlib.AsyncExitStack()
+        await scraper.enter_async_context(scraping(env))
         try:
             load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
             print(
@@ -1065,6 +1203,7 @@ async def run(args: argparse.Namespace) -> None:
             if players.violations:
                 print(f"violations seen by players: {dict(players.violations)}")
         finally:
+            await scraper.aclose()
             await store.close()
             await fake.stop_bot_process(process)
         violations = fake.take_violations()
@@ -1100,6 +1239,14 @@ def main() -> None:
     )
     parser.add_argument("--tonttu-games", type=int, default=20, help="6-player tables")
     parser.add_argument("--tonttu-phases", type=int, default=4, help="per run")
+    parser.add_argument(
+        "--metrics",
+        choices=("off", "on", "both"),
+        default="off",
+        help="the bot's metrics served and scraped each second (on), not (off), or only "
+        "the paced run on a bot with them and one without, in turn (both)",
+    )
+    parser.add_argument("--metrics-rounds", type=int, default=3, help="with --metrics both")
     parser.add_argument(
         "--only",
         choices=("complete", "workshop", "tonttu"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -123,3 +124,21 @@ async def test_the_metrics_move_with_a_game_and_readiness_follows_the_gateway(
 
         await until(ready, "/readyz to say 200 again")
         assert of(await scrape(), "workshop_gateway_shard_up", shard="0") == 1
+
+
+async def test_without_web_pages_metrics_port_serves_the_three_answers_alone(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    with socket.socket() as sock:  # a port free now
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db")
+    bot.settings = dataclasses.replace(bot.settings, metrics_port=port)
+    await fake.start_bot(bot)
+    assert bot.web is None and bot.probes is not None and bot.metrics.enabled
+    async with aiohttp.ClientSession() as http:
+        for path, status in (("/readyz", 200), ("/healthz", 200), ("/metrics", 200), ("/g/x", 404)):
+            async with http.get(f"http://127.0.0.1:{port}{path}") as response:
+                assert response.status == status, path
+    await fake.stop_bot(bot)
+    assert bot.probes is not None and bot.probes._runner is None  # closed with the bot
