@@ -38,6 +38,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -217,8 +218,9 @@ class WebServer:
         self._charts: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self._links: dict[int, tuple[float, bool]] = {}
         self._tokens: dict[int, str] = {}
-        self._logs: OrderedDict[int, list[LoggedAction]] = OrderedDict()
         """Page tokens by game (a token never changes)."""
+        self._logs: OrderedDict[int, list[LoggedAction]] = OrderedDict()
+        """By game (least recently drawn first): its last log entries."""
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.app = web.Application(middlewares=[self._guard])
@@ -349,27 +351,36 @@ class WebServer:
         return kept
 
     async def table_page(self, request: web.Request) -> web.Response:
-        info = await self.game(request)
-        lang = self.language(request, await self._language_of(info.guild_id))
+        info, lang = await self.game_in_language(request)
         frame = await self.live.frame(info.id, lang)
         if frame is None:
             raise self.missing(request)
+        return self.page(request, "page.html", info, lang, frame=frame)
+
+    def page(
+        self, request: web.Request, template: str, info: GameInfo, lang: str, **context: Any
+    ) -> web.Response:
+        """A whole page of a game: ``template`` with what every page has."""
         words = i18n.words(lang)
-        page = render(
-            "page.html",
+        html = render(
+            template,
             words,
             title=title(info, words),
             lang=lang,
             root=self.root(request),
             assets=self.version,
             token=request.match_info["token"],
-            frame=frame,
+            **context,
         )
-        return web.Response(text=page, content_type="text/html")
+        return web.Response(text=html, content_type="text/html")
+
+    async def game_in_language(self, request: web.Request) -> tuple[GameInfo, str]:
+        """:meth:`game`, and the language its page speaks (its server's, or ``?lang=``)."""
+        info = await self.game(request)
+        return info, self.language(request, await self._language_of(info.guild_id))
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        info = await self.game(request)
-        lang = self.language(request, await self._language_of(info.guild_id))
+        info, lang = await self.game_in_language(request)
         address = client_address(request)
         streams = self.allowance.streams
         if streams.get(address, 0) >= STREAMS_PER_ADDRESS:
@@ -417,43 +428,27 @@ class WebServer:
     # ------------------------------------------------------------ the replay
 
     async def replay_page(self, request: web.Request) -> web.Response:
-        info = await self.game(request)
+        info, lang = await self.game_in_language(request)
         if info.status == "lobby":
             raise self.missing(request)
-        lang = self.language(request, await self._language_of(info.guild_id))
-        words = i18n.words(lang)
         step = request.query.get("step", "")
-        shown = await self.replays.fragment(
-            info, int(step) if step.isdigit() and len(step) < 8 else 1 << 30, lang
-        )
-        page = render(
-            "replay.html",
-            words,
-            title=title(info, words),
-            lang=lang,
-            root=self.root(request),
-            assets=self.version,
-            token=request.match_info["token"],
-            replay=shown,
-        )
-        return web.Response(text=page, content_type="text/html")
+        at = int(step) if step.isdigit() and len(step) < 8 else 1 << 30  # none: the end
+        shown = await self.replays.fragment(info, at, lang)
+        return self.page(request, "replay.html", info, lang, replay=shown)
 
     async def replay_step(self, request: web.Request) -> web.Response:
-        info = await self.game(request)
+        info, lang = await self.game_in_language(request)
         if info.status == "lobby":
             raise self.missing(request)
-        lang = self.language(request, await self._language_of(info.guild_id))
-        step = int(request.match_info["step"])
-        shown = await self.replays.fragment(info, step, lang)
+        shown = await self.replays.fragment(info, int(request.match_info["step"]), lang)
         return web.json_response(
             {"step": shown.step, "steps": shown.steps, "html": str(shown.html)}
         )
 
     async def chart(self, request: web.Request) -> web.Response:
-        info = await self.game(request)
+        info, lang = await self.game_in_language(request)
         if info.status != "finished":
             raise self.missing(request)
-        lang = self.language(request, await self._language_of(info.guild_id))
         png = self._charts.get((info.id, lang))
         if png is None:
             png = await self.pictures.chart(info, lambda: self.store.log(info.id), lang)
