@@ -122,6 +122,11 @@ class Allowance:
         return allowed
 
 
+def probe_allowed(request: web.Request, probes: Allowance) -> bool:
+    """A probe or a scrape: never limited from this machine, else by its own allowance."""
+    return local(request) or probes.take(client_address(request))
+
+
 async def answer(
     request: web.Request,
     handler: Callable[[web.Request], Awaitable[web.StreamResponse]] | None,
@@ -186,8 +191,7 @@ class ProbeServer:
     async def _guard(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
-        allowed = local(request) or self.probes.take(client_address(request))
-        return await answer(request, handler if allowed else None)
+        return await answer(request, handler if probe_allowed(request, self.probes) else None)
 
 
 class WebServer:
@@ -274,7 +278,7 @@ class WebServer:
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         if request.path in PATHS:
-            allowed = local(request) or self.probes.take(client_address(request))
+            allowed = probe_allowed(request, self.probes)
         else:
             allowed = self.allowance.take(client_address(request))
         return await answer(request, handler if allowed else None)
