@@ -1,0 +1,207 @@
+"""How to play, on one screen: a legend for the current game and phase.
+
+    legend(game_kind: str, view: WorkshopView | TonttuView | None, words: Words = ENGLISH) -> str
+
+``game_kind`` is the game's name (``"workshop"`` or ``"tonttu"``, ``Game.name``);
+``view`` is what the reader sees now (``GAME.view(state, player)``, a spectator's view
+with ``None`` as player, or ``None`` for the legend without a position); ``words`` the
+reader's translator. The answer is plain text of short lines (at most about 72
+characters in English, no markup), in three parts: what is happening now (the phase or
+the pending decision, and what it means for the reader), how to read the symbols the
+boards use (the terminal's text board, Discord's panels, the pictures), and how the game
+is scored. Every front end shows the same words: the terminal's ``help``/``?``, the
+Discord panel's and the Tonttu DM's **How to play** button.
+
+Pure: it reads the view only (never a secret the reader may not see) and each line is
+one template of its own, translated by ``words``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.words import ENGLISH, N_, Words
+
+TITLE = {
+    "workshop": N_("How to play Santa's Workshop"),
+    "tonttu": N_("How to play Workshop Tonttu"),
+}
+
+# ------------------------------------------------------------------ Santa's Workshop
+
+WORKSHOP_NOW: dict[str, str] = {
+    "station": N_(
+        "Now: place an Elf on a free station space. Each choice says what it\n"
+        "gives now (less than printed when the supply has run out)."
+    ),
+    "mail": N_(
+        "Now: take toy cards one at a time, from a slot or the deck (unseen).\n"
+        "You may hold at most 5 unfinished toys."
+    ),
+    "reindeer": N_(
+        "Now: take a reindeer. At the end, different names score more:\n"
+        "1, 3, 6, 9, 12, 16… points for 1, 2, 3, 4, 5, 6… names; a second copy\n"
+        "of a name adds only 2. Only you see your reindeers' names."
+    ),
+    "choose_material": N_("Now: name the Material of choice you receive: Wood, Metal or Fabric."),
+    "place_tokens": N_(
+        "Now: put each token you received on an unfinished toy that needs it,\n"
+        "or donate it for 1 point each (it goes to the Donation Center)."
+    ),
+    "ornament": N_(
+        "Now: choose an ornament by its colour; its reward is hidden until\n"
+        "you take it. Then you cover a space of your tree and get its reward."
+    ),
+    "tree_space": N_(
+        "Now: cover a space of your tree with the ornament; you get the\n"
+        "space's reward (the star 3 points, 2 points, or 1 token)."
+    ),
+    "donation": N_(
+        "Now: take donated tokens your toys still need, one at a time, onto\n"
+        "the toy; taking scores nothing."
+    ),
+}
+
+WORKSHOP_LINES = (
+    N_(
+        "The game: 6 days (December 19 to 24). Each day every player places\n"
+        "3 Elves, one at a time, the first player (*) first."
+    ),
+    N_(
+        "Stations: the Wood, Metal and Fabric Shops and the Assembly Hall give\n"
+        "2, 3, 4, 5 tokens by space; every Elf already there scores its owner\n"
+        "1 cooperation point. Mail Room: toy cards. Stables: a reindeer and\n"
+        "Materials of choice. Christmas Tree: an ornament. Donation Center:\n"
+        "tokens others donated."
+    ),
+    N_(
+        "Tokens: W Wood, M Metal, F Fabric, A Assembly. A toy's W1/2 means\n"
+        "1 Wood placed of 2 needed. A token you receive goes on a toy at once\n"
+        "or is donated (+1 point). The supply has 24 of each."
+    ),
+    N_(
+        "A toy scores its points when its last token is placed; it then waits\n"
+        "beside your mat (completed) until the next Inspection."
+    ),
+    N_(
+        "Inspections after Day 3 and Day 6: Cheer = your completed toys +\n"
+        "the ornaments on your tree. Highest Cheer scores 8, the next 4,\n"
+        "then 2, then 1. Then the completed toys go to Santa's sleigh."
+    ),
+    N_(
+        "End: +1 point per token on unfinished toys; reindeer score by\n"
+        "different names (1, 3, 6, 9, 12, 16, 20, 25, 31), +2 per extra copy.\n"
+        "Most points wins; a tie goes to more reindeer points."
+    ),
+)
+
+# ------------------------------------------------------------------ Workshop Tonttu
+
+TONTTU_NOW: dict[str, str] = {
+    "pick": N_(
+        "Now: pick one card of your hand, in secret. All picks are shown at\n"
+        "once and go face up onto their owners' workbenches. After the\n"
+        "points, hands pass on the way the rotation card shows."
+    ),
+    "point": N_(
+        "Now: point at one card in the middle, in secret: a gift or a\n"
+        "face-down material. All points are shown at once. You may change\n"
+        "your pick or point until the last player has chosen."
+    ),
+    "speed": N_(
+        "Now: a race. Point once; the first valid point at a card wins it at\n"
+        "once. A point at a gift you cannot pay is wasted."
+    ),
+    "over": N_("The game is over: the final scores show how each score adds up."),
+}
+
+TONTTU_LINES = (
+    N_(
+        "Gifts: a gift needs the material cards named on it, paid from your\n"
+        "workbench (your face-up cards and your one face-down card)."
+    ),
+    N_(
+        "Pointing at a gift: only those who can pay it contend. One contender\n"
+        "pays exactly what it needs. Several: each offers all its workbench\n"
+        "cards of types on the gift; the single highest offer wins and pays\n"
+        "them all; a tie means nobody gets it and nobody pays."
+    ),
+    N_(
+        "Pointing at a face-down material: alone, you take it (face down if\n"
+        "your workbench has no face-down card yet); two or more, nothing."
+    ),
+    N_(
+        "Symbols: [1:#] a face-down material in middle slot 1, [2: ] an empty\n"
+        "slot. Chosen: yes = has picked or pointed this phase, ... = still\n"
+        "to choose. Hand round 1/4: a deal lasts 4 rounds, then the last card\n"
+        "is discarded, the rotation card flips and 5 new cards are dealt."
+    ),
+    N_(
+        "Rounds without a gift: after 10 rounds in a row with no gift won,\n"
+        "the game ends. It also ends when the gift stack is used up."
+    ),
+    N_(
+        "Scoring: your 1st gift scores 1, the 2nd 2, the 3rd 3 (n gifts:\n"
+        "1 + 2 + … + n); +3 for each set of one Toys, one Clothing and one\n"
+        "Decorations gift. A tie goes to more gifts."
+    ),
+)
+
+CATEGORIES = (N_("Toys"), N_("Clothing"), N_("Decorations"))
+"""Tonttu's gift categories (``engine.tonttu.names``), whose initials the text board
+shows after a won gift."""
+
+
+def legend(game_kind: str, view: Any = None, words: Words = ENGLISH) -> str:
+    """The one-screen legend of ``game_kind`` for the reader of ``view`` (see the
+    module's docstring): what is happening now, the symbols, the scoring."""
+    if game_kind not in TITLE:
+        raise ValueError(f"no legend for the game {game_kind!r}")
+    lines = [words.gettext(TITLE[game_kind])]
+    now = _workshop_now(view, words) if game_kind == "workshop" else _tonttu_now(view, words)
+    if now:
+        lines += ["", now]
+    if game_kind == "workshop":
+        for text in WORKSHOP_LINES:
+            lines += ["", words.gettext(text)]
+    else:
+        for k, text in enumerate(TONTTU_LINES):
+            lines += ["", words.gettext(text)]
+            if k == 3:  # after the other symbols: the won gifts' initials
+                lines.append(_initials(words))
+    return "\n".join(lines)
+
+
+def _workshop_now(view: Any, words: Words) -> str:
+    if view is None:
+        return ""
+    if getattr(view, "over", False):
+        return words.gettext("The game is over: the final scores show each reason.")
+    pending = view.pending
+    template = WORKSHOP_NOW.get(pending.decision)
+    if template is None:
+        return ""
+    text = words.gettext(template)
+    if view.viewer is None or pending.player != view.viewer:
+        # someone else decides: what they are doing, in the same words
+        return words.gettext("Another player is deciding; this is what they do:") + "\n" + text
+    return text
+
+
+def _tonttu_now(view: Any, words: Words) -> str:
+    if view is None:
+        return ""
+    phase = view.phase
+    if phase == "point" and view.mode == "speed":
+        phase = "speed"
+    template = TONTTU_NOW.get(phase)
+    return words.gettext(template) if template else ""
+
+
+def _initials(words: Words) -> str:
+    """The won gifts' category initials as the text board shows them: (T) Toys…"""
+    shown = ", ".join(f"({words.gettext(c)[:1]}) {words.gettext(c)}" for c in CATEGORIES)
+    return words.gettext("After a won gift: its category, {categories}.").format(categories=shown)
+
+
+__all__ = ["legend"]
