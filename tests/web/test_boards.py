@@ -9,6 +9,7 @@ reindeer names), and a player's own view is refused; German boards speak German.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,8 +19,11 @@ from typing import Any
 import pytest
 
 import i18n
+from engine.core import Rng
+from engine.records import pick_random
 from engine.tonttu import GAME as TONTTU
 from engine.tonttu.data import MATERIAL_TYPE
+from engine.tonttu.models import MATERIAL_POINT_UP
 from engine.workshop import GAME as WORKSHOP
 from tests.render.states import POSITIONS, advance, names, players
 from web.boards import board_html, status_html
@@ -388,3 +392,288 @@ def test_german_boards_speak_german(positions: dict[str, tuple[Any, Any]]) -> No
     assert "Auswahl: Alle wählen geheim eine Handkarte" in status and "Gewählt:" in status
     shown = read(board).text(hidden=False)
     assert "Holz" in shown and "Wood" not in shown
+
+
+# --------------------------------------------------------------------------- a seat's board
+
+UNDRAWN = {"stop", "timer", "gift"}
+"""Targets with no place on the board: stop taking, the table's timer, and a gift already
+resolved (``engine/choices.py``)."""
+PLACES = {
+    "workshop": {
+        "station",
+        "mail",
+        "toy_deck",
+        "stall",
+        "supply",
+        "toy",
+        "donation",
+        "ornament",
+        "tree",
+    },
+    "tonttu": {"hand", "gift", "material"},
+}
+"""Every kind of drawn target id ``engine/choices.py`` lists, by game."""
+PLAYED: dict[str, list[tuple[int, int, dict[str, str]]]] = {
+    "workshop": [(2, 3, {}), (4, 8, {}), (5, 21, {})],
+    "tonttu": [(3, 4, {}), (5, 6, {}), (4, 12, {"mode": "speed"})],
+}
+"""The simulated games: (players, seed, options)."""
+EVERY = {"workshop": 6, "tonttu": 3}
+"""A board is drawn every this many moves (and at the end)."""
+SHARED_STATIONS = (
+    *(f"station:{m}:{k}" for m in ("wood", "metal", "fabric", "assembly") for k in range(4)),
+    *(f"station:stables:{k}" for k in range(3)),
+    *(f"station:{s}:0" for s in ("mail3", "mail2", "tree1", "tree2")),
+)
+TARGET = re.compile(r'data-target="([^"]*)"')
+
+
+def game_of(kind: str) -> Any:
+    return WORKSHOP if kind == "workshop" else TONTTU
+
+
+def moments(kind: str, n: int, seed: int, options: dict[str, str]) -> Iterator[tuple[Any, Any]]:
+    """(state, events of the move that made it) every ``EVERY[kind]`` seeded random moves
+    of one game, from the start to the end."""
+    game = game_of(kind)
+    state = game.new_game(players(n), seed, game.parse_options(options))
+    rng = Rng(seed)
+    events: Any = ()
+    moves = 0
+    yield state, events
+    while game.outcome(state) is None:
+        player, action = pick_random(game, state, rng)
+        state, events = game.apply(state, player, action)
+        moves += 1
+        if moves % EVERY[kind] == 0 or game.outcome(state) is not None:
+            yield state, events
+
+
+def drawn_targets(html: str) -> Counter[str]:
+    return Counter(TARGET.findall(html))
+
+
+def seat_board(kind: str, state: Any, player: str | None, events: Any = ()) -> str:
+    game = game_of(kind)
+    return str(
+        board_html(
+            kind,
+            game.view(state, player),
+            names(len(state.players)),
+            i18n.words("en"),
+            viewer=player,
+            events=events,
+        )
+    )
+
+
+def places_always_drawn(kind: str, view: Any) -> set[str]:
+    """The targets a board draws whether or not a choice points there now: the shared
+    board's, and the viewer's own toys, tree spaces and hand cards."""
+    if kind == "workshop":
+        donors = next(s for s in view.stations if s.station == "donation").occupants
+        places = {
+            *SHARED_STATIONS,
+            f"station:donation:{len(donors)}",
+            *(f"mail:{k}" for k in range(len(view.mail_slots))),
+            *(f"stall:{k}" for k in range(len(view.stalls))),
+            *(f"supply:{m}" for m in view.supply),
+            *(f"ornament:{c}" for c in view.ornaments_left),
+            "toy_deck",
+            "donation",
+        }
+        for player in view.players:
+            if player.player == view.viewer:
+                places |= {f"toy:{t.card}" for t in player.unfinished}
+                places |= {f"tree:{s.space}" for s in player.tree}
+        return places
+    return {
+        *(f"gift:{k}" for k in range(len(view.middle_gifts))),
+        *(f"material:{k}" for k in range(len(view.middle_materials))),
+        *(f"hand:{m}" for m in view.hand),
+    }
+
+
+@pytest.mark.parametrize("kind", ["workshop", "tonttu"])
+def test_every_choice_points_at_one_place_on_the_seats_board(kind: str) -> None:
+    """Over simulated games, every few moves: on the board of each seat to act (and of
+    one that is not), each legal choice's target is one element's ``data-target``; every
+    place is drawn, legal now or not, and once only; the spectator's board has the shared
+    board's places but no seat's own; and every kind of target the engine lists is met."""
+    game = game_of(kind)
+    met: set[str] = set()
+    boards = 0
+    for n, seed, options in PLAYED[kind]:
+        for state, events in moments(kind, n, seed, options):
+            acting = [p for p in state.players if p in game.to_act(state)]
+            idle = [p for p in state.players if p not in acting][:1]
+            for player in [*acting, *idle, None]:
+                view = game.view(state, player)
+                drawn = drawn_targets(seat_board(kind, state, player, events))
+                boards += 1
+                assert set(drawn.values()) <= {1}, [t for t, c in drawn.items() if c > 1]
+                assert places_always_drawn(kind, view) <= set(drawn)
+                if player is None:
+                    assert not [t for t in drawn if t.split(":")[0] in ("toy", "tree", "hand")]
+                    continue
+                for action in game.legal_actions(state, player):
+                    target = game.describe_choice(state, player, action).target
+                    if target not in UNDRAWN:
+                        assert drawn[target] == 1, (seed, player, target)
+                        met.add(target.split(":")[0])
+    assert met == PLACES[kind]
+    assert boards > 50
+
+
+def swap_secrets(state: Any, seats: list[int], view: Any) -> Any:
+    """``state`` with the secrets of ``seats`` changed: their hands (save those ``view``'s
+    viewer held earlier in the deal and so knows), their face-down cards and their choices
+    so far, each to cards of another type."""
+    first = {t: MATERIAL_TYPE.index(t) for t in range(5)}
+    hands, downs, choices = list(state.hands), list(state.face_down), list(state.choices)
+    gifts = [g for g in state.middle_gifts if g is not None]
+    for seat in seats:
+        hand = state.hands[seat]
+        if hand and view.seats[seat].known_hand is None:
+            other = next(t for t in range(5) if any(MATERIAL_TYPE[c] != t for c in hand))
+            hands[seat] = (first[other],) * len(hand)
+        down = state.face_down[seat]
+        if down is not None:
+            downs[seat] = first[(MATERIAL_TYPE[down] + 1) % 5]
+        choice = state.choices[seat]
+        if choice is not None and state.phase == "pick":
+            choices[seat] = hands[seat][0]
+        elif choice is not None:
+            choices[seat] = gifts[0] if choice != gifts[0] else MATERIAL_POINT_UP
+    return state.model_copy(
+        update={"hands": tuple(hands), "face_down": tuple(downs), "choices": tuple(choices)}
+    )
+
+
+def test_a_tonttu_seat_sees_its_own_secrets_and_no_other_seats() -> None:
+    """T-6: every few moves of simulated games, a seat's board is the same when every
+    other seat's unknown hand, face-down card and choice so far are swapped for other
+    cards, and differs when its own are; it shows its own hand and the hands it held
+    earlier in the deal (T-2.3)."""
+    checked = known = 0
+    for n, seed, options in PLAYED["tonttu"]:
+        for moment, (state, _) in enumerate(moments("tonttu", n, seed, options)):
+            if moment % 2 or state.phase == "over":
+                continue
+            for me, player in enumerate(state.players):
+                view = TONTTU.view(state, player)
+                html = seat_board("tonttu", state, player)
+                others = [k for k in range(n) if k != me]
+                hidden = swap_secrets(state, others, view)
+                assert seat_board("tonttu", hidden, player) == html, (seed, player)
+                mine = swap_secrets(state, [me], view)
+                if mine != state:
+                    assert seat_board("tonttu", mine, player) != html
+                    checked += 1
+                tree = read(html)
+                own = tree.find("mine")
+                assert len(own) == 1 and own[0].find("area-name")[0].text() == names(n)[player]
+                hand = Counter(view.hand)
+                shown = {
+                    e.attrs["data-target"].removeprefix("hand:"): e.find("card-count")[0].text()
+                    for e in own[0].walk()
+                    if e.attrs.get("data-target", "").startswith("hand:")
+                }
+                assert shown == {m: f"\u00d7{c}" for m, c in hand.items()}
+                if view.seats[me].face_down:
+                    said = f"1 face down [{view.seats[me].face_down}]"
+                    assert said in own[0].text()
+                for k in others:
+                    if view.seats[k].known_hand:
+                        known += 1
+                        area = tree.find("area")[k]
+                        assert "Hands you held this deal" in area.text()
+                        assert not [e for e in area.walk() if "data-target" in e.attrs]
+    assert checked > 30 and known > 5
+
+
+def test_a_workshop_seat_sees_its_own_reindeer_and_no_other_seats() -> None:
+    """W-7.2: a seat's board names its own reindeer, never another seat's (save names it
+    holds too, a reindeer having copies, and those in the stalls, which everyone sees),
+    and marks its own area."""
+    named = 0
+    for n, seed, options in PLAYED["workshop"]:
+        for moment, (state, _) in enumerate(moments("workshop", n, seed, options)):
+            if moment % 3:
+                continue  # every 18 moves is enough: reindeer come one at a time
+            stalls = {s for s in WORKSHOP.view(state, None).stalls if s}
+            owned = [
+                WORKSHOP.view(state, other).players[k].reindeer or []
+                for k, other in enumerate(state.players)
+            ]
+            for me, player in enumerate(state.players):
+                html = seat_board("workshop", state, player)
+                mine = read(html).find("mine")
+                assert len(mine) == 1
+                held = set(owned[me])
+                for k, own in enumerate(owned):
+                    for name in own:
+                        if k == me:
+                            assert name in mine[0].text()
+                            named += 1
+                        elif name not in stalls | held:
+                            assert name not in html
+    assert named > 20
+
+
+def test_a_tonttu_reveal_marks_the_cards_it_turned_up_for_everyone() -> None:
+    """The board of the version a reveal made marks, on every seat's board and the
+    spectator's, each picked card on its workbench, each gift won in its winner's list
+    and each gift laid in the middle; the same board without the move's events marks
+    nothing."""
+    picks = wins = 0
+    for n, seed, options in PLAYED["tonttu"]:
+        game = TONTTU
+        state = game.new_game(players(n), seed, game.parse_options(options))
+        rng = Rng(seed)
+        while game.outcome(state) is None:
+            player, action = pick_random(game, state, rng)
+            state, events = game.apply(state, player, action)
+            kinds = {e.kind for e in events}
+            if not kinds & {"picks_revealed", "points_revealed", "speed_point"}:
+                continue
+            assert "revealed" not in seat_board("tonttu", state, None)
+            for viewer in (None, state.players[0]):
+                tree = read(seat_board("tonttu", state, viewer, events))
+                benches = tree.find("area")
+                for event in events:
+                    if event.kind == "picks_revealed":
+                        for who, material in event.picks.items():
+                            cards = benches[state.players.index(who)].find("revealed")
+                            assert material in [c.find("card-name")[0].text() for c in cards]
+                            picks += 1
+                    results = (
+                        event.gifts
+                        if event.kind == "points_revealed"
+                        else [event.gift]
+                        if event.kind == "speed_point"
+                        else []
+                    )
+                    for result in results:
+                        if result is not None and result.result == "won":
+                            area = benches[state.players.index(result.winner)]
+                            assert result.gift in [e.text() for e in area.find("revealed")]
+                            wins += 1
+                    if event.kind == "round_ended":
+                        new = [g for g in tree.find("revealed") if "gift" in g.classes]
+                        laid = [g.find("gift-name")[0].text() for g in new]
+                        assert set(event.gifts_refilled) <= set(laid)
+    assert picks > 20 and wins > 5
+
+
+def test_a_view_is_drawn_for_its_own_seat_only(positions: dict[str, tuple[Any, Any]]) -> None:
+    for key in ("workshop-2p-mid", "tonttu-6p-pick"):
+        game, state = positions[key]
+        kind, table, words = kind_of(game), names(len(state.players)), i18n.words("en")
+        mine = game.view(state, "p1")
+        with pytest.raises(ValueError):
+            board_html(kind, mine, table, words, viewer="p2")
+        with pytest.raises(ValueError):
+            board_html(kind, game.view(state, None), table, words, viewer="p1")
+        assert "mine" in str(board_html(kind, mine, table, words, viewer="p1"))
