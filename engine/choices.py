@@ -92,7 +92,10 @@ class ChoiceFacts(Model):
     """Where the choice sits on the board (see the module's target ids)."""
     gives: dict[str, int] = Field(default_factory=dict)
     """What the player gets now: for a visit (a Mail Room, the Donation Center), the
-    most it can give; an empty supply gives less than printed (see :attr:`short`)."""
+    most it can give; an empty supply gives less than printed (see :attr:`short`).
+    Only counts above zero: a resource the choice cannot give at all is in
+    :attr:`short` alone; a choice with ``short`` but no ``gives`` gives nothing of
+    what the board promises (its label says so)."""
     short: dict[str, int] = Field(default_factory=dict)
     """What the board prints for this choice but it cannot give now (the supply ran
     out, no room for more toys, no card left): printed = ``gives`` + ``short``."""
@@ -103,6 +106,10 @@ class ChoiceFacts(Model):
     """Points scored at once, by seat, in seat order (a Workshop shop's cooperation goes
     to the seats whose Elves are there already; a donation or a completed toy to the
     player)."""
+    final: int | None = None
+    """Santa's Workshop, a reindeer: the points it adds to the player's reindeer score
+    at the end of the game (W-6.1: more for a name they do not hold yet), counted with
+    the reindeer they hold now; ``None`` where the choice scores nothing later."""
     card: int | None = None
     """The card the choice concerns, by the game's card id: a Workshop toy (taken from
     a slot, or the toy tokens go on) or reindeer, a Tonttu gift; ``None`` if none or

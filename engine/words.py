@@ -11,6 +11,7 @@ Templates use ``str.format`` fields, filled after translation.
 from __future__ import annotations
 
 import gettext
+from collections.abc import Sequence
 from typing import Protocol
 
 
@@ -35,3 +36,12 @@ class Term(str):
     the sentence, where a player's name is not. Its text is an ``N_`` template."""
 
     __slots__ = ()
+
+
+def listed(items: Sequence[str], words: Words = ENGLISH) -> str:
+    """Items in a sentence, as people write them: "A", "A and B", "A, B and C"
+    ("A, B und C"): commas between all but the last two, which the language's
+    "{a} and {b}" joins."""
+    if len(items) <= 1:
+        return items[0] if items else ""
+    return words.gettext("{a} and {b}").format(a=", ".join(items[:-1]), b=items[-1])

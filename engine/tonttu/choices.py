@@ -93,7 +93,17 @@ def describe_choice(state: TonttuState, player: PlayerId, action: Any) -> Choice
         if not _can_pay(up, down, gift):
             missing = missing_counts(up, down, gift)
             short = {MATERIAL_NAMES[t]: n for t, n in enumerate(missing) if n}
-            return ChoiceFacts(kind=kind, target=target, can_pay=False, missing=short, **known)
+            # T-3.2: a pointer who cannot pay does not contend: the point gives nothing
+            return ChoiceFacts(
+                kind=kind,
+                target=target,
+                gives={},
+                short={"gift": 1},
+                costs=costs,
+                card=gift,
+                can_pay=False,
+                missing=short,
+            )
         if state.mode == "speed":  # T-4: the first valid point wins, no offers
             return ChoiceFacts(kind=kind, target=target, can_pay=True, **known)
         offer, rivals = _offer(up, down, gift), _rivals(state, seat, gift)

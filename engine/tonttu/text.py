@@ -143,7 +143,9 @@ def _gift_hint(facts: ChoiceFacts, names: Mapping[PlayerId, str], words: Words) 
         return ""
     if not facts.can_pay:
         cards = ", ".join(_counted(name, n, words) for name, n in facts.missing.items())
-        return words.gettext("missing {cards}").format(cards=cards)
+        return words.gettext("missing {cards}: you cannot pay, it gives you nothing").format(
+            cards=cards
+        )
     if facts.offer is None:  # speed mode: no offers (T-4)
         return words.gettext("you can pay")
     mine = facts.offer
@@ -550,21 +552,27 @@ def render_text(view: TonttuView, names: Mapping[PlayerId, str], words: Words = 
     chosen_h, bench_h = words.gettext("Chosen"), words.gettext("Workbench")
     gifts_h = words.gettext("Gifts")
     hand_w, score_w, chosen_w = max(4, len(hand_h)), max(5, len(score_h)), max(6, len(chosen_h))
+    benches = [
+        workbench_text(seat.face_up, seat.has_face_down, seat.face_down, words) or "-"
+        for seat in view.seats
+    ]
+    # the widest workbench sets its column, so it never runs into the gifts
+    bench_w = max(len(bench_h), *map(len, benches))
+    seat_w = max(12, *(len(name(seat.player)) for seat in view.seats))
     header = (
-        f"  {seat_h:<12} {hand_h:>{hand_w}} {score_h:>{score_w}}  {chosen_h:<{chosen_w}}  "
-        f"{bench_h:<40} {gifts_h}"
+        f"  {seat_h:<{seat_w}} {hand_h:>{hand_w}} {score_h:>{score_w}}  "
+        f"{chosen_h:<{chosen_w}}  {bench_h:<{bench_w}}  {gifts_h}"
     )
     lines += ["", header, "  " + "-" * (len(header) + 10)]
-    for seat in view.seats:
-        bench = workbench_text(seat.face_up, seat.has_face_down, seat.face_down, words)
+    for seat, bench in zip(view.seats, benches, strict=True):
         gifts = (
             ", ".join(f"{_name(g.name, words)} ({_name(g.category, words)[0]})" for g in seat.gifts)
             or "-"
         )
         chosen = words.gettext("yes") if seat.chosen else ("..." if seat.to_act else "")
         lines.append(
-            f"  {name(seat.player):<12} {seat.hand_size:>{hand_w}} {seat.score:>{score_w}}  "
-            f"{chosen:<{chosen_w}}  {bench or '-':<40} {gifts}"
+            f"  {name(seat.player):<{seat_w}} {seat.hand_size:>{hand_w}} "
+            f"{seat.score:>{score_w}}  {chosen:<{chosen_w}}  {bench:<{bench_w}}  {gifts}"
         )
     if view.viewer is not None and view.phase != "over":
         lines.append("")

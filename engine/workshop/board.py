@@ -28,6 +28,11 @@ DECISION_TEXT = {
     "tree_space": N_("to choose a tree space"),
     "donation": N_("to take a donated token (or stop)"),
 }
+FIRST_DECISION_TEXT = {
+    "mail": N_("to take a toy card"),
+    "donation": N_("to take a donated token"),
+}
+"""The decisions whose stop is offered only after the first card or token (W-3.2, W-3.3)."""
 
 
 def _toy_line(toy: ToyView, progress: bool, words: Words = ENGLISH) -> str:
@@ -97,6 +102,8 @@ def _heading(view: WorkshopView, names: Mapping[PlayerId, str], words: Words) ->
     ]
     p = view.pending
     decision = DECISION_TEXT.get(p.decision)
+    if not p.taken and p.decision in FIRST_DECISION_TEXT:  # no stop before the first
+        decision = FIRST_DECISION_TEXT[p.decision]
     doing = words.gettext(decision) if decision else p.decision
     actor = next((pl for pl in view.players if pl.player == p.player), None)
     who = shown_name(names, p.player, words)
@@ -116,7 +123,7 @@ def _heading(view: WorkshopView, names: Mapping[PlayerId, str], words: Words) ->
         n = p.materials_to_choose
         extra.append(
             words.ngettext(
-                "{n} Materials of choice to name", "{n} Materials of choice to name", n
+                "{n} Material of choice to name", "{n} Materials of choice to name", n
             ).format(n=n)
         )
     if p.ornament:

@@ -35,6 +35,7 @@ from engine.workshop.rules import (
     TOY_POINTS,
     C,
     current_seat,
+    reindeer_points,
 )
 
 
@@ -47,7 +48,8 @@ def _left(s: WorkshopState, t: int) -> int:
 def _split(resource: str, printed: int, can: int) -> tuple[dict[str, int], dict[str, int]]:
     """(gives, short) of a printed count of which only ``can`` can be given now."""
     given = min(printed, can)
-    return {resource: given}, ({resource: printed - given} if printed > given else {})
+    gives = {resource: given} if given > 0 else {}
+    return gives, ({resource: printed - given} if printed > given else {})
 
 
 def _completes(toy: tuple[int, ...], t: int, count: int) -> bool:
@@ -77,11 +79,15 @@ def describe_choice(s: WorkshopState, player: PlayerId, action: Any) -> ChoiceFa
         return ChoiceFacts(kind=action.kind, target="stop")
     if isinstance(action, TakeReindeer):
         card = s.stalls[action.stall]
+        if card < 0:
+            return ChoiceFacts(kind=action.kind, target=f"stall:{action.stall}")
+        held = s.seats[current_seat(s)].reindeer
         return ChoiceFacts(
             kind=action.kind,
             target=f"stall:{action.stall}",
             gives={"reindeer": 1},
-            card=card if card >= 0 else None,
+            card=card,
+            final=reindeer_points((*held, card)) - reindeer_points(held),
         )
     if isinstance(action, ChooseMaterial):
         gives, short = _split(action.material, 1, _left(s, MATERIALS.index(action.material)))

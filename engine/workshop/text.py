@@ -18,9 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.choices import ChoiceFacts
 from engine.core import PlayerId
-from engine.words import ENGLISH, N_, Words
+from engine.words import ENGLISH, N_, Words, listed
 from engine.workshop.choices import describe_choice
 from engine.workshop.data import COMPONENTS as C
 from engine.workshop.data import MATERIALS
@@ -65,6 +64,7 @@ from engine.workshop.names import (
 from engine.workshop.rules import (
     CAPACITY,
     MAIL_TAKE,
+    MAX_UNFINISHED,
     STABLES,
     STATION_INDEX,
     STATION_NAMES,
@@ -123,11 +123,8 @@ def elves(n: int, words: Words = ENGLISH) -> str:
 
 
 def joined(items: list[str], words: Words) -> str:
-    """``A and B and C``."""
-    text = items[0] if items else ""
-    for item in items[1:]:
-        text = words.gettext("{a} and {b}").format(a=text, b=item)
-    return text
+    """``A, B and C`` (:func:`engine.words.listed`)."""
+    return listed(items, words)
 
 
 def requirement_text(
@@ -160,39 +157,7 @@ def describe_action(
 ) -> str:
     names = names or {}
     if isinstance(action, PlaceElf):
-        i = STATION_INDEX[action.station]
-        name = words.gettext(STATION_NAMES[action.station])
-        space = len(s.spaces[i])
-        facts = describe_choice(s, player, action)
-        if i < 4:
-            label = words.gettext("{station}, {space}: {count} {material}").format(
-                station=name,
-                space=words.gettext(SPACES[space]),
-                count=_printed(facts, MATERIALS[i]),
-                material=material(action.station, words),
-            )
-            if facts.scores:
-                bonus = ", ".join(
-                    _cooperation(names.get(p, p), n, words) for p, n in facts.scores.items()
-                )
-                label += f" ({bonus})"
-            return label
-        if i in MAIL_TAKE:
-            return words.gettext("{station}: take 1 to {n} toy cards").format(
-                station=name, n=_printed(facts, "toy")
-            )
-        if i == STABLES:
-            n = _printed(facts, "choice")
-            return words.ngettext(
-                "{station}, {space}: 1 reindeer + {n} Material of choice",
-                "{station}, {space}: 1 reindeer + {n} Materials of choice",
-                n,
-            ).format(station=name, space=words.gettext(SPACES[space]), n=n)
-        if CAPACITY[i] == 0:
-            return words.gettext("{station}: take donated tokens your toys need").format(
-                station=name
-            )
-        return words.gettext("{station}: 1 ornament + a tree space").format(station=name)
+        return _place_elf_label(s, player, action, names, words)
     if isinstance(action, TakeToy):
         if action.slot is None:
             return words.gettext("Take the top card of the toy deck (unseen)")
@@ -203,9 +168,19 @@ def describe_action(
         return words.gettext("Stop taking")
     if isinstance(action, TakeReindeer):
         card = s.stalls[action.stall]
-        return words.gettext("Take {reindeer} (stall {stall})").format(
+        label = words.gettext("Take {reindeer} (stall {stall})").format(
             reindeer=C.reindeer_names[C.reindeer_card_name[card]], stall=action.stall + 1
         )
+        final = describe_choice(s, player, action).final
+        if final is None:
+            return label
+        # W-6.1: a name the player does not hold yet scores more than a second copy
+        held = {C.reindeer_card_name[c] for c in s.seats[current_seat(s)].reindeer}
+        if C.reindeer_card_name[card] in held:
+            note = N_("{label}: a name you have, +{points} at the end")
+        else:
+            note = N_("{label}: a new name, +{points} at the end")
+        return words.gettext(note).format(label=label, points=final)
     if isinstance(action, ChooseMaterial):
         return words.gettext("Take 1 {material}").format(material=material(action.material, words))
     if isinstance(action, PlaceTokens):
@@ -235,7 +210,14 @@ def describe_action(
         )
     if isinstance(action, CoverSpace):
         label = C.tree_spaces[C.tree_space_ids.index(action.space)].label
-        return words.gettext("Cover the tree space '{space}'").format(space=words.gettext(label))
+        text = words.gettext("Cover the tree space '{space}'").format(space=words.gettext(label))
+        facts = describe_choice(s, player, action)
+        if facts.short and not facts.gives:  # W-1.4: a token the supply no longer has
+            (lacking,) = facts.short
+            return words.gettext("{label}: nothing, the supply has no {material}").format(
+                label=text, material=material(lacking, words)
+            )
+        return text
     if isinstance(action, TakeDonated):
         return words.gettext("Take 1 donated {material} for {toy}").format(
             material=material(action.material, words), toy=words.gettext(TOY_NAMES[action.toy])
@@ -243,15 +225,91 @@ def describe_action(
     return str(action)
 
 
+def _place_elf_label(
+    s: WorkshopState,
+    player: PlayerId,
+    action: PlaceElf,
+    names: Mapping[PlayerId, str],
+    words: Words,
+) -> str:
+    """An Elf's station (W-3) with what it gives now (its facts): less than the board
+    prints when the supply has run out or the player's room or the toy cards are short,
+    and "nothing" when it gives none of it."""
+    i = STATION_INDEX[action.station]
+    name = words.gettext(STATION_NAMES[action.station])
+    space = words.gettext(SPACES[len(s.spaces[i])])
+    facts = describe_choice(s, player, action)
+    if i < 4:
+        m = MATERIALS[i]
+        given, short = facts.gives.get(m, 0), facts.short.get(m, 0)
+        fields = {"station": name, "space": space, "material": material(m, words)}
+        if not given:
+            label = words.gettext("{station}, {space}: nothing, the supply has no {material}")
+        elif short:
+            label = words.gettext(
+                "{station}, {space}: {count} {material} ({short} fewer: the supply is short)"
+            )
+        else:
+            label = words.gettext("{station}, {space}: {count} {material}")
+        label = label.format(count=given, short=short, **fields)
+        if facts.scores:
+            bonus = ", ".join(
+                _cooperation(names.get(p, p), n, words) for p, n in facts.scores.items()
+            )
+            label += f" ({bonus})"
+        return label
+    if i in MAIL_TAKE:
+        n = facts.gives.get("toy", 0)
+        if not facts.short:
+            return words.gettext("{station}: take 1 to {n} toy cards").format(station=name, n=n)
+        room = MAX_UNFINISHED - len(s.seats[current_seat(s)].toys)
+        if room == n:  # W-4.2: at most 5 unfinished toys
+            return words.ngettext(
+                "{station}: take 1 toy card (room for 1 more unfinished toy)",
+                "{station}: take 1 to {n} toy cards (room for {n} more unfinished toys)",
+                n,
+            ).format(station=name, n=n)
+        return words.ngettext(  # W-3.6: the deck, the sleigh and the slots hold no more
+            "{station}: take 1 toy card (only 1 is left)",
+            "{station}: take 1 to {n} toy cards (only {n} are left)",
+            n,
+        ).format(station=name, n=n)
+    if i == STABLES:
+        n, short = facts.gives.get("choice", 0), facts.short.get("choice", 0)
+        if short and not n:
+            return words.gettext(
+                "{station}, {space}: 1 reindeer, no Materials (Wood, Metal and Fabric are gone)"
+            ).format(station=name, space=space)
+        if short:
+            return words.ngettext(
+                "{station}, {space}: 1 reindeer + {n} Material of choice "
+                "({short} fewer: the supply is short)",
+                "{station}, {space}: 1 reindeer + {n} Materials of choice "
+                "({short} fewer: the supply is short)",
+                n,
+            ).format(station=name, space=space, n=n, short=short)
+        return words.ngettext(
+            "{station}, {space}: 1 reindeer + {n} Material of choice",
+            "{station}, {space}: 1 reindeer + {n} Materials of choice",
+            n,
+        ).format(station=name, space=space, n=n)
+    if CAPACITY[i] == 0:
+        return words.gettext(
+            "{station}: take donated tokens your toys need (up to {tokens})"
+        ).format(station=name, tokens=_counts(facts.gives, words))
+    return words.gettext("{station}: 1 ornament + a tree space").format(station=name)
+
+
+def _counts(tokens: Mapping[str, int], words: Words) -> str:
+    """Tokens by their letters, in the board's order: "W2 F1"."""
+    short = letters(words)
+    return " ".join(f"{short[m]}{tokens[m]}" for m in MATERIALS if tokens.get(m))
+
+
 def _cooperation(name: str, n: int, words: Words) -> str:
     if name == YOU:
         return words.gettext("+{n} cooperation to You").format(n=n)
     return words.gettext("+{n} cooperation to {name}").format(n=n, name=name)
-
-
-def _printed(facts: ChoiceFacts, resource: str) -> int:
-    """What the board prints for a choice: what it gives now and what it cannot."""
-    return facts.gives.get(resource, 0) + facts.short.get(resource, 0)
 
 
 _INSPECTION_DETAIL = re.compile(r"Inspection (\d+), Cheer (\d+)")

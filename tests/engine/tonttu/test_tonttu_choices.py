@@ -43,10 +43,12 @@ def test_a_gift_the_player_cannot_pay_says_what_it_lacks() -> None:
     told = GAME.describe_choice(state, "bob", point_gift("Rocking Horse"))
     assert told.target == "gift:0" and told.card == gift("Rocking Horse")
     assert (told.can_pay, told.missing) == (False, {"Wood": 2, "Paint": 1})
-    assert told.costs == {"Wood": 2, "Paint": 1} and told.gives == {"gift": 1}
+    # T-3.2: a pointer who cannot pay does not contend: the point gives nothing now
+    assert told.costs == {"Wood": 2, "Paint": 1}
+    assert (told.gives, told.short) == ({}, {"gift": 1})
     assert describe_parts(point_gift("Rocking Horse"), state, "bob", NAMES) == (
         "Point at Rocking Horse (needs Wood, Wood, Paint)",
-        "missing Wood ×2, Paint",
+        "missing Wood ×2, Paint: you cannot pay, it gives you nothing",
     )
 
 
@@ -167,8 +169,8 @@ def test_a_choice_for_a_closed_phase_is_refused_with_a_rule_error() -> None:
     with pytest.raises(PhaseClosed) as closed:
         still_open(state.round - 1, "point")(state)
     assert closed.value.text(i18n.words("de")) == (
-        f"Das Zeigen von Runde {state.round - 1} ist schon aufgedeckt; diese Wahl wurde "
-        "nicht gezählt."
+        f"Das Zeigen der Runde {state.round - 1} ist schon aufgedeckt; diese Wahl zählt "
+        "nicht mehr."
     )
     over = state.model_copy(update={"phase": "over", "end_reason": "gift_stack_empty"})
     with pytest.raises(GameOver):

@@ -40,8 +40,8 @@ def test_a_gift_entry_says_what_is_missing() -> None:
     state = build(
         face_up=[["Wood"], [], []], middle_gifts=["Rocking Horse", "Bell", "Clogs", "Yo-Yo"]
     )
-    assert hint(state, "ann", "Rocking Horse") == "missing Wood, Paint"
-    assert hint(state, "bob", "Rocking Horse") == "missing Wood ×2, Paint"
+    assert hint(state, "ann", "Rocking Horse") == "missing Wood, Paint: you cannot pay, it gives you nothing"
+    assert hint(state, "bob", "Rocking Horse") == "missing Wood ×2, Paint: you cannot pay, it gives you nothing"
 
 
 def test_a_gift_entry_counts_the_own_face_down_card_and_says_nobody_else_can_pay() -> None:
@@ -85,7 +85,7 @@ def test_in_speed_mode_an_entry_says_only_whether_you_can_pay() -> None:
     state = speed(face_up=[["Metal", "Metal"], ["Metal", "Metal"], []])
     state = state.model_copy(update={"middle_gifts": (gift("Bell"), gift("Clogs"), 1, 2)})
     assert hint(state, "ann", "Bell") == "you can pay"  # T-4: no offers, first valid point wins
-    assert hint(state, "cid", "Bell") == "missing Metal ×2"
+    assert hint(state, "cid", "Bell") == "missing Metal ×2: you cannot pay, it gives you nothing"
     after, _ = GAME.apply(state, "ann", point_gift("Bell"))
     # ann has pointed: her label (a confirmation) no longer describes the position
     assert GAME.describe_action(after, "ann", PointMaterial(slot=0)) == (

@@ -49,6 +49,7 @@ def test_both_games_describe_their_choices() -> None:
         "short": {},
         "costs": {"elf": 1},
         "scores": {},
+        "final": None,
         "card": None,
         "note": None,
         "can_pay": None,
@@ -73,8 +74,8 @@ def test_a_shop_gives_by_space_and_its_cooperation_goes_to_the_seats_already_the
 
 
 def test_a_shop_whose_supply_ran_out_gives_less_than_printed() -> None:
-    """W-1.4: a short supply gives what is left; the label still says what the board
-    prints, the facts say what the player gets."""
+    """W-1.4: a short supply gives what is left; the label says what the player gets
+    now and how many fewer than the board prints, as the facts do."""
     state = start(players=2, first=0)
     state = state.model_copy(
         update={"spaces": ((1,), *state.spaces[1:]), "supply": (1, 24, 24, 24)}
@@ -82,7 +83,7 @@ def test_a_shop_whose_supply_ran_out_gives_less_than_printed() -> None:
     wood = facts(state, PlaceElf(station="wood"))
     assert (wood.gives, wood.short) == ({"wood": 1}, {"wood": 2})
     assert GAME.describe_action(state, "ann", PlaceElf(station="wood"), {"bob": "Bob"}) == (
-        "Wood Shop, 2nd space: 3 Wood (+1 cooperation to Bob)"
+        "Wood Shop, 2nd space: 1 Wood (2 fewer: the supply is short) (+1 cooperation to Bob)"
     )
     _, events = GAME.apply(state, "ann", PlaceElf(station="wood"))
     received = next(e for e in events if isinstance(e, TokensReceived))
@@ -92,8 +93,11 @@ def test_a_shop_whose_supply_ran_out_gives_less_than_printed() -> None:
         facts(empty, PlaceElf(station="wood")).gives,
         facts(empty, PlaceElf(station="wood")).short,
     ) == (
-        {"wood": 0},
+        {},
         {"wood": 3},
+    )
+    assert GAME.describe_action(empty, "ann", PlaceElf(station="wood"), {"bob": "Bob"}) == (
+        "Wood Shop, 2nd space: nothing, the supply has no Wood (+1 cooperation to Bob)"
     )
 
 
@@ -131,7 +135,7 @@ def test_the_stables_mail_rooms_donation_center_and_tree_stations() -> None:
     assert facts(full, PlaceElf(station="mail3")).gives == {"toy": 1}
     assert facts(full, PlaceElf(station="mail3")).short == {"toy": 2}
     assert GAME.describe_action(full, "ann", PlaceElf(station="mail3")).endswith(
-        "take 1 to 3 toy cards"
+        "take 1 toy card (room for 1 more unfinished toy)"
     )
 
 
@@ -201,8 +205,11 @@ def test_ornaments_and_tree_spaces() -> None:
         facts(empty, CoverSpace(space="wood")).gives,
         facts(empty, CoverSpace(space="wood")).short,
     ) == (
-        {"wood": 0},
+        {},
         {"wood": 1},
+    )
+    assert GAME.describe_action(empty, "ann", CoverSpace(space="wood")) == (
+        "Cover the tree space '1 Wood': nothing, the supply has no Wood"
     )
 
 
