@@ -19,7 +19,7 @@ from storage import GameInfo, LoadedGame, NewTimer, Storage
 from tables.computers import while_thinking
 from tables.pictures import Pictures
 from tables.publishing import Publisher, Round
-from tables.service import MAX_AI_STEPS, Tables
+from tables.service import MAX_AI_STEPS, Played, Tables
 from tables.surfaces import turn_passed
 from tables.timers import TimerRunner
 
@@ -51,6 +51,17 @@ class Core:
         """Games whose computer seats are being played (this process)."""
         self._computers_again: set[int] = set()
         """Games whose computer seats must be looked at again when that run ends."""
+
+    # ------------------------------------------------------------ after a move
+
+    async def publish_move(self, played: Played) -> None:
+        """Show a move a player made (``played``: as the choice left it) on every
+        surface, then let the computer seats whose turn it is move: what follows every
+        choice, whichever front end took it (a Discord button, the Activity). Raises what
+        the front end's publisher raised (the move stays stored and is shown later)."""
+        await self.publisher.sync(played.game.id, known=played.game)
+        if any(seat.is_ai for seat in played.game.seats):
+            await self.run_computers(played.game.id)
 
     # ------------------------------------------------------------ computer seats
 

@@ -7,6 +7,7 @@
 | ``/g/<token>/replay?step=N`` | the replay at move N; ``/g/<token>/replay/<N>.json`` one step |
 | ``/g/<token>/chart.png`` | a finished game's score chart |
 | ``/static/<file>`` | the pages' stylesheets and script |
+| ``/activity/…`` | the Discord Activity: its page and API (``web/activity.py``) |
 | ``/healthz``, ``/readyz``, ``/metrics`` | health, readiness, metrics (``web/health.py``) |
 
 Server-Sent Events rather than a WebSocket: the page only listens (a move is made in
@@ -16,7 +17,8 @@ reverse proxy passes.
 
 Every response carries a strict Content-Security-Policy (nothing but this server's own
 stylesheets, script and pictures; no inline script or style) and the other security
-headers. Each client address has an allowance of requests (``RATE``/``BURST``) and of
+headers; no page may be framed, but the Activity's, by Discord's own origins only
+(:func:`headers_for`). Each client address has an allowance of requests (``RATE``/``BURST``) and of
 open streams (``STREAMS_PER_ADDRESS``): beyond it the answer is a cheap 429, so a flood
 from one address is slowed and the tables are not. Behind a reverse proxy on this
 machine (a loopback peer), the address is the last one the proxy added to
@@ -31,6 +33,7 @@ import asyncio
 import contextlib
 import hashlib
 import ipaddress
+import json
 import logging
 import re
 import resource
@@ -46,6 +49,8 @@ import i18n
 from storage import GameInfo, GameNotFound, LoadedGame, LoggedAction, Storage, Watched
 from tables import drawing
 from tables.pictures import Pictures
+from web.activity import FRAME_ANCESTORS, Activity, ActivityOptions
+from web.activity import PREFIX as ACTIVITY
 from web.health import PATHS, Health, local
 from web.live import Frame, Live
 from web.page import LOG_MOVES, Replays, live_html, title
@@ -80,6 +85,21 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
 }
+ACTIVITY_HEADERS = {
+    **{k: v for k, v in SECURITY_HEADERS.items() if k != "X-Frame-Options"},
+    "Content-Security-Policy": SECURITY_HEADERS["Content-Security-Policy"].replace(
+        "frame-ancestors 'none'", f"frame-ancestors {FRAME_ANCESTORS}"
+    ),
+}
+"""The Activity's: framed by Discord (``X-Frame-Options`` cannot name an origin, and
+``frame-ancestors`` overrides it where both are known), by nobody else."""
+
+
+def headers_for(path: str) -> dict[str, str]:
+    """The security headers of a response to ``path``."""
+    if path == ACTIVITY or path.startswith(f"{ACTIVITY}/"):
+        return ACTIVITY_HEADERS
+    return SECURITY_HEADERS
 
 
 def asset_version(files: dict[str, bytes]) -> str:
@@ -145,7 +165,7 @@ async def answer(
         except Exception:
             log.exception("web: %s %s failed", request.method, request.path)
             response = web.Response(status=500, text="Something went wrong; try again.")
-    for name, value in SECURITY_HEADERS.items():
+    for name, value in headers_for(request.path).items():
         response.headers.setdefault(name, value)
     response.headers.setdefault("Cache-Control", "no-store")
     return response
@@ -206,6 +226,7 @@ class WebServer:
         port: int = 0,
         language_of: Callable[[int], Awaitable[str | None]] | None = None,
         health: Health | None = None,
+        activity: ActivityOptions | None = None,
     ) -> None:
         self.store = store
         self.pictures = pictures
@@ -227,6 +248,8 @@ class WebServer:
         """By game (least recently drawn first): its last log entries."""
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.activity = Activity(self, activity)
+        """The Discord Activity (off without ``activity``: its page says so)."""
         self.app = web.Application(middlewares=[self._guard])
         self.app.add_routes(
             [
@@ -236,6 +259,7 @@ class WebServer:
                 web.get(r"/g/{token}/replay/{step:\d{1,7}}.json", self.replay_step),
                 web.get("/g/{token}/chart.png", self.chart),
                 web.get("/static/{name}", self.static),
+                *self.activity.routes(),
                 *(health.routes() if health is not None else ()),
             ]
         )
@@ -267,6 +291,7 @@ class WebServer:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.activity.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -385,6 +410,20 @@ class WebServer:
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         info, lang = await self.game_in_language(request)
+
+        async def stream(response: web.StreamResponse, shown: str | None) -> None:
+            await self._stream(response, info.id, lang, shown)
+
+        return await self._event_stream(request, stream)
+
+    async def _event_stream(
+        self,
+        request: web.Request,
+        stream: Callable[[web.StreamResponse, str | None], Awaitable[None]],
+    ) -> web.StreamResponse:
+        """A Server-Sent Events response written by ``stream`` (given what the page
+        shows: the last event it had, else what it was loaded with), within the
+        address's allowance of open streams."""
         address = client_address(request)
         streams = self.allowance.streams
         if streams.get(address, 0) >= STREAMS_PER_ADDRESS:
@@ -392,16 +431,15 @@ class WebServer:
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
         )
-        for name, value in SECURITY_HEADERS.items():
+        for name, value in headers_for(request.path).items():
             response.headers[name] = value
         response.headers["Cache-Control"] = "no-store"
         streams[address] = streams.get(address, 0) + 1
         try:
             await response.prepare(request)
             await response.write(f"retry: {RETRY_MS}\n\n".encode())
-            # what the page shows: the last event it had, else the table it was loaded with
             shown = request.headers.get("Last-Event-ID") or request.query.get("shown")
-            await self._stream(response, info.id, lang, shown)
+            await stream(response, shown)
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -409,6 +447,38 @@ class WebServer:
             if not streams[address]:
                 del streams[address]
         return response
+
+    async def stream_changes(self, request: web.Request, info: GameInfo) -> web.StreamResponse:
+        """The Activity's stream of a game: ``event: table`` with its version and status
+        at each change (no HTML: each page asks for its own view), ``event: gone``."""
+
+        async def stream(response: web.StreamResponse, shown: str | None) -> None:
+            live = self.live
+            with live.watch(info.id) as watch:
+                while not live.closing.is_set():
+                    watch.woken.clear()
+                    now = (await self.store.versions([info.id])).get(info.id)
+                    if now is None:
+                        await response.write(b"event: gone\ndata: {}\n\n")
+                        return
+                    over = now.status in ("finished", "abandoned")
+                    stamp = f"{now.version}-{now.status}"
+                    if stamp != shown:
+                        data = json.dumps(
+                            {"version": now.version, "status": now.status, "over": over}
+                        )
+                        await response.write(
+                            f"id: {stamp}\nevent: table\ndata: {data}\n\n".encode()
+                        )
+                        shown = stamp
+                    elif watch.keepalive:
+                        await response.write(b": keepalive\n\n")
+                    watch.keepalive = False
+                    if over:
+                        return
+                    await watch.woken.wait()
+
+        return await self._event_stream(request, stream)
 
     async def _stream(
         self, response: web.StreamResponse, game_id: int, lang: str, shown: str | None

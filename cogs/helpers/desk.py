@@ -146,9 +146,7 @@ class Desk:
         given back (the board message is re-posted when it cannot be edited)."""
         self.publisher.answered(played.game.id, interaction)
         try:
-            await self.publish(played)
-            if any(seat.is_ai for seat in played.game.seats):
-                await self.core.run_computers(played.game.id)
+            await self.core.publish_move(played)
         except discord.Forbidden:
             where = f"<#{played.game.thread_id or played.game.channel_id}>"
             log.warning("game %s: cannot post in %s", played.game.id, where)

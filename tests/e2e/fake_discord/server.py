@@ -27,7 +27,9 @@ mixin per area, each module building on the ones before it:
 * ``threads.py``: channels and threads as the bot changes them;
 * ``commands.py``: synced application commands, and a slash command's data;
 * ``interactions.py``: users acting (slash, click, select, modal), the bot's callbacks and
-  followups, the 3 s deadline.
+  followups, the 3 s deadline;
+* ``oauth.py``: OAuth2 for an Activity's server (``fake.oauth``: a code for a user, the
+  token exchange, ``GET /users/@me`` with a bearer token).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from .gateway import GATEWAY_PATH
 from .guilds import GuildsMixin
 from .interactions import InteractionsMixin
 from .model import HarnessError
+from .oauth import FakeOAuth
 from .rest import API_PREFIX, JSON, SPEC_EXCEPTIONS, ApiError, json_response
 from .spec import PROJECT_ROOT
 from .state import (
@@ -127,6 +130,8 @@ class FakeDiscord(InteractionsMixin, ThreadsMixin, GuildsMixin, FaultsMixin):
         )
         self.guild = self.add_guild("Test Server", owner=self.owner)
         self.channel = self.add_channel("general")
+        self.oauth = FakeOAuth(self)
+        """The application's OAuth2 (the Activity's sign-in)."""
         self._register_routes()
 
     def _register_routes(self) -> None:
@@ -145,6 +150,7 @@ class FakeDiscord(InteractionsMixin, ThreadsMixin, GuildsMixin, FaultsMixin):
         app.router.add_route("GET", GATEWAY_PATH, self._gateway_handler)
         # GET /gateway/bot gives the URL without the slash (AutoShardedClient connects there)
         app.router.add_route("GET", GATEWAY_PATH.rstrip("/"), self._gateway_handler)
+        self.oauth.routes(app, self._rest_handler)  # ahead of the REST catch-all
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest_handler)
         app.router.add_route("GET", "/attachments/{id}/{filename}", self._attachment_handler)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)

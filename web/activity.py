@@ -1,0 +1,674 @@
+"""The Discord Activity's server side: the third front end over the table core.
+
+Discord opens the Activity (``/activity/``, the page and its script: ``web/activity/``)
+in an iframe and proxies its requests here: its URL mapping sends the Activity's root
+to ``<WEB_BASE_URL>/activity``, so every address the page uses is relative.
+
+| under ``/activity`` | what |
+|---|---|
+| ``GET /`` | the page (or a page saying the Activity is off) |
+| ``GET /static/<file>`` | the pages' files, as ``/static/<file>`` |
+| ``POST /api/token`` | ``{"code"}``: Discord's OAuth2 code → the user and a session |
+| ``GET /api/table?channel=<id>`` | the table as this user sees it (or ``?game=<token>``) |
+| ``POST /api/move`` | ``{"game", "version", "index"}`` (Tonttu: ``round``, ``phase``, ``action``) |
+| ``POST /api/undo`` | ``{"game", "version"}`` |
+| ``GET /api/events?game=<token>`` | Server-Sent Events: the game changed (``event: table``) |
+
+Sign-in, as Discord documents it: the page's SDK asks Discord to ``authorize`` (scope
+``identify``) and posts the code here; the server exchanges it at Discord's
+``POST /oauth2/token`` with the client secret and reads ``GET /users/@me`` with the
+access token it got. It answers the access token (the SDK's ``authenticate`` needs it:
+the only place it goes, and it is never logged) and a **session** of the bot's own
+(:class:`Sessions`): the user's id, name and language and an expiry, signed with a key
+derived from ``DISCORD_CLIENT_SECRET``, so every process of the bot accepts it, across
+restarts, without storing it. Every API call but the exchange carries it
+(``Authorization: Bearer <session>``).
+
+A move is the very call a button makes, with the same checks and sentences: Santa's
+Workshop's ``Tables.choose`` at the version the page showed (a stale one is refused
+with the button's sentence and the fresh table), Workshop Tonttu's
+``Tables.submit_checked`` judged by the round and phase the page showed (``still_open``),
+the bot's flood guard for the user (shared with their clicks in Discord); then the
+thread shows it as after a button and the computer seats move (``Core.publish_move``,
+in the background: the page is answered first).
+
+A seated player sees their own view (their hand, their workbench, never another's) and
+their choices, each with the board target it sits on (``engine/choices.py``); a
+spectator sees the public board and no choice. The Activity does not follow a server's
+``/settings pages`` switch: it shows a table only to a Discord user signed in through
+the bot's application, in the channel where the game is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeGuard
+
+import aiohttp
+import jinja2
+from aiohttp import web
+from pydantic import ValidationError
+
+import i18n
+from engine import undo as undo_events
+from engine.errors import NotInGame, RuleError
+from engine.tonttu.rules import is_race, still_open
+from engine.words import N_, Words
+from storage import GameInfo, GameNotFound, LoadedGame, Storage, human_player
+from tables import drawing
+from tables.service import (
+    BadChoice,
+    Played,
+    StaleBoard,
+    Tables,
+    choices_for,
+    engine_of,
+    suggested_index,
+)
+from web.boards import board_html, status_html
+from web.live import Live
+from web.templating import render
+
+log = logging.getLogger(__name__)
+
+PREFIX = "/activity"
+DISCORD_API = "https://discord.com/api/v10"
+SESSION_SECONDS = 3600
+"""How long a session lasts; the page signs in again (a new code) when it ends."""
+DISCORD_SECONDS = 10.0
+"""How long Discord's OAuth2 answers are waited for."""
+FRAME_ANCESTORS = (
+    "https://discord.com https://*.discord.com https://discordapp.com "
+    "https://*.discordapp.com https://*.discordsays.com"
+)
+"""Who may frame the Activity: Discord's own clients (the web app, ptb and canary, the
+desktop app) and its Activity proxy; nobody else (every other page: ``'none'``)."""
+TONTTU_PHASES = ("pick", "point")
+PHASE_CHANGES = frozenset(
+    {"picks_revealed", "points_revealed", "point_phase_closed", "round_ended", "game_ended"}
+)
+"""Tonttu events after which the next phase (or the end) is shown (as the buttons')."""
+
+NO_SESSION = N_("Your sign-in to the Activity has ended; close the Activity and open it again.")
+NO_GAME = N_("There is no game in this channel. Start one with /newgame, then open the Activity.")
+OFF = N_("The Activity is not set up on this bot.")
+REFUSED = N_("Discord did not accept the sign-in; close the Activity and open it again.")
+AWAY = N_("Discord cannot be reached just now; try again in a moment.")
+MALFORMED = N_("That request is not one the Activity sends; reload it.")
+NOT_STARTED = N_("The game has not started yet.")
+"""The API's sentences (in the user's language, English before the sign-in)."""
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+@dataclass(frozen=True)
+class Session:
+    """Who is signed in: a Discord user, their name and language, until ``expires``."""
+
+    user_id: int
+    name: str
+    lang: str
+    expires: int
+    """Unix time."""
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Sessions:
+    """The bot's own sessions: ``<payload>.<signature>``, both base64url; the payload is
+    JSON (``u`` user id, ``n`` name, ``l`` language, ``e`` expiry), the signature its
+    HMAC-SHA256 under a key derived from the client secret (never the secret itself),
+    so nothing is stored and every process with the same secret accepts it. A changed
+    secret ends every session."""
+
+    def __init__(
+        self,
+        secret: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        lifetime: int = SESSION_SECONDS,
+    ) -> None:
+        self._key = hmac.new(
+            secret.encode(), b"workshop-bot activity session v1", "sha256"
+        ).digest()
+        self.clock = clock
+        self.lifetime = lifetime
+
+    def _sign(self, payload: str) -> str:
+        return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
+
+    def issue(self, user_id: int, name: str, lang: str) -> str:
+        body = {"u": str(user_id), "n": name, "l": lang, "e": int(self.clock()) + self.lifetime}
+        payload = _b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+        return f"{payload}.{self._sign(payload)}"
+
+    def read(self, token: str) -> Session | None:
+        """The session of ``token``; ``None`` if it is malformed, forged, altered or over."""
+        payload, dot, signature = token.partition(".")
+        if not dot or len(token) > 2000:
+            return None
+        if not hmac.compare_digest(self._sign(payload), signature):
+            return None
+        try:
+            body = json.loads(_unb64(payload))
+            session = Session(int(body["u"]), str(body["n"]), str(body["l"]), int(body["e"]))
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            return None
+        if session.expires <= self.clock() or session.lang not in i18n.LANGUAGES:
+            return None
+        return session
+
+
+# --------------------------------------------------------------------------- settings
+
+
+Spawn = Callable[[Coroutine[Any, Any, None], str], object]
+
+
+@dataclass(frozen=True)
+class ActivityOptions:
+    """What the Activity needs: the application's OAuth2 client (``DISCORD_CLIENT_ID``,
+    ``DISCORD_CLIENT_SECRET``), the game service, and from the bot what follows a move
+    (``publish``: ``Core.publish_move``; ``spawn``: a task a graceful stop waits for)
+    and the flood guard (``flood(user id)``: ``None`` to let the move in, else the
+    sentence to refuse it with)."""
+
+    client_id: int
+    client_secret: str = field(repr=False)
+    tables: Tables | None = None
+    publish: Callable[[Played], Awaitable[None]] | None = None
+    spawn: Spawn | None = None
+    flood: Callable[[int], str | None] | None = None
+    api: str = DISCORD_API
+    """Discord's API (a test's fake)."""
+    clock: Callable[[], float] = time.time
+    session_seconds: int = SESSION_SECONDS
+
+
+class Refused(Exception):
+    """An API call answered with a sentence (in the user's language) and a status."""
+
+    def __init__(self, status: int, template: str, table: dict[str, Any] | None = None) -> None:
+        super().__init__(template)
+        self.status = status
+        self.template = template
+        self.table = table
+
+
+# --------------------------------------------------------------------------- the board
+
+
+def viewer_html(game: LoadedGame, viewer: str | None, lang: str, events_json: str) -> str:
+    """The board as ``viewer`` (a seat, or ``None``: a spectator) sees it, in ``lang``,
+    the cards a reveal just turned up marked (``events_json``: the log's events of the
+    move that made this version); pure CPU, run in the drawing process like the live
+    pages'."""
+    words = i18n.words(lang)
+    rules = engine_of(game)
+    events = undo_events.parse_events_json(rules, events_json) if events_json else []
+    view = rules.view(game.state, viewer)
+    return str(board_html(game.kind, view, game.names, words, viewer=viewer, events=events))
+
+
+# --------------------------------------------------------------------------- the Activity
+
+
+class Server(Protocol):
+    """What the Activity uses of the web server (``web/server.py``'s ``WebServer``)."""
+
+    store: Storage
+    files: dict[str, bytes]
+    version: str
+    live: Live
+
+    def language(self, request: web.Request, default: str | None) -> str: ...
+
+    async def static(self, request: web.Request) -> web.Response: ...
+
+    async def stream_changes(self, request: web.Request, info: GameInfo) -> web.StreamResponse: ...
+
+
+class Activity:
+    """The Activity's routes on the web server (``server``: its storage, files, live
+    streams and allowance)."""
+
+    def __init__(self, server: Server, options: ActivityOptions | None) -> None:
+        self.server = server
+        self.options = options
+        self.sessions = (
+            Sessions(options.client_secret, clock=options.clock, lifetime=options.session_seconds)
+            if options is not None
+            else None
+        )
+        self._http: aiohttp.ClientSession | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        """What follows a move, without a bot to spawn it (tests)."""
+
+    @property
+    def on(self) -> bool:
+        return self.options is not None
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get(f"{PREFIX}", self.redirect),
+            web.get(f"{PREFIX}/", self.page),
+            web.get(f"{PREFIX}/static/{{name}}", self.server.static),
+            web.post(f"{PREFIX}/api/token", self.token),
+            web.get(f"{PREFIX}/api/table", self.table),
+            web.post(f"{PREFIX}/api/move", self.move),
+            web.post(f"{PREFIX}/api/undo", self.undo),
+            web.get(f"{PREFIX}/api/events", self.events),
+        ]
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+            self._http = None
+
+    # ------------------------------------------------------------ the page
+
+    async def redirect(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound(f"{PREFIX}/")
+
+    async def page(self, request: web.Request) -> web.Response:
+        lang = self.server.language(request, None)
+        words = i18n.words(lang)
+        context: dict[str, Any] = {"lang": lang, "root": "", "assets": self.server.version}
+        if self.options is not None and "activity.js" in self.server.files:
+            try:
+                html = render(
+                    "activity.html", words, client_id=str(self.options.client_id), **context
+                )
+            except jinja2.TemplateNotFound:
+                html = None
+            if html is not None:
+                return web.Response(text=html, content_type="text/html")
+        reason = (
+            words.gettext(
+                "Its operator sets DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET (the bot's "
+                "guide: docs/activity.md)."
+            )
+            if self.options is None
+            else words.gettext(
+                "Its page was not built when the bot was set up (that needs Node.js); its "
+                "operator finds how in docs/activity.md."
+            )
+        )
+        html = render("activity_off.html", words, reason=reason, **context)
+        return web.Response(text=html, content_type="text/html")
+
+    # ------------------------------------------------------------ answers
+
+    def _json(self, data: dict[str, Any], status: int = 200) -> web.Response:
+        return web.json_response(data, status=status, dumps=_dumps)
+
+    def _refusal(self, refused: Refused, words: Words) -> web.Response:
+        body: dict[str, Any] = {"error": words.gettext(refused.template)}
+        if refused.table is not None:
+            body["table"] = refused.table
+        return self._json(body, refused.status)
+
+    def _session(self, request: web.Request) -> Session:
+        if self.sessions is None:
+            raise Refused(503, OFF)
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        session = self.sessions.read(token.strip()) if scheme.lower() == "bearer" else None
+        if session is None:
+            raise Refused(401, NO_SESSION)
+        return session
+
+    async def _body(self, request: web.Request) -> dict[str, Any]:
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            raise Refused(400, MALFORMED) from None
+        if not isinstance(body, dict):
+            raise Refused(400, MALFORMED)
+        return body
+
+    # ------------------------------------------------------------ signing in
+
+    async def token(self, request: web.Request) -> web.Response:
+        words = i18n.words(None)
+        try:
+            options, sessions = self.options, self.sessions
+            if options is None or sessions is None:
+                raise Refused(503, OFF)
+            code = (await self._body(request)).get("code")
+            if not isinstance(code, str) or not 0 < len(code) <= 200:
+                raise Refused(400, MALFORMED)
+            access, user = await self._exchange(options, code)
+        except Refused as refused:
+            return self._refusal(refused, words)
+        lang = i18n.language(user.get("locale"))
+        name = str(user.get("global_name") or user.get("username") or "")[:100]
+        user_id = int(user["id"])
+        return self._json(
+            {
+                "access_token": access,
+                "session": sessions.issue(user_id, name, lang),
+                "expires_in": sessions.lifetime,
+                "user": {"id": str(user_id), "name": name},
+                "lang": lang,
+            }
+        )
+
+    async def _exchange(self, options: ActivityOptions, code: str) -> tuple[str, dict[str, Any]]:
+        """Discord's access token for ``code``, and the user it belongs to. Nothing of
+        the secret, the code or the token is logged: only Discord's status."""
+        if self._http is None:
+            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DISCORD_SECONDS))
+        form = {
+            "grant_type": "authorization_code",
+            "client_id": str(options.client_id),
+            "client_secret": options.client_secret,
+            "code": code,
+        }
+        try:
+            async with self._http.post(f"{options.api}/oauth2/token", data=form) as answer:
+                granted = await answer.json(content_type=None) if answer.status == 200 else None
+                status = answer.status
+            access = granted.get("access_token") if isinstance(granted, dict) else None
+            if not isinstance(access, str) or not access:
+                log.info("activity: Discord refused a sign-in code (HTTP %s)", status)
+                raise Refused(401 if status < 500 else 502, REFUSED if status < 500 else AWAY)
+            headers = {"Authorization": f"Bearer {access}"}
+            async with self._http.get(f"{options.api}/users/@me", headers=headers) as answer:
+                user = await answer.json(content_type=None) if answer.status == 200 else None
+                status = answer.status
+        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
+            log.warning(
+                "activity: Discord's OAuth2 could not be reached (%s)", type(error).__name__
+            )
+            raise Refused(502, AWAY) from None
+        if not isinstance(user, dict) or not str(user.get("id", "")).isdigit():
+            log.info("activity: Discord did not give the signed-in user (HTTP %s)", status)
+            raise Refused(502, AWAY)
+        return access, user
+
+    # ------------------------------------------------------------ the table
+
+    async def table(self, request: web.Request) -> web.Response:
+        words = i18n.words(None)
+        try:
+            session = self._session(request)
+            words = i18n.words(session.lang)
+            token = request.query.get("game", "")
+            channel = request.query.get("channel", "")
+            if token:
+                game = await self._game_of_token(token)
+            elif channel.isdigit() and len(channel) <= 20:
+                found = await self.server.store.find_open(int(channel))
+                if found is None:
+                    raise Refused(404, NO_GAME)
+                game = found
+            else:
+                raise Refused(400, MALFORMED)
+            return self._json(await self.table_json(game, session))
+        except Refused as refused:
+            return self._refusal(refused, words)
+
+    async def _game_of_token(self, token: str) -> LoadedGame:
+        info = await self.server.store.game_of_token(token) if len(token) <= 64 else None
+        if info is None:
+            raise Refused(404, NO_GAME)
+        try:
+            return await self.server.store.load(info.id)
+        except GameNotFound:
+            raise Refused(404, NO_GAME) from None
+
+    async def table_json(self, game: LoadedGame, session: Session) -> dict[str, Any]:
+        """The table as ``session``'s user sees it (see the module doc)."""
+        lang = session.lang
+        words = i18n.words(lang)
+        player = human_player(session.user_id)
+        seat = player if game.seat_of(player) is not None else None
+        out: dict[str, Any] = {
+            "game": await self.server.store.web_token(game.id),
+            "kind": game.kind,
+            "version": game.version,
+            "status": game.status,
+            "seat": seat,
+            "choices": [],
+            "suggested": None,
+            "undo": False,
+            "lang": lang,
+            "html": "",
+            "prompt": "",
+        }
+        if game.state is None:  # a lobby
+            out["prompt"] = words.gettext(NOT_STARTED)
+            return out
+        rules = engine_of(game)
+        state = game.state
+        if game.kind == "tonttu":
+            out.update(round=state.round, phase=state.phase, race=is_race(state))
+        else:
+            out["round"] = getattr(state, "round", None)
+        last = await self.server.store.log(game.id, after=game.version - 1)
+        events = last[-1].events_json if last else ""
+        out["html"] = await drawing.POOL.run(viewer_html, game, seat, lang, events)
+        public = rules.view(state, None)
+        if game.status != "active":
+            out["prompt"] = words.gettext("This game is over.")
+            return out
+        if seat is None:
+            out["prompt"] = status_html(game.kind, public, game.names, words).striptags()
+            return out
+        choices = choices_for(game, seat, words)
+        for choice in choices:
+            facts = rules.describe_choice(state, seat, choice.action)
+            shown: dict[str, Any] = {
+                "index": choice.index,
+                "label": choice.label,
+                "target": facts.target,
+                "kind": facts.kind,
+            }
+            if game.kind == "tonttu":  # the choice itself, as the Tonttu buttons carry it
+                shown["action"] = choice.action.model_dump(mode="json")
+            out["choices"].append(shown)
+        out["suggested"] = suggested_index(game, seat, choices)
+        out["undo"] = await self._tables.can_undo(game, seat)
+        if choices:
+            out["prompt"] = words.gettext("Your move in {title}: choose one.").format(
+                title=words.gettext(rules.title)
+            )
+        else:
+            waiting = sorted(rules.to_act(state), key=game.players.index)
+            names = ", ".join(game.names.get(p, p) for p in waiting)
+            out["prompt"] = words.gettext("Waiting for {names}.").format(names=names)
+        return out
+
+    @property
+    def _tables(self) -> Tables:
+        if self.options is None or self.options.tables is None:
+            raise Refused(503, OFF)
+        return self.options.tables
+
+    # ------------------------------------------------------------ moves
+
+    async def move(self, request: web.Request) -> web.Response:
+        return await self._act(request, undo=False)
+
+    async def undo(self, request: web.Request) -> web.Response:
+        return await self._act(request, undo=True)
+
+    async def _act(self, request: web.Request, *, undo: bool) -> web.Response:
+        words = i18n.words(None)
+        try:
+            session = self._session(request)
+            words = i18n.words(session.lang)
+            tables = self._tables
+            body = await self._body(request)
+            token, version = body.get("game"), body.get("version")
+            if not isinstance(token, str) or not _whole(version):
+                raise Refused(400, MALFORMED)
+            game = await self._game_of_token(token)
+            self._flood(session)
+            try:
+                if undo:
+                    played, note = await self._undo(tables, game, session, version, words)
+                else:
+                    played, note = await self._move(tables, game, session, version, body, words)
+            except StaleBoard as stale:
+                table = await self.table_json(stale.game, session)
+                raise Refused(409, stale.template, table) from None
+            except RuleError as error:
+                table = await self.table_json(await self.server.store.load(game.id), session)
+                status = 403 if isinstance(error, NotInGame) else 409
+                return self._json({"error": error.text(words), "table": table}, status)
+        except Refused as refused:
+            return self._refusal(refused, words)
+        self._publish(played)
+        return self._json({"note": note, "table": await self.table_json(played.game, session)})
+
+    def _flood(self, session: Session) -> None:
+        flood = self.options.flood if self.options is not None else None
+        refusal = flood(session.user_id) if flood is not None else None
+        if refusal is not None:
+            raise Refused(429, refusal)
+
+    async def _move(
+        self,
+        tables: Tables,
+        game: LoadedGame,
+        session: Session,
+        version: int,
+        body: dict[str, Any],
+        words: Words,
+    ) -> tuple[Played, str]:
+        index = body.get("index")
+        if game.kind != "tonttu":
+            if not _whole(index):
+                raise Refused(400, MALFORMED)
+            label = _label(game, session.user_id, index, words)
+            played = await tables.choose(game.id, session.user_id, version, index)
+            return played, label
+        return await self._tonttu(tables, game, session, version, body, words)
+
+    async def _tonttu(
+        self,
+        tables: Tables,
+        game: LoadedGame,
+        session: Session,
+        version: int,
+        body: dict[str, Any],
+        words: Words,
+    ) -> tuple[Played, str]:
+        """A Tonttu choice, judged as its buttons' are: by the round and phase the page
+        showed (``still_open``), not by the version (the others choose meanwhile)."""
+        round_, phase, index = body.get("round"), body.get("phase"), body.get("index")
+        if not _whole(round_) or phase not in TONTTU_PHASES:
+            raise Refused(400, MALFORMED)
+        player = human_player(session.user_id)
+        if game.seat_of(player) is None:
+            raise NotInGame("You are not playing in this game.")
+        rules = engine_of(game)
+        if "action" in body:  # the choice itself, as the page was given it
+            try:
+                action = rules.parse_action(body["action"])
+            except (ValidationError, ValueError, TypeError):
+                raise Refused(400, MALFORMED) from None
+        else:
+            if not _whole(index):
+                raise Refused(400, MALFORMED)
+            if version != game.version and is_race(game.state):
+                raise StaleBoard(game)  # the race's cards move: a number no longer says which
+            legal = rules.legal_actions(game.state, player) if game.status == "active" else []
+            if not 0 <= index < len(legal):
+                raise BadChoice(N_("That choice is not on the list; open the panel again."))
+            action = legal[index]
+        race = is_race(game.state)
+        label = rules.describe_action(game.state, player, action, game.names, words)
+        played = await tables.submit_checked(game.id, player, action, still_open(round_, phase))
+        if race:
+            event = next((e for e in played.events if e.kind == "speed_point"), None)
+            what = rules.describe_event(event, played.game.names, words) if event else label
+            return played, words.gettext("You pointed. {what}").format(what=what)
+        if any(e.kind in PHASE_CHANGES for e in played.events):
+            text = words.gettext("{done} Everyone has chosen: the reveal is in the thread.")
+        else:
+            text = words.gettext("{done} You can change it until everyone has chosen.")
+        return played, text.format(done=label)
+
+    async def _undo(
+        self, tables: Tables, game: LoadedGame, session: Session, version: int, words: Words
+    ) -> tuple[Played, str]:
+        played = await tables.undo(game.id, session.user_id, version)
+        rules = engine_of(played.game)
+        you = {**played.game.names, human_player(session.user_id): undo_events.YOU}
+        took = " ".join(undo_events.describe_event(rules, e, you, words) for e in played.events)
+        return played, took
+
+    def _publish(self, played: Played) -> None:
+        """The thread shows the move as after a button, then the computers move: in a
+        task of its own (a graceful stop waits for it), after the page is answered."""
+        options = self.options
+        if options is None or options.publish is None:
+            self.server.live.poke(played.game.id)
+            return
+        publish = options.publish
+
+        async def work() -> None:
+            try:
+                await publish(played)
+            except Exception as error:  # the move is stored: a later round shows it
+                log.warning(
+                    "game %s: the Activity's move is not shown yet (%r)", played.game.id, error
+                )
+
+        name = f"activity-move-{played.game.id}"
+        if options.spawn is not None:
+            options.spawn(work(), name)
+        else:
+            task = asyncio.get_running_loop().create_task(work(), name=name)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------ following the game
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """``event: table`` each time the game changes (its version and status: the
+        page then asks for its own view of the table), ``event: gone`` if it is no more.
+        A game token is all it takes, as ``/g/<token>/events``; nothing secret is sent."""
+        token = request.query.get("game", "")
+        info: GameInfo | None = None
+        if 16 <= len(token) <= 64:
+            info = await self.server.store.game_of_token(token)
+        if info is None:
+            return self._json({"error": i18n.words(None).gettext(NO_GAME)}, 404)
+        return await self.server.stream_changes(request, info)
+
+
+def _label(game: LoadedGame, user_id: int, index: int, words: Words) -> str:
+    """The label of choice ``index`` of the user, as the panel would show it (``""``
+    if there is none: the choice is refused anyway)."""
+    player = human_player(user_id)
+    if game.status != "active" or game.seat_of(player) is None:
+        return ""
+    choices = choices_for(game, player, words)
+    return choices[index].label if 0 <= index < len(choices) else ""
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
