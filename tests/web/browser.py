@@ -20,7 +20,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit
@@ -161,13 +161,17 @@ class Browser:
         self._size = PHONE
 
     @classmethod
-    def start(cls, width: int = PHONE[0], height: int = PHONE[1]) -> Browser:
-        """A new Chromium with a fresh profile of its own, its viewport ``width×height``."""
+    def start(
+        cls, width: int = PHONE[0], height: int = PHONE[1], flags: Sequence[str] = ()
+    ) -> Browser:
+        """A new Chromium with a fresh profile of its own, its viewport ``width×height``;
+        ``flags`` are added to the usual ones (the Activity's harness maps Discord's
+        names to this machine with them)."""
         chromium, chromedriver = programs()
         profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
         options = webdriver.ChromeOptions()
         options.binary_location = chromium
-        for flag in FLAGS:
+        for flag in (*FLAGS, *flags):
             options.add_argument(flag)
         options.add_argument(f"--user-data-dir={profile}")
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -206,6 +210,16 @@ class Browser:
             self.driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
             inner = self.run("return [innerWidth, innerHeight]")
         assert inner == [width, height], f"asked for a {width}×{height} viewport, got {inner}"
+
+    def enter_frame(self, css: str, timeout: float = 10.0) -> None:
+        """Make the document of the iframe matching ``css`` (in the current document)
+        the one every later call reads and clicks, once the iframe is there."""
+        self.wait_until(f"document.querySelector({json.dumps(css)})", timeout)
+        self.driver.switch_to.frame(self.driver.find_element("css selector", css))
+
+    def leave_frame(self) -> None:
+        """Back to the tab's own document after ``enter_frame``."""
+        self.driver.switch_to.default_content()
 
     def run(self, script: str, *args: Any) -> Any:
         """Run a function body in the page (``arguments[i]`` are ``args``); its return."""
@@ -418,6 +432,8 @@ class AsyncBrowser:
 
     open = _in_thread(Browser.open)
     resize = _in_thread(Browser.resize)
+    enter_frame = _in_thread(Browser.enter_frame)
+    leave_frame = _in_thread(Browser.leave_frame)
     run = _in_thread(Browser.run)
     wait_until = _in_thread(Browser.wait_until)
     wait_for_text = _in_thread(Browser.wait_for_text)
