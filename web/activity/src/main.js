@@ -255,6 +255,9 @@ class Activity {
     const body = { game: table.game, version: table.version, index: choice.index };
     if (table.round !== undefined && table.round !== null) body.round = table.round;
     if (table.phase !== undefined && table.phase !== null) body.phase = table.phase;
+    // a Tonttu choice carries the action itself, as its buttons do: judged by the round
+    // and phase, it stays right while the others choose (and the version moves on)
+    if (choice.action !== undefined) body.action = choice.action;
     return this.send("api/move", body);
   }
 
