@@ -1,11 +1,19 @@
 """Command line: ``python -m engine simulate | replay | play | bench``.
 
 python -m engine simulate --game workshop --players 4 --games 10 --seed 1
-python -m engine simulate --game tonttu --seats strong,greedy,greedy,random --games 2
-python -m engine replay record.json
-python -m engine play --game workshop --players 3
-python -m engine play --game tonttu --players 4 --opponents greedy
+python -m engine simulate --game tonttu --seats hard,normal,normal,easy --games 2
+python -m engine replay record.json [more.json ...]
+python -m engine play workshop 3
+python -m engine play tonttu 4 --opponents normal
 python -m engine bench --game tonttu --players 4 --games 200
+
+``./dev play | simulate | replay | bench`` runs these with the project's ``.venv``
+and passes ``--prog ./dev`` first, so that the usage and every mistake name the
+command the person typed (``./dev play: error: …``), not this module.
+
+The computer players' levels are easy, normal and hard, as on Discord; the ids the
+records and the database keep (random, greedy, strong) are accepted too
+(:func:`engine.ai.level_id`).
 
 This module is the engine's one impure corner, as a command line must be: it reads
 the clock (``bench`` and ``simulate`` figures; the "is thinking" notice of the
@@ -19,12 +27,15 @@ of the input) says "Bye." and exits 0; Ctrl-C says "Bye." too and exits 130, the
 shell's status for an interrupt.
 
 The terminal game speaks German or English: ``--lang de|en``, by default the language
-of the ``LANG`` environment variable (``de_DE.UTF-8`` is German, anything else
-English). What a player reads (the prompts, the board, the log, the help, a mistake's
-sentence) comes through ``i18n.words(lang)``; the JSON of ``simulate``, ``bench`` and
-``replay`` is for operators and stays as it is.
+the environment names, read as gettext does (:func:`default_language`). What a player
+reads (the prompts, the board, the log, the help, argparse's own words such as
+"usage:", a mistake's sentence) comes through ``i18n.words(lang)``; the JSON of
+``simulate``, ``bench`` and ``replay`` is for operators and stays as it is.
 
-One file, about 650 lines, on purpose: it is the engine's one impure corner (the
+In the terminal game ``help`` or ``?`` shows the one-screen legend of the game and
+its phase (:func:`engine.guide.legend`).
+
+One file, about 800 lines, on purpose: it is the engine's one impure corner (the
 clock, a thread, the terminal, files), and the rules below it stay pure because every
 impure line of the engine is here and nowhere else.
 """
@@ -39,7 +50,8 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -48,9 +60,10 @@ from pydantic import ValidationError
 
 import i18n
 from engine import get_game
-from engine.ai import LEVELS, choose
-from engine.ai.match import parse_seats, play_match
+from engine.ai import LEVEL_NAMES, choose, level_id
+from engine.ai.match import play_match
 from engine.core import AnyGame, InvalidSetup, PlayerId, Rng, RuleError, derive_seed
+from engine.guide import legend
 from engine.records import (
     PartialRecord,
     Record,
@@ -104,10 +117,7 @@ def _game(args: argparse.Namespace, players: int, words: Words = ENGLISH) -> Any
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) -> int:
-    try:
-        seats = parse_seats(args.seats) if args.seats else None
-    except ValueError as error:  # an unknown level: the sentence names the known ones
-        raise Mistake(str(error)) from None
+    seats = args.seats
     players = _players(len(seats) if seats else args.players)
     game = _game(args, len(players), words)
     if args.records:
@@ -150,33 +160,42 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) 
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """Each file in turn (the first unreadable one stops it: a mistake); status 1 if
+    any replay fails or differs. With several files each verdict names its file."""
+    status = 0
+    for file in args.file:
+        verdict, failed = _replay_one(file, out)
+        out.write(f"{file}: {verdict}\n" if len(args.file) > 1 else f"{verdict}\n")
+        status = max(status, int(failed))
+    return status
+
+
+def _replay_one(file: str, out: TextIO) -> tuple[str, bool]:
+    """Replays one record, prints its outcome; the verdict and whether it failed."""
     try:
-        record = Record.model_validate_json(Path(args.file).read_bytes())
+        record = Record.model_validate_json(Path(file).read_bytes())
     except OSError as error:
-        raise Mistake(f"Cannot read {args.file}: {error.strerror or error}.") from None
+        raise Mistake(f"Cannot read {file}: {error.strerror or error}.") from None
     except ValidationError:
         raise Mistake(
-            f"{args.file} is not a game record (a JSON file written by simulate or"
+            f"{file} is not a game record (a JSON file written by simulate or"
             " exported with /export)."
         ) from None
     if not record.replayable:
-        raise Mistake(f"{args.file}: {PartialRecord(record)}")
+        raise Mistake(f"{file}: {PartialRecord(record)}")
     try:
         game = get_game(record.game)
     except KeyError:
-        raise Mistake(f"{args.file} is a record of an unknown game, {record.game!r}.") from None
+        raise Mistake(f"{file} is a record of an unknown game, {record.game!r}.") from None
     try:
         state = replay(game, record)
     except RuleError as error:
-        out.write(f"Replay failed: {error}\n")
-        return 1
+        return f"Replay failed: {error}", True
     outcome = dump_outcome(game, state)
     out.write(json.dumps(outcome, indent=1) + "\n")
     if outcome != record.outcome:
-        out.write("MISMATCH: the replayed outcome differs from the recorded one.\n")
-        return 1
-    out.write("Replay matches the record.\n")
-    return 0
+        return "MISMATCH: the replayed outcome differs from the recorded one.", True
+    return "Replay matches the record.", False
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) -> int:
@@ -261,27 +280,32 @@ def _play(
     board = Board(out, _board_text(game, words), names)
     out.write(
         words.gettext(
-            "{game}, seed {seed}. Type the number of a choice; b shows the whole board, q quits."
+            "{game}, seed {seed}. Type the number of a choice; ? explains the game,"
+            " b shows the whole board, q quits."
         ).format(game=words.gettext(game.title), seed=seed)
         + "\n"
     )
     if args.opponents:
         out.write(
             words.gettext("Your opponents are computer players at level {level}.").format(
-                level=args.opponents
+                level=words.gettext(LEVEL_NAMES[args.opponents])
             )
             + "\n"
         )
     while game.outcome(state) is None:
         acting = game.to_act(state)
         if YOU in acting:
-            board.show(game.view(state, YOU))
+            view = game.view(state, YOU)
+            board.show(view)
             legal = game.legal_actions(state, YOU)
             menu = [game.describe_action(state, YOU, action, names, words) for action in legal]
             _write_menu(out, menu)
             choice = _ask(out, inp, len(legal), words)
-            while choice == "b":
-                board.show_all()
+            while choice in ("b", "?"):
+                if choice == "b":
+                    board.show_all()
+                else:
+                    out.write("\n" + legend(game.name, view, words).rstrip("\n") + "\n")
                 _write_menu(out, menu)
                 choice = _ask(out, inp, len(legal), words)
             if not isinstance(choice, int):
@@ -384,12 +408,13 @@ def _write_menu(out: TextIO, menu: Sequence[str]) -> None:
 
 
 def _ask(out: TextIO, inp: TextIO, count: int, words: Words = ENGLISH) -> int | str | None:
-    """The chosen index, ``"b"`` for the board, or None to quit (``q`` or end of input)."""
+    """The chosen index, ``"b"`` for the board, ``"?"`` for the legend (``?``, ``h``,
+    ``help``), or None to quit (``q`` or end of input)."""
     while True:
         if count > 1:
-            out.write(words.gettext("[1-{count}, b board, q quit]> ").format(count=count))
+            out.write(words.gettext("[1-{count}, ? help, b board, q quit]> ").format(count=count))
         else:
-            out.write(words.gettext("[1, b board, q quit]> "))
+            out.write(words.gettext("[1, ? help, b board, q quit]> "))
         out.flush()
         line = inp.readline()
         answer = line.strip().lower()
@@ -397,11 +422,13 @@ def _ask(out: TextIO, inp: TextIO, count: int, words: Words = ENGLISH) -> int | 
             return None
         if answer in {"b", "board"}:
             return "b"
+        if answer in {"?", "h", "help"}:
+            return "?"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1
         out.write(
             words.gettext(
-                "Please type a number from 1 to {count}, b for the board, or q to quit."
+                "Please type a number from 1 to {count}, ? for help, b for the board, or q to quit."
             ).format(count=count)
             + "\n"
         )
@@ -452,6 +479,37 @@ def _breakdown(result: Any, words: Words = ENGLISH) -> str:
 
 # --------------------------------------------------------------------------- arguments
 
+ARGPARSE_WORDS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("unrecognized arguments: %s"),
+    N_("the following arguments are required: %s"),
+    N_("expected one argument"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("ignored explicit argument %r"),
+)
+"""argparse's own words that a person can meet here (Python's templates, which argparse
+looks up through its module's ``_``), listed so that the catalogue holds them:
+:func:`_argparse_speaking` hands argparse the reader's translator, so that a German
+``--help`` says "Aufruf:" rather than "usage:" beside the German text."""
+
+
+@contextmanager
+def _argparse_speaking(words: Words) -> Iterator[None]:
+    """argparse's own words (:data:`ARGPARSE_WORDS`) in ``words``' language meanwhile."""
+    module = vars(argparse)
+    saved = module["_"], module["ngettext"]
+    module["_"], module["ngettext"] = words.gettext, words.ngettext
+    try:
+        yield
+    finally:
+        module["_"], module["ngettext"] = saved
+
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Descriptions as written (line breaks kept) and "(default: …)" after each option
@@ -471,18 +529,65 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefa
         return f"{action.help} {default}"
 
 
-def _positive(text: str, words: Words = ENGLISH) -> int:
+class _Parser(argparse.ArgumentParser):
+    """The command line, and each command's own parser by name (``commands``), so that
+    a mistake after a command shows that command's usage."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+
+def _whole(text: str, words: Words = ENGLISH) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             words.gettext("{text!r} is not a whole number").format(text=text)
         ) from None
+
+
+def _positive(text: str, words: Words = ENGLISH) -> int:
+    value = _whole(text, words)
     if value < 1:
         raise argparse.ArgumentTypeError(
             words.gettext("{value} is not a positive number").format(value=value)
         )
     return value
+
+
+def _game_name(text: str, words: Words = ENGLISH) -> str:
+    """A game's name as typed (``workshop``, ``Tonttu``), or a sentence naming it."""
+    name = text.strip().lower()
+    if name in GAMES:
+        return name
+    raise argparse.ArgumentTypeError(
+        words.gettext(
+            "there is no game {text!r}: the games are workshop ({workshop}) and tonttu ({tonttu})"
+        ).format(text=text, workshop=words.gettext(TITLES[0]), tonttu=words.gettext(TITLES[1]))
+    )
+
+
+def _level(text: str, words: Words = ENGLISH) -> str:
+    """A level as typed (``hard``, or the old ``strong``) as its id, or a sentence naming it."""
+    try:
+        return level_id(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_no_level(text, words)) from None
+
+
+def _seats(text: str, words: Words = ENGLISH) -> list[str]:
+    """``--seats``: a level per seat, by name or id (``hard,normal,normal,easy``), as ids."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(
+            words.gettext("give one level per seat, e.g. hard,normal,normal,easy")
+        )
+    return [_level(name, words) for name in names]
+
+
+def _no_level(name: str, words: Words = ENGLISH) -> str:
+    return words.gettext("there is no level {name!r}: the levels are easy, normal and hard").format(
+        name=name
+    )
 
 
 DESCRIPTION = N_("""\
@@ -491,46 +596,70 @@ games between computer players, replay a game record.""")
 
 EPILOG = N_("""\
 Santa's Workshop (workshop) takes 2 to 5 players, Workshop Tonttu (tonttu) 3 to 6.
-Each command lists its own options and defaults: python -m engine play --help
+The computer players' levels are easy, normal and hard.
+Each command lists its own options and defaults: %(prog)s play --help
 
 examples:
-  python -m engine play --game workshop --players 3
-  python -m engine play --game tonttu --players 4 --opponents greedy
-  python -m engine simulate --game workshop --players 4 --games 10
-  python -m engine simulate --game tonttu --seats strong,greedy,greedy,random
-  python -m engine replay workshop-123.json
-  python -m engine bench --game tonttu --players 4
-  python -m engine play --game tonttu --lang de
+  %(prog)s play workshop 3
+  %(prog)s play tonttu 4 --opponents normal
+  %(prog)s play tonttu 4 --lang de
+  %(prog)s simulate --game workshop --players 4 --games 10 --records records
+  %(prog)s simulate --game tonttu --seats hard,normal,normal,easy
+  %(prog)s replay records/workshop-*.json
+  %(prog)s bench --game tonttu --players 4
 """)
+
+PROG = "python -m engine"
+"""The command's name in its usage; ``--prog NAME`` first on the command line sets
+another (``./dev`` does: ``./dev play: error: …``)."""
 
 
 def default_language(environ: Mapping[str, str] | None = None) -> str:
-    """``--lang``'s default: German when ``LANG`` names German (``de_DE.UTF-8``),
-    English for anything else or nothing."""
+    """``--lang``'s default, from the environment as gettext reads it: the locale is the
+    first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set; ``C`` or ``POSIX``
+    there means English whatever else is set; otherwise the first language of the
+    colon-separated ``LANGUAGE`` list that the terminal speaks (``fr:de``: German),
+    then the locale's (``de_DE.UTF-8``: German); English for anything else or nothing.
+
+    >>> default_language({"LANG": "de_DE.UTF-8", "LC_ALL": "C"})
+    'en'
+    >>> default_language({"LANG": "en_GB.UTF-8", "LANGUAGE": "fr:de"})
+    'de'
+    """
     env = os.environ if environ is None else environ
-    locale = env.get("LANG", "")
-    return "de" if locale.split(".")[0].split("_")[0].lower() == "de" else "en"
+    locale = next((env[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if env.get(name)), "")
+    if locale.split(".")[0].split("@")[0] in ("C", "POSIX"):
+        return "en"
+    for candidate in [*env.get("LANGUAGE", "").split(":"), locale]:
+        code = candidate.split(".")[0].split("@")[0].split("_")[0].split("-")[0].lower()
+        if code in LANGS:
+            return code
+    return "en"
 
 
-def _language(argv: Sequence[str] | None) -> str:
+def _language(argv: Sequence[str]) -> str:
     """The language asked for on the command line (``--lang``), before the parser in that
-    language exists; a wrong value is left for that parser to refuse."""
-    early = argparse.ArgumentParser(add_help=False)
+    language exists; a wrong or missing value is left for that parser to refuse."""
+    early = argparse.ArgumentParser(add_help=False, exit_on_error=False)
     early.add_argument("--lang")
-    known, _ = early.parse_known_args(argv)
+    try:
+        known, _ = early.parse_known_args(argv)
+    except argparse.ArgumentError:
+        return default_language()
     return known.lang if known.lang in LANGS else default_language()
 
 
-def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
-    """The command line, its help in ``words``' language (argparse's own few words,
-    such as "usage:", stay English)."""
+def build_parser(words: Words = ENGLISH, prog: str = PROG) -> _Parser:
+    """The command line, its help in ``words``' language (argparse's own words too, while
+    :func:`_argparse_speaking` lasts: build and use the parser inside it)."""
     formatter = partial(_HelpFormatter, words=words)
-    parser = argparse.ArgumentParser(
-        prog="python -m engine",
+    parser = _Parser(
+        prog=prog,
         description=words.gettext(DESCRIPTION),
         epilog=words.gettext(EPILOG),
         formatter_class=formatter,
     )
+    parser.commands = {}
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="command", title=words.gettext("commands")
     )
@@ -541,19 +670,32 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
             "--lang",
             choices=LANGS,
             default=default_language(),
-            help=words.gettext("the language of what you read; without it, the one LANG names"),
+            help=words.gettext(
+                "the language of what you read; without it, the one LANGUAGE, LC_ALL,"
+                " LC_MESSAGES or LANG names"
+            ),
         )
+        parser.commands[name] = p
         return p
 
-    def game_args(p: argparse.ArgumentParser, players: int) -> None:
+    positive = partial(_positive, words=words)
+    game_name = partial(_game_name, words=words)
+
+    def game_args(p: argparse.ArgumentParser, players: int, shown: bool = True) -> None:
         p.add_argument(
-            "--game", choices=GAMES, default="workshop", help=words.gettext("which game")
+            "--game",
+            type=game_name,
+            metavar="{" + ",".join(GAMES) + "}",
+            default="workshop",
+            help=words.gettext("which game") if shown else argparse.SUPPRESS,
         )
         p.add_argument(
             "--players",
-            type=int,
+            type=positive,
             default=players,
-            help=words.gettext("number of players: 2 to 5 for workshop, 3 to 6 for tonttu"),
+            help=words.gettext("number of players: 2 to 5 for workshop, 3 to 6 for tonttu")
+            if shown
+            else argparse.SUPPRESS,
         )
         p.add_argument(
             "--mode",
@@ -561,25 +703,46 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
             help=words.gettext("Workshop Tonttu's mode (tonttu only; its default is tactical)"),
         )
 
-    positive = partial(_positive, words=words)
     play = command(
         "play",
         words.gettext("play a game in the terminal against computer players"),
         words.gettext(
             "Play in the terminal: you take the first seat, computer players the others.\n"
-            "Type the number of a choice, b to see the whole board again, q to quit."
+            "Type the number of a choice, ? for how to play, b to see the whole board again,\n"
+            "q to quit."
         ),
     )
-    game_args(play, 3)
+    play.add_argument(
+        "game_named",
+        nargs="?",
+        type=game_name,
+        metavar="game",
+        help=words.gettext(
+            "workshop (Santa's Workshop, 2 to 5 players) or tonttu (Workshop Tonttu, 3 to 6);"
+            " without it, workshop"
+        ),
+    )
+    play.add_argument(
+        "players_counted",
+        nargs="?",
+        type=positive,
+        metavar="players",
+        help=words.gettext("the number of players, you included; without it, 3"),
+    )
+    game_args(play, 3, shown=False)  # --game and --players: the older way, still understood
     play.add_argument(
         "--opponents",
-        choices=LEVELS,
+        type=partial(_level, words=words),
+        metavar="{" + ",".join(LEVEL_NAMES.values()) + "}",
         help=words.gettext(
-            "the computer players' level (without it they make uniformly random moves)"
+            "the computer players' level (without it they make uniformly random moves,"
+            " as easy ones do)"
         ),
     )
     play.add_argument(
-        "--seed", type=int, help=words.gettext("seed of the game (without it, a random one)")
+        "--seed",
+        type=partial(_whole, words=words),
+        help=words.gettext("seed of the game (without it, a random one)"),
     )
 
     sim = command(
@@ -594,15 +757,16 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
     game_args(sim, 4)
     sim.add_argument(
         "--seats",
+        type=partial(_seats, words=words),
         help=words.gettext(
-            "a computer level per seat, comma-separated, e.g. strong,greedy,greedy,random"
-            " (levels: {levels}); sets the number of players, overriding --players"
-        ).format(levels=", ".join(LEVELS)),
+            "a computer level per seat, comma-separated, e.g. hard,normal,normal,easy"
+            " (levels: easy, normal, hard); sets the number of players, overriding --players"
+        ),
     )
     sim.add_argument("--games", type=positive, default=10, help=words.gettext("how many games"))
     sim.add_argument(
         "--seed",
-        type=int,
+        type=partial(_whole, words=words),
         default=1,
         help=words.gettext("seed of the batch; each game's seed derives from it"),
     )
@@ -612,14 +776,15 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
 
     rep = command(
         "replay",
-        words.gettext("replay a game record and check its outcome"),
+        words.gettext("replay game records and check their outcomes"),
         words.gettext(
-            "Apply a record's actions again from its seed and compare the outcome with the\n"
-            "recorded one; exit status 1 if they differ or an action is not legal."
+            "Apply each record's actions again from its seed and compare the outcome with\n"
+            "the recorded one; exit status 1 if one differs or an action is not legal."
         ),
     )
     rep.add_argument(
         "file",
+        nargs="+",
         help=words.gettext("a record written by simulate --records or exported with /export"),
     )
 
@@ -630,8 +795,30 @@ def build_parser(words: Words = ENGLISH) -> argparse.ArgumentParser:
     )
     game_args(ben, 4)
     ben.add_argument("--games", type=positive, default=200, help=words.gettext("how many games"))
-    ben.add_argument("--seed", type=int, default=1, help=words.gettext("seed of the batch"))
+    ben.add_argument(
+        "--seed",
+        type=partial(_whole, words=words),
+        default=1,
+        help=words.gettext("seed of the batch"),
+    )
     return parser
+
+
+def parse(argv: Sequence[str], words: Words = ENGLISH, prog: str = PROG) -> argparse.Namespace:
+    """The command line's arguments; a mistake in them ends the program as argparse
+    does (the usage of the command it was typed after, one line, status 2), in
+    ``words``' language throughout."""
+    with _argparse_speaking(words):
+        parser = build_parser(words, prog)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # after the command: its own usage, not the whole program's
+            where = parser.commands.get(getattr(args, "command", ""), parser)
+            where.error(words.gettext("unrecognized arguments: %s") % " ".join(extra))
+    if getattr(args, "game_named", None) is not None:
+        args.game = args.game_named
+    if getattr(args, "players_counted", None) is not None:
+        args.players = args.players_counted
+    return args
 
 
 def main(
@@ -640,8 +827,11 @@ def main(
     inp: TextIO = sys.stdin,
     err: TextIO = sys.stderr,
 ) -> int:
-    words = i18n.words(_language(argv))
-    args = build_parser(words).parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    prog = PROG
+    if arguments[:1] == ["--prog"] and len(arguments) > 1:
+        prog, arguments = arguments[1], arguments[2:]
+    args = parse(arguments, i18n.words(_language(arguments)), prog)
     words = i18n.words(args.lang)
     try:
         if args.command == "simulate":

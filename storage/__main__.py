@@ -208,7 +208,11 @@ def user_id(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
-    parser = argparse.ArgumentParser(prog="python -m storage", description=__doc__.split("\n")[0])
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    prog = "python -m storage"
+    if arguments[:1] == ["--prog"] and len(arguments) > 1:  # ./dev storage: its own name
+        prog, arguments = arguments[1], arguments[2:]
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     check_parser = sub.add_parser("check", help="replay every game and compare with its snapshot")
     ratings_parser = sub.add_parser("ratings", help="rate finished games (--rebuild: all again)")
@@ -232,7 +236,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     copy_parser.add_argument("target_url", help="e.g. postgresql://bot:password@db:5432/bot")
     backup_parser.add_argument("file", type=Path, help="the new SQLite file, e.g. backups/bot.db")
     forget_parser.add_argument("user_id", type=user_id, help="the player's Discord user id")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.command == "copy":
         return asyncio.run(copy(args.source_url, args.target_url, out))
     if args.command == "backup":

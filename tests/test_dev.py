@@ -69,14 +69,41 @@ def test_a_changed_pyproject_installs_again(tmp_path: Path) -> None:
     assert stamps == [".installed-run", ".installed-test"]  # the old ones are gone
 
 
-def test_play_passes_the_game_and_players_by_position_and_the_rest_as_is(tmp_path: Path) -> None:
+def test_the_engine_storage_and_i18n_commands_reach_their_modules_named_as_typed(
+    tmp_path: Path,
+) -> None:
+    """``./dev play chess 3`` must say "./dev play: error: …": the module is told its name."""
     where = project(tmp_path)
     dev(where, "run")
-    assert dev(where, "play") == ["-m engine play --game workshop --players 3"]
+    assert dev(where, "play") == ["-m engine --prog ./dev play"]
     assert dev(where, "play", "tonttu", "4", "--seed", "1") == [
-        "-m engine play --game workshop --players 3 --game tonttu --players 4 --seed 1"
+        "-m engine --prog ./dev play tonttu 4 --seed 1"
     ]
-    assert dev(where, "play", "--opponents", "greedy") == [
-        "-m engine play --game workshop --players 3 --opponents greedy"
-    ]
-    assert dev(where, "play", "--help") == ["-m engine play --game workshop --players 3 --help"]
+    assert dev(where, "play", "--help") == ["-m engine --prog ./dev play --help"]
+    for command in ("simulate", "replay", "bench"):
+        assert dev(where, command, "--help") == [f"-m engine --prog ./dev {command} --help"]
+    assert dev(where, "storage", "check") == ["-m storage --prog ./dev storage check"]
+    assert dev(where, "i18n", "update", "de") == ["-m i18n update de"]
+
+
+def test_benchmark_runs_one_of_benchmarks_as_a_module_with_the_test_tools(tmp_path: Path) -> None:
+    where = project(tmp_path)
+    (where / "benchmarks").mkdir()
+    (where / "benchmarks" / "engine_speed.py").write_text("")
+    calls = dev(where, "benchmark", "engine_speed", "--games", "2")
+    assert installs(calls) == [".[test]"]  # the benchmarks drive tests/e2e's fake Discord
+    assert calls[-1] == "-m benchmarks.engine_speed --games 2"
+    wrong = subprocess.run(
+        ["./dev", "benchmark", "no_such"], cwd=where, capture_output=True, text=True, check=False
+    )
+    assert wrong.returncode == 2 and "engine_speed" in wrong.stderr
+
+
+def test_help_lists_every_command_and_an_unknown_one_is_named() -> None:
+    shown = subprocess.run(["./dev", "help"], cwd=ROOT, capture_output=True, text=True, check=True)
+    for command in ("run", "test", "check", "play", "simulate", "storage", "i18n", "benchmark"):
+        assert f"./dev {command}" in shown.stdout
+    unknown = subprocess.run(
+        ["./dev", "plya"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert unknown.returncode == 2 and "./dev: unknown command 'plya'." in unknown.stderr

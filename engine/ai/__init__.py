@@ -1,11 +1,13 @@
 """Computer players for both games: ``choose(game, state, player, level, seed)``.
 
-Levels (:data:`LEVELS`):
+Levels (:data:`LEVELS`; a player knows them by the names of :data:`LEVEL_NAMES`,
+easy, normal and hard, on Discord and in the terminal alike, and :func:`level_id`
+reads either):
 
-``random``  a uniformly random legal action (the baseline).
-``greedy``  a fast one-step heuristic per game (``engine.ai.workshop``,
+``random``  (easy) a uniformly random legal action (the baseline).
+``greedy``  (normal) a fast one-step heuristic per game (``engine.ai.workshop``,
             ``engine.ai.tonttu``).
-``strong``  flat Monte-Carlo search with determinization: each iteration samples
+``strong``  (hard) flat Monte-Carlo search with determinization: each iteration samples
             the hidden information from the view, tries every candidate action on
             that same sample (common random numbers) and plays on with the greedy
             policy (with a little randomness) for the other seats and the game's
@@ -51,6 +53,25 @@ from engine.core import AnyGame, NotYourTurn, PlayerId, Rng, derive_seed
 from engine.records import Record
 
 LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
+"""The levels' ids, as records, the database and the ratings keep them."""
+LEVEL_NAMES: dict[str, str] = {"random": "easy", "greedy": "normal", "strong": "hard"}
+"""What a player calls each level (the lobby's menu, the terminal's ``--opponents``), by id."""
+
+
+def level_id(name: str) -> str:
+    """The id of a level a person named: its name (``"hard"``) or its id (``"strong"``),
+    in any case; raises ``ValueError`` for anything else.
+
+    >>> level_id("Hard"), level_id("greedy")
+    ('strong', 'greedy')
+    """
+    text = name.strip().lower()
+    if text in LEVELS:
+        return text
+    for level, level_name in LEVEL_NAMES.items():
+        if text == level_name:
+            return level
+    raise ValueError(f"Unknown level {name!r}; the levels are {', '.join(LEVEL_NAMES.values())}.")
 
 
 @dataclass(frozen=True)
@@ -319,11 +340,13 @@ def _advance(game: AnyGame, ai: GameAI, state: Any, player: PlayerId, action: An
 __all__ = [
     "DEFAULT_BUDGETS",
     "LEVELS",
+    "LEVEL_NAMES",
     "Budget",
     "GameAI",
     "choose",
     "decide",
     "game_ai",
+    "level_id",
     "playout",
     "rollout_step",
 ]

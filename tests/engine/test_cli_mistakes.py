@@ -52,7 +52,7 @@ def run(*argv: str, stdin: str = "", lang: str | None = None) -> subprocess.Comp
             "Workshop Tonttu is played by 3 to 6 players, not 2.",
         ),
         (["bench", "--players", "1"], "Santa's Workshop is played by 2 to 5 players, not 1."),
-        (["simulate", "--seats", "greedy,genius"], "Unknown level(s) genius"),
+        (["simulate", "--seats", "greedy,genius"], "argument --seats: there is no level 'genius'"),
         (["play", "--game", "workshop", "--mode", "speed"], "Santa's Workshop has no options"),
         (["replay", "no-such-record.json"], "Cannot read no-such-record.json"),
         (["replay", "pyproject.toml"], "pyproject.toml is not a game record"),
@@ -123,7 +123,7 @@ def test_help_is_plain_text_with_every_command_and_the_defaults() -> None:
     for command, does in [
         ("play", "in the terminal"),
         ("simulate", "one JSON line per game"),
-        ("replay", "check its outcome"),
+        ("replay", "check their outcomes"),
         ("bench", "games per second"),
     ]:
         assert any(line.split()[:1] == [command] and does in line for line in text.splitlines())
@@ -131,7 +131,8 @@ def test_help_is_plain_text_with_every_command_and_the_defaults() -> None:
     assert "--seats" in simulate and "(default: 10)" in simulate  # --games
     assert "(default: workshop)" in simulate and "(default: 4)" in simulate
     play = run("play", "--help").stdout
-    assert "--opponents" in play and "(default: 3)" in play and "b to see the whole board" in play
+    assert "--opponents {easy,normal,hard}" in play and "b to see the whole board" in play
+    assert "[game] [players]" in play and "you included; without it, 3" in play
 
 
 # --------------------------------------------------------------------------- in German
@@ -142,7 +143,7 @@ def test_a_german_lang_makes_the_command_line_german() -> None:
         "play", "--game", "tonttu", "--players", "3", "--seed", "2", stdin="q\n", lang="de_DE.UTF-8"
     )
     assert result.returncode == 0, result
-    assert result.stdout.startswith("Werkstatt-Tonttu, Seed 2. Gib die Nummer einer Wahl ein")
+    assert result.stdout.startswith("Werkstatt-Tonttu, Seed 2. Tippe die Nummer deiner Wahl")
     assert result.stdout.rstrip().endswith("Tschüss.")
     mistake = run("play", "--game", "tonttu", "--players", "2", lang="de_DE.UTF-8")
     assert mistake.returncode == 2
@@ -159,7 +160,19 @@ def test_the_help_is_german_with_lang_de() -> None:
     play = run("play", "--help", "--lang", "de").stdout
     assert "Im Terminal spielen: du hast den ersten Platz" in play
     assert "--lang {en,de}" in play and "die Sprache der Texte" in play
-    assert "welches Spiel (Vorgabe: workshop)" in play and "(default: " not in play
+    assert "welches Spiel (Vorgabe: workshop)" not in play  # --game: the older way, not shown
+    assert "(default: " not in play
+    # argparse's own words are German too: the help is in one language
+    assert play.startswith("Aufruf: python -m engine play [-h]")
+    for english in ("usage:", "options:", "positional arguments", "show this help"):
+        assert english not in play and english not in result.stdout, english
+    assert "Optionen:" in play and "diese Hilfe zeigen und beenden" in play
     assert "(default: en)" in run("play", "--help").stdout  # LANG=C here: English
     bad = run("simulate", "--games", "0", "--lang", "de")
     assert bad.returncode == 2 and "0 ist keine positive Zahl" in bad.stderr
+    assert "Aufruf: " in bad.stderr and "Fehler: Argument --games: " in bad.stderr
+    game = run("play", "Schach", lang="de_DE.UTF-8")
+    assert game.stderr.splitlines()[-1] == (
+        "python -m engine play: Fehler: Argument game: Ein Spiel 'Schach' gibt es nicht:"
+        " die Spiele sind workshop (Santas Werkstatt) und tonttu (Werkstatt-Tonttu)"
+    )

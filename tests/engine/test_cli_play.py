@@ -95,14 +95,14 @@ def play_tonttu(argv: list[str], answers: str = "1\n" * 400) -> str:
 def test_a_german_tonttu_game_is_german_from_start_to_end() -> None:
     text = play_tonttu(["--seed", "5", "--lang", "de"])
     assert text.startswith(
-        "Werkstatt-Tonttu, Seed 5. Gib die Nummer einer Wahl ein; b zeigt den ganzen "
-        "Spielplan, q beendet.\n"
+        "Werkstatt-Tonttu, Seed 5. Tippe die Nummer deiner Wahl; ? erklärt das Spiel, "
+        "b zeigt den ganzen Spielplan, q beendet.\n"
     )
-    assert "[1-3, b Spielplan, q beenden]> " in text  # the prompt
+    assert "[1-3, ? Hilfe, b Spielplan, q beenden]> " in text  # the prompt
     assert "   1. Holz wählen\n" in text  # a menu
     assert " · fehlt: " in text and " · du kannst bezahlen" in text  # the point notes
-    assert "  · Du hast geheim gewählt.\n" in text  # the log, in the second person
-    assert "  · Auswahl in Runde 1: Du Holz, Bot 1 Holz, Bot 2 Farbe.\n" in text
+    assert "  · Du hast verdeckt eine Karte gewählt.\n" in text  # the log, in the second person
+    assert "  · Auswahl der Runde 1: Du Holz, Bot 1 Holz, Bot 2 Farbe.\n" in text
     assert "    Schaukelpferd (Spielzeug), gezeigt von dir: " in text  # a reveal
     assert "Deine Hand: " in text and "Werktisch" in text  # the board
     assert "  · Spielende: der Geschenkstapel ist aufgebraucht.\n" in text
@@ -116,11 +116,16 @@ def test_a_german_tonttu_game_is_german_from_start_to_end() -> None:
 
 def test_german_answers_to_a_wrong_key_and_q() -> None:
     text = play_tonttu(["--seed", "1", "--lang", "de"], answers="x\nq\n")
-    assert "Bitte gib eine Zahl von 1 bis 4 ein, b für den Spielplan oder q zum Beenden.\n" in text
+    assert (
+        "Bitte gib eine Zahl von 1 bis 4 ein, ? für Hilfe, b für den Spielplan oder q zum"
+        " Beenden.\n" in text
+    )
     assert text.endswith("Tschüss.\n")
 
 
 def test_lang_defaults_to_the_language_lang_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", "de_DE.UTF-8")
     assert cli.default_language() == "de"
     assert play_tonttu(["--seed", "1"], answers="q\n").startswith("Werkstatt-Tonttu, Seed 1.")
@@ -132,6 +137,45 @@ def test_lang_defaults_to_the_language_lang_names(monkeypatch: pytest.MonkeyPatc
         assert cli.default_language() == "en", other
     monkeypatch.delenv("LANG")
     assert cli.default_language() == "en"
+
+
+@pytest.mark.parametrize(
+    ("environ", "lang"),
+    [
+        ({"LANG": "de_DE.UTF-8"}, "de"),
+        ({"LANG": "de_DE.UTF-8", "LC_MESSAGES": "en_US.UTF-8"}, "en"),  # LC_MESSAGES over LANG
+        ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "de_AT.UTF-8"}, "de"),
+        ({"LC_MESSAGES": "en_US.UTF-8", "LC_ALL": "de_CH.UTF-8"}, "de"),  # LC_ALL over both
+        ({"LANG": "de_DE.UTF-8", "LC_ALL": "C"}, "en"),  # C or POSIX: English, whatever else
+        ({"LANG": "de_DE.UTF-8", "LC_ALL": "POSIX", "LANGUAGE": "de"}, "en"),
+        ({"LANG": "C.UTF-8", "LANGUAGE": "de"}, "en"),
+        ({"LANG": "en_GB.UTF-8", "LANGUAGE": "de"}, "de"),  # LANGUAGE first...
+        ({"LANG": "en_GB.UTF-8", "LANGUAGE": "fr:de_DE:en"}, "de"),  # ...its first we speak
+        ({"LANG": "de_DE.UTF-8", "LANGUAGE": "en_GB:de"}, "en"),
+        ({"LANG": "de_DE.UTF-8", "LANGUAGE": "fr"}, "de"),  # none spoken: the locale's
+        ({"LANG": "de_DE.UTF-8", "LANGUAGE": ""}, "de"),  # empty is unset
+        ({"LANGUAGE": "de"}, "de"),
+        ({"LANG": "fr_FR.UTF-8"}, "en"),
+        ({}, "en"),
+    ],
+)
+def test_the_language_is_read_from_the_environment_as_gettext_reads_it(
+    environ: dict[str, str], lang: str
+) -> None:
+    assert cli.default_language(environ) == lang
+
+
+def test_question_mark_shows_how_to_play_then_the_same_menu() -> None:
+    out = io.StringIO()
+    argv = ["play", "workshop", "2", "--seed", "1"]
+    assert main(argv, out, io.StringIO("?\nhelp\nq\n")) == 0
+    text = out.getvalue()
+    assert "? explains the game" in text.splitlines()[0]
+    assert text.count("How to play Santa's Workshop") == 2  # ? and help alike
+    legend_at = text.index("How to play Santa's Workshop")
+    assert "Now: place an Elf" in text[legend_at:]  # the legend of the phase at hand
+    assert text[legend_at:].count("1. Wood Shop, 1st space") == 2  # the menu after each
+    assert text.rstrip().endswith("Bye.")
 
 
 class GermanNotifyingOut(NotifyingOut):

@@ -6,6 +6,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from engine.__main__ import main
 
 
@@ -32,18 +34,38 @@ def test_simulate_seats_set_the_player_count() -> None:
     assert first["players"] == ["p1", "p2"]
 
 
-def test_simulate_rejects_an_unknown_level() -> None:
+def test_simulate_rejects_an_unknown_level(capsys: pytest.CaptureFixture[str]) -> None:
     out = io.StringIO()
-    err = io.StringIO()
-    assert main(["simulate", "--seats", "greedy,genius"], out=out, err=err) == 2
-    assert "Unknown level(s) genius" in err.getvalue() and not out.getvalue()
+    with pytest.raises(SystemExit) as exit_:  # argparse's mistake: the usage, then one line
+        main(["simulate", "--seats", "hard,genius"], out=out)
+    assert exit_.value.code == 2 and not out.getvalue()
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last == (
+        "python -m engine simulate: error: argument --seats: there is no level 'genius':"
+        " the levels are easy, normal and hard"
+    )
+
+
+def test_the_levels_are_named_as_on_discord_and_the_old_names_still_work() -> None:
+    out = io.StringIO()
+    argv = ["simulate", "--game", "tonttu", "--seats", "Hard,normal,easy", "--games", "1"]
+    assert main([*argv, "--seed", "3"], out=out) == 0
+    assert json.loads(out.getvalue().splitlines()[0])["seats"] == {
+        "p1": "strong",  # the records' and the database's ids stay as they were
+        "p2": "greedy",
+        "p3": "random",
+    }
+    old = io.StringIO()
+    argv = ["simulate", "--game", "tonttu", "--seats", "strong,greedy,random", "--games", "1"]
+    assert main([*argv, "--seed", "3"], out=old) == 0
+    assert old.getvalue().splitlines()[0] == out.getvalue().splitlines()[0]
 
 
 def test_play_against_greedy_opponents() -> None:
     out = io.StringIO()
     answers = io.StringIO("1\n" * 400)
-    argv = ["play", "--game", "tonttu", "--players", "3", "--seed", "4", "--opponents", "greedy"]
+    argv = ["play", "tonttu", "3", "--seed", "4", "--opponents", "greedy"]
     assert main(argv, out, answers) == 0
     text = out.getvalue()
-    assert "computer players at level greedy" in text
+    assert "computer players at level normal" in text  # greedy is the normal level
     assert "Final scores" in text and "★ Winner" in text

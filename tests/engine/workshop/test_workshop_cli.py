@@ -120,7 +120,7 @@ def test_play_quits_on_q() -> None:
     )
     assert code == 0 and "Bye." in out.getvalue()
     assert "1. Wood Shop, 1st space: 2 Wood" in out.getvalue()
-    assert "[1-9, b board, q quit]> " in out.getvalue()  # the prompt names the b key
+    assert "[1-9, ? help, b board, q quit]> " in out.getvalue()  # the prompt names the keys
 
 
 def play_text(answers: str, seed: int = 7) -> str:
