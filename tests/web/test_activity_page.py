@@ -1,0 +1,223 @@
+"""The Discord Activity's page in headless Chromium, with Discord's real Embedded App SDK
+(bundled by ``web/activity/build.sh``) running unmodified inside the harness that plays
+Discord's client (``tests/web/activity_harness.py``): the page is framed by
+``https://discord.com`` and served from ``https://<client id>.discordsays.com`` through a
+proxy to the bot's ``/activity/``, as Discord serves it; the sign-in goes through the
+fake Discord's OAuth2.
+
+A seated player sees the board with their choices clickable where they sit and makes a
+move by clicking it; a spectator's page has nothing to click; screenshots at phone and
+desktop size are compared with ``tests/web/golden/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from engine import get_game
+from storage import LoadedGame, SqlStorage
+from tables.pictures import Pictures
+from tables.service import Tables
+from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.fake_discord.model import FakeUser
+from tests.web.activity_harness import DiscordClient, Launch
+from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
+from web.activity import ActivityOptions
+from web.server import WebServer
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "web" / "static" / "activity.js"
+CHANNEL = 4242
+
+CLICKABLE_JS = """
+return [...document.querySelectorAll('#board .clickable')].map(e => ({
+  target: e.dataset.target, label: e.getAttribute('aria-label'),
+  menu: e.classList.contains('several')}));
+"""
+
+
+@pytest.fixture(scope="session")
+def bundle() -> Path:
+    """The Activity's script, built (or found current) by the build script."""
+    done = subprocess.run(
+        ["bash", str(ROOT / "web" / "activity" / "build.sh")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    if not BUNDLE.is_file():
+        pytest.fail(f"web/static/activity.js was not built: {done.stdout}{done.stderr}")
+    return BUNDLE
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord() as running:
+        yield running
+
+
+@pytest.fixture
+async def activity_server(
+    bundle: Path, store: SqlStorage, fake: FakeDiscord
+) -> AsyncIterator[WebServer]:
+    """The bot's web server with the Activity on, signing in through the fake Discord."""
+    options = ActivityOptions(
+        client_id=fake.application_id,
+        client_secret=fake.oauth.client_secret,
+        tables=Tables(store),
+        api=fake.api_base,
+    )
+    web = WebServer(store, Pictures(), port=0, activity=options)
+    web.live.poll = 0.02
+    await web.start()
+    try:
+        yield web
+    finally:
+        await web.stop()
+
+
+@pytest.fixture
+async def client(fake: FakeDiscord, activity_server: WebServer) -> AsyncIterator[DiscordClient]:
+    async with (
+        aiohttp.ClientSession() as http,
+        DiscordClient(
+            fake.application_id,
+            f"http://127.0.0.1:{activity_server.port}",
+            authorize=lambda user_id, scopes: _code(fake, user_id, scopes),
+            authenticate=lambda token: _me(http, fake, token),
+        ) as running,
+    ):
+        yield running
+
+
+async def _code(fake: FakeDiscord, user_id: int, scopes: list[str]) -> str:
+    return fake.oauth.authorize(fake.users[user_id], tuple(scopes))
+
+
+async def _me(http: aiohttp.ClientSession, fake: FakeDiscord, token: str) -> dict[str, Any] | None:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with http.get(f"{fake.api_base}/users/@me", headers=headers) as response:
+        return await response.json() if response.status == 200 else None
+
+
+@pytest.fixture
+async def discord_browser(client: DiscordClient) -> AsyncIterator[AsyncBrowser]:
+    """A Chromium of its own that finds Discord's names on this machine."""
+    try:
+        sync = await asyncio.to_thread(Browser.start, flags=client.flags())
+    except ChromiumMissing as missing:
+        pytest.fail(str(missing))
+    try:
+        yield AsyncBrowser(sync)
+    finally:
+        await asyncio.to_thread(sync.close)
+
+
+async def seat_game(store: SqlStorage, kind: str, users: list[FakeUser]) -> LoadedGame:
+    lobby = await store.create_lobby(
+        guild_id=1,
+        channel_id=CHANNEL,
+        kind=kind,
+        options=None,
+        host_id=users[0].id,
+        host_name=users[0].name,
+    )
+    for user in users[1:]:
+        await store.join(lobby.id, user.id, user.name)
+    return await store.start(lobby.id, seed=5)
+
+
+async def open_activity(
+    browser: AsyncBrowser, client: DiscordClient, fake: FakeDiscord, user: FakeUser
+) -> None:
+    """Start the Activity in the game's channel as ``user``, and look inside its frame
+    once the SDK's handshake and sign-in are done."""
+    launch = Launch(user.id, user.name, CHANNEL, fake.guild.id)
+    await browser.open(client.url(launch))
+    await browser.wait_until("window.harness && window.harness.authenticated", timeout=20)
+    await browser.enter_frame("#activity")
+
+
+async def test_a_seated_player_moves_by_clicking_the_board(
+    store: SqlStorage,
+    fake: FakeDiscord,
+    client: DiscordClient,
+    discord_browser: AsyncBrowser,
+) -> None:
+    aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
+    game = await seat_game(store, "workshop", [aino, bo])
+    rules = get_game("workshop")
+    (first,) = rules.to_act(game.state)
+    player = aino if first == str(aino.id) else bo
+    browser = discord_browser
+    await open_activity(browser, client, fake, player)
+    # the SDK spoke Discord's protocol: handshake, READY, AUTHORIZE, AUTHENTICATE
+    await browser.leave_frame()
+    harness = await browser.run("return window.harness")
+    assert harness["handshake"]["client_id"] == str(fake.application_id)
+    assert harness["handshake"]["sdk_version"] == "2.5.0"
+    assert [c["cmd"] for c in harness["commands"]][:2] == ["AUTHORIZE", "AUTHENTICATE"]
+    assert harness["commands"][0]["args"]["scope"] == ["identify"]
+    assert harness["authenticated"] == str(player.id) and harness["errors"] == []
+    await browser.enter_frame("#activity")
+    await browser.wait_until("document.getElementById('activity').dataset.state === 'playing'")
+    clickable = await browser.run(CLICKABLE_JS)
+    legal = rules.legal_actions(game.state, first)
+    targets = {rules.describe_choice(game.state, first, a).target for a in legal}
+    assert clickable and {c["target"] for c in clickable} <= targets
+    assert "Santa's Workshop" in await browser.text("#prompt")
+    # one click on a target with one choice makes that move
+    single = next(c for c in clickable if not c["menu"])
+    await browser.click(f"#board .clickable[data-target='{single['target']}']")
+    await browser.wait_until(
+        f"document.getElementById('activity').dataset.version !== '{game.version}'"
+    )
+    after = await store.load(game.id)
+    assert after.version == game.version + 1
+    assert single["label"] in await browser.text("#note")
+    assert not await browser.run("return document.querySelector('#note.refused')")
+    assert await browser.console_errors() == []
+
+
+async def test_a_spectator_sees_the_live_board_and_nothing_to_click(
+    store: SqlStorage,
+    fake: FakeDiscord,
+    client: DiscordClient,
+    discord_browser: AsyncBrowser,
+) -> None:
+    aino, bo, cai = fake.add_user("Aino"), fake.add_user("Bo"), fake.add_user("Cai")
+    game = await seat_game(store, "workshop", [aino, bo])
+    browser = discord_browser
+    await open_activity(browser, client, fake, cai)
+    await browser.wait_until("document.getElementById('activity').dataset.state === 'watching'")
+    assert "watching" in await browser.text("#seat")
+    await browser.wait_until("document.querySelector('#board [data-target]')")
+    assert await browser.run(CLICKABLE_JS) == []
+    assert (
+        await browser.run(
+            "return [...document.querySelectorAll("
+            "'#board [tabindex], #board [role=button], #choices button')].length"
+            " + (document.getElementById('undo').hidden ? 0 : 1)"
+        )
+        == 0
+    )
+    # a move made elsewhere (a button in the thread) shows here within a second
+    rules = get_game("workshop")
+    (first,) = rules.to_act(game.state)
+    await Tables(store).choose(game.id, int(first), game.version, 0)
+    started = asyncio.get_running_loop().time()
+    await browser.wait_until(
+        f"document.getElementById('activity').dataset.version === '{game.version + 1}'",
+        timeout=5,
+    )
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert await browser.run(CLICKABLE_JS) == []
+    assert await browser.console_errors() == []
