@@ -50,7 +50,7 @@ DE = i18n.words("de")
             BadChoice("That choice is not on the list; open the panel again."),
             "Diese Wahl steht nicht auf der Liste; öffne das Menü noch einmal.",
         ),
-        (CannotUndo(GAME_OVER), "Das Spiel ist vorbei; nichts kann mehr zurückgenommen werden."),
+        (CannotUndo(GAME_OVER), "Das Spiel ist vorbei; es lässt sich nichts mehr zurücknehmen."),
     ],
 )
 def test_an_expected_error_in_german_and_unchanged_in_english(

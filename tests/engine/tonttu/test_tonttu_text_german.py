@@ -58,20 +58,20 @@ def test_the_menu_labels_are_german() -> None:
         "Auf Schaukelpferd (braucht Holz, Holz, Farbe) zeigen" + HINT + "fehlt: Holz, Farbe"
     )
     assert GAME.describe_action(state, "ann", PointMaterial(slot=0), NAMES, DE) == (
-        "Auf verdeckte Materialkarte 1 zeigen: verdeckt behalten"
+        "Auf verdecktes Material 1 zeigen: verdeckt behalten"
     )
     assert GAME.describe_action(state, "bob", PointMaterial(slot=1), NAMES, DE) == (
-        "Auf verdeckte Materialkarte 2 zeigen: sie kommt offen dazu "
+        "Auf verdecktes Material 2 zeigen: Es kommt offen dazu "
         "(du hast schon eine verdeckte Karte)"
     )
     up = PointMaterial(slot=2, face_down=False)
     assert GAME.describe_action(state, "ann", up, NAMES, DE) == (
-        "Auf verdeckte Materialkarte 3 zeigen: offen nehmen"
+        "Auf verdecktes Material 3 zeigen: offen nehmen"
     )
     pick = build(phase="pick")
     assert GAME.describe_action(pick, "ann", Pick(material="Wool"), NAMES, DE) == "Wolle wählen"
     assert GAME.describe_action(speed(), "ann", ClosePointPhase(), NAMES, DE) == (
-        "Zeigephase schließen (die Zeit ist um)"
+        "Zeigephase beenden (die Zeit ist um)"
     )
 
 
@@ -83,7 +83,7 @@ def test_a_german_gift_label_compares_the_offers() -> None:
     )
     label = GAME.describe_action(state, "ann", point_gift("Rocking Horse"), NAMES, DE)
     hint = label.split(HINT)[1]
-    assert hint.startswith("du kannst bezahlen; zeigen andere mit, dann: dein Angebot ")
+    assert hint.startswith("du kannst bezahlen; zeigen auch andere darauf: dein Gebot ")
     assert "Bob" in hint and "falls die verdeckte Karte passt" in hint
 
 
@@ -114,14 +114,14 @@ def test_the_english_notes_end_the_english_material_labels() -> None:
 
 
 def test_secret_choices_in_german_and_in_the_second_person() -> None:
-    assert german(Chose(player="bob", phase="pick")) == "Bob hat geheim gewählt."
-    assert german(Chose(player="bob", phase="point")) == "Bob hat geheim gezeigt."
+    assert german(Chose(player="bob", phase="pick")) == "Bob hat verdeckt eine Karte gewählt."
+    assert german(Chose(player="bob", phase="point")) == "Bob hat verdeckt auf eine Karte gezeigt."
     assert german(Chose(player="bob", phase="pick", replaced=True)) == (
-        "Bob hat die Auswahl geheim geändert."
+        "Bob hat verdeckt eine andere Karte gewählt."
     )
-    assert german(Chose(player="you", phase="pick"), TERMINAL) == "Du hast geheim gewählt."
+    assert german(Chose(player="you", phase="pick"), TERMINAL) == "Du hast verdeckt eine Karte gewählt."
     assert german(Chose(player="you", phase="point", replaced=True), TERMINAL) == (
-        "Du hast geheim auf etwas anderes gezeigt."
+        "Du hast verdeckt auf eine andere Karte gezeigt."
     )
     assert english(Chose(player="bob", phase="pick", replaced=True)) == (
         "Bob changed their pick in secret."
@@ -131,7 +131,7 @@ def test_secret_choices_in_german_and_in_the_second_person() -> None:
 def test_picks_revealed_in_german() -> None:
     event = PicksRevealed(round=2, picks={"ann": "Wool", "bob": "Gold"}, skipped=["cid"])
     assert german(event) == (
-        "Auswahl in Runde 2: Ann Wolle, Bob Gold. Ausgesetzt (leere Hand): Cid."
+        "Auswahl der Runde 2: Ann Wolle, Bob Gold. Ausgesetzt (leere Hand): Cid."
     )
 
 
@@ -152,10 +152,10 @@ def test_a_reveal_in_german_names_cards_and_who_gets_them() -> None:
     )
     reveal = next(e for e in events if e.kind == "points_revealed")
     assert german(reveal).splitlines() == [
-        "Zeigen in Runde 1:",
+        "Zeigen der Runde 1:",
         "    Glocke (Dekoration), gezeigt von Ann: Ann bekommt es und zahlt Metall ×2.",
-        "    Verdeckte Materialkarte 1, gezeigt von Bob: Bob hat sie offen genommen: Wolle.",
-        "    Verdeckte Materialkarte 2, gezeigt von Cid: Cid hat sie offen genommen: Metall.",
+        "    Verdecktes Material 1, gezeigt von Bob: Bob hat es offen genommen: Wolle.",
+        "    Verdecktes Material 2, gezeigt von Cid: Cid hat es offen genommen: Metall.",
     ]
 
 
@@ -206,19 +206,19 @@ def test_every_result_of_a_reveal_in_german() -> None:
     event = PointsRevealed(round=3, gifts=gifts, materials=materials)
     lines = german(event, {**NAMES, "you": "You"}).splitlines()
     assert lines == [
-        "Zeigen in Runde 3:",
-        "    Schal (Kleidung), gezeigt von Ann, Bob: Angebote Ann 3, Bob 2; "
+        "Zeigen der Runde 3:",
+        "    Schal (Kleidung), gezeigt von Ann, Bob: Gebote Ann 3, Bob 2; "
         "Ann bekommt es und zahlt Wolle ×2, Farbe (Farbe war verdeckt).",
-        "    Glocke (Dekoration), gezeigt von dir, Bob: Gleichstand (Du 2, Bob 2), "
+        "    Glocke (Dekoration), gezeigt von dir, Bob: Gleichstand bei den Geboten (Du 2, Bob 2), "
         "niemand bekommt es.",
         "    Holzschuhe (Kleidung), gezeigt von Cid: kann nicht bezahlen, das Zeigen verfällt.",
         "    Jo-Jo (Spielzeug), gezeigt von Cid, Bob: niemand kann bezahlen, nichts passiert.",
-        "    Verdeckte Materialkarte 1, gezeigt von Ann, Cid: umkämpft, nichts passiert.",
-        "    Verdeckte Materialkarte 3, gezeigt von dir: "
-        "Du hast sie genommen und behältst sie verdeckt.",
+        "    Verdecktes Material 1, gezeigt von Ann, Cid: umkämpft, nichts passiert.",
+        "    Verdecktes Material 3, gezeigt von dir: "
+        "Du hast es genommen und behältst es verdeckt.",
     ]
     assert german(PointsRevealed(round=4, gifts=[], materials=[])) == (
-        "Zeigen in Runde 4: niemand hat gezeigt."
+        "Zeigen der Runde 4: Niemand hat gezeigt."
     )
 
 
@@ -243,10 +243,10 @@ def test_a_speed_point_and_the_closed_phase_in_german_with_plurals() -> None:
     two = PointPhaseClosed(round=5, missed=["bob", "cid"])
     none = PointPhaseClosed(round=5, missed=[])
     assert german(one) == (
-        "Die Zeit ist um: die Zeigephase von Runde 5 ist geschlossen. Nicht gezeigt hat: Cid."
+        "Die Zeit ist um: Die Zeigephase der Runde 5 ist beendet. Nicht gezeigt hat: Cid."
     )
     assert german(two).endswith("Nicht gezeigt haben: Bob, Cid.")
-    assert german(none) == "Die Zeit ist um: die Zeigephase von Runde 5 ist geschlossen."
+    assert german(none) == "Die Zeit ist um: Die Zeigephase der Runde 5 ist beendet."
     assert english(two) == (
         "Time is up: the point phase of round 5 is closed. Bob, Cid did not point."
     )
@@ -264,7 +264,7 @@ def test_the_end_of_a_round_in_german_with_plurals() -> None:
         reshuffled=1,
     )
     assert german(event).splitlines() == [
-        "Ende von Runde 4: neue Geschenke Glocke; 1 neue verdeckte Materialkarte.",
+        "Ende der Runde 4: neue Geschenke Glocke; 1 neues verdecktes Material.",
         "    Der Ablagestapel wurde zu einem neuen Materialstapel gemischt.",
         "    Neues Austeilen: 1 Karte abgelegt, die Rotationskarte zeigt jetzt nach rechts, "
         "je 5 Karten ausgeteilt.",
@@ -273,7 +273,7 @@ def test_the_end_of_a_round_in_german_with_plurals() -> None:
         round=1, gift_won=True, gifts_refilled=[], materials_refilled=2, passed="left"
     )
     assert german(passed) == (
-        "Ende von Runde 1: 2 neue verdeckte Materialkarten; Handkarten nach links weitergegeben."
+        "Ende der Runde 1: 2 neue verdeckte Materialien; Handkarten nach links weitergegeben."
     )
     short = RoundEnded(
         round=8,
@@ -289,13 +289,13 @@ def test_the_end_of_a_round_in_german_with_plurals() -> None:
         "ausgeteilt: Ann 2, Bob 1 (die Karten sind ausgegangen)."
     )
     assert german(RoundEnded(round=9, gift_won=True, gifts_refilled=[], materials_refilled=0)) == (
-        "Ende von Runde 9."
+        "Ende der Runde 9."
     )
 
 
 def test_game_over_in_german() -> None:
     event = GameEnded(reason="no_gift_for_10_rounds", scores={"ann": 1}, winners=["ann"])
-    assert german(event) == "Spielende: 10 Runden in Folge hat niemand ein Geschenk bekommen."
+    assert german(event) == "Spielende: 10 Runden hintereinander hat niemand ein Geschenk gewonnen."
 
 
 # --------------------------------------------------------------------------- the board
@@ -345,10 +345,10 @@ def test_the_german_final_breakdown_counts_points_gifts_and_sets() -> None:
     )
     text = GAME.render_text(GAME.view(state, "ann"), NAMES, DE)
     assert "Spielende: der Geschenkstapel ist aufgebraucht" in text
-    assert "Endwertung (das k-te Geschenk zählt k; +3 je Satz aus Spielzeug, Kleidung, " in text
-    assert "Ann    9 Punkte = 6 für 3 Geschenke (1+2+3) + 3 für 1 Satz" in text
-    assert "Bob    0 Punkte = 0 für 0 Geschenke (0) + 0 für 0 Sätze" in text
-    assert "Cid    1 Punkt = 1 für 1 Geschenk (1) + 0 für 0 Sätze" in text
+    assert "Endwertung (das k-te Geschenk zählt k; +3 je Set aus Spielzeug, Kleidung, " in text
+    assert "Ann    9 Punkte = 6 für 3 Geschenke (1+2+3) + 3 für 1 Set" in text
+    assert "Bob    0 Punkte = 0 für 0 Geschenke (0) + 0 für 0 Sets" in text
+    assert "Cid    1 Punkt = 1 für 1 Geschenk (1) + 0 für 0 Sets" in text
     english = GAME.render_text(GAME.view(state, "ann"), NAMES)
     assert "Cid    1 point = 1 for 1 gift (1) + 0 for 0 sets" in english
 
@@ -370,13 +370,13 @@ def test_rule_refusals_in_german_name_the_material_in_german() -> None:
     assert error.text(DE) == "Wolle hast du nicht auf der Hand."
     error = refusal(build(), "ann", PointMaterial(slot=7))
     assert error.text(DE) == (
-        "Auf Platz 8 liegt keine verdeckte Materialkarte; zeige auf eine Karte, die dort liegt."
+        "Auf Platz 8 liegt kein verdecktes Material; zeige auf eine Karte, die dort liegt."
     )
     assert refusal(build(), "zed", PointMaterial(slot=0)).text(DE) == (
         "Du spielst in diesem Spiel nicht mit."
     )
     assert refusal(build(), "ann", Pick(material="Wood")).text(DE) == (
-        "Es ist die Zeigephase: zeige auf ein Geschenk oder eine verdeckte Materialkarte."
+        "Gerade ist die Zeigephase: Zeige auf ein Geschenk oder ein verdecktes Material."
     )
 
 

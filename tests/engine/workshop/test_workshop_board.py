@@ -31,7 +31,7 @@ def test_german_board_text() -> None:
     assert " Ben: 0 Punkte, 3 Wichtel übrig, 0 Rentiere, Freude 3" in lines
     assert "    Baum 1/6: Stern: 3 Punkte: rot (3 Punkte)" in lines
     assert "Spendenzentrale: H0 M0 S0 Mo0 | Vorrat: " in board
-    assert "Kugeln übrig: rot 5, gold 5, silber 5, blau 5, grün 5" in lines
+    assert "Übrige Kugeln: rot 5, gold 5, silber 5, blau 5, grün 5" in lines
     assert lines[-1].startswith("Legende: * Startspieler · H Holz, M Metall, S Stoff, Mo Montage")
     english = GAME.render_text(GAME.view(state, "ann"), NAMES)
     assert english.split("\n")[0] == (

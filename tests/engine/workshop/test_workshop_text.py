@@ -115,7 +115,7 @@ EVENTS: list[tuple[Any, str, str]] = [
     (
         TokensReceived(player="ann", material="wood", count=1, short=2),
         "Anna receives 1 Wood (2 fewer: the supply ran out).",
-        "Anna bekommt 1 Holz (2 weniger: der Vorrat ist aufgebraucht).",
+        "Anna bekommt 1 Holz (2 weniger, denn der Vorrat ist aufgebraucht).",
     ),
     (
         ChoiceLost(player="ann", count=1),
@@ -145,7 +145,7 @@ EVENTS: list[tuple[Any, str, str]] = [
     (
         TokensDonated(player="ann", material="wood", count=3, automatic=True),
         "Anna donates 3 Wood (no toy needs it).",
-        "Anna spendet 3 Holz (kein Spielzeug braucht es).",
+        "Anna spendet 3 Holz (keins der Spielzeuge braucht das).",
     ),
     (
         ToyTaken(player="ann", toy="Teddy Bear", slot=None),
@@ -160,7 +160,7 @@ EVENTS: list[tuple[Any, str, str]] = [
     (
         DeckReshuffled(cards=12),
         "The sleigh's 12 toys are shuffled into a new toy deck.",
-        "Die Spielzeuge aus dem Schlitten (12) werden zu einem neuen Spielzeugstapel gemischt.",
+        "Die 12 Spielzeuge aus dem Schlitten werden zu einem neuen Spielzeugstapel gemischt.",
     ),
     (
         ToyCompleted(player="ann", toy="Carousel"),
@@ -180,7 +180,7 @@ EVENTS: list[tuple[Any, str, str]] = [
     (
         OrnamentPlaced(player="ann", colour="red", space="wood"),
         "Anna hangs the red ornament on '1 Wood'.",
-        "Anna hängt die rote Kugel an „1 Holz“.",
+        "Anna hängt die rote Kugel auf das Feld „1 Holz“.",
     ),
     (
         DayEnded(day=2, stalls_revealed=3, first_player="bob"),
@@ -275,7 +275,7 @@ YOU_LINES = [
     (
         OrnamentPlaced(player="ann", colour="blue", space="star"),
         "You hang the blue ornament on 'Star: 3 points'.",
-        "Du hängst die blaue Kugel an „Stern: 3 Punkte“.",
+        "Du hängst die blaue Kugel auf das Feld „Stern: 3 Punkte“.",
     ),
     (
         DayEnded(day=1, stalls_revealed=3, first_player="ann"),
@@ -350,7 +350,7 @@ def test_german_menu_labels_for_toys_tokens_and_ornaments() -> None:
     state = state.model_copy(update={"phase": 4, "batch": (0, 0, 1, 0), "station": 2})
     german = labels(state, DE)
     assert german == [
-        "Lege 1 Stoff auf Drachen (braucht 1) (damit fertig)",
+        "Lege 1 Stoff auf Drachen (braucht 1; damit fertiggestellt)",
         "Spende 1 Stoff (+1 Punkt)",
     ]
     ornaments = start(players=2, first=0).model_copy(update={"phase": 5, "station": 8})
@@ -362,8 +362,8 @@ def test_german_menu_labels_for_toys_tokens_and_ornaments() -> None:
     )
     german = labels(mail, DE)
     assert german[-2:] == [
-        "Nimm die oberste Karte vom Spielzeugstapel (verdeckt)",
-        "Nicht mehr nehmen",
+        "Nimm die oberste Karte vom Spielzeugstapel (unbesehen)",
+        "Keine weiteren nehmen",
     ]
     assert re.fullmatch(r"Nimm .+ \([HMS0-9/ Mo]+, \d+ Punkte\) aus Fach 1", german[0]), german[0]
 
@@ -405,7 +405,7 @@ def test_german_rule_refusals() -> None:
     with pytest.raises(IllegalAction) as error:
         GAME.apply(full, "ann", PlaceElf(station="wood"))
     assert str(error.value) == "The Wood Shop is full today."
-    assert error.value.text(DE) == "Heute ist kein Platz mehr frei: Holzwerkstatt."
+    assert error.value.text(DE) == "Holzwerkstatt: Heute ist kein Feld mehr frei."
     with pytest.raises(IllegalAction) as error:
         GAME.apply(state, "ann", StopTaking())
     assert str(error.value) == "That is not possible now: you must place an Elf."

@@ -186,14 +186,14 @@ def test_the_took_back_line_and_the_refusals_in_german() -> None:
     with pytest.raises(CannotUndo) as error:
         history.undo_entry("ann")
     assert error.value.text(german) == (
-        "Jede bisherige Entscheidung wurde zurückgenommen; "
-        "es gibt nichts mehr rückgängig zu machen."
+        "Alle bisherigen Entscheidungen sind zurückgenommen; "
+        "mehr lässt sich nicht rückgängig machen."
     )
     history = history_of(wood_start(), PlaceElf(station="mail3"), TakeToy(slot=0))
     with pytest.raises(CannotUndo) as error:
         history.undo_entry("ann")
     assert str(error.value) == DREW
     assert error.value.text(german) == (
-        "Bei dieser Entscheidung wurde eine Karte gezogen oder aufgedeckt, daher kann sie nicht "
-        "zurückgenommen werden."
+        "Bei dieser Entscheidung wurde eine Karte gezogen oder aufgedeckt, daher lässt sie sich "
+        "nicht zurücknehmen."
     )
