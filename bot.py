@@ -66,6 +66,7 @@ from cogs import EXTENSIONS
 from cogs.helpers.check import (
     REFUSED_TOKEN,
     UNREACHABLE,
+    activity_sentence,
     run_check,
     server_error_sentence,
     unreachable_sentence,
@@ -73,7 +74,7 @@ from cogs.helpers.check import (
 )
 from cogs.helpers.config import Settings
 from cogs.helpers.desk import Desk
-from cogs.helpers.gates import Door, FloodGuard, RestBudget, Work, budgeted
+from cogs.helpers.gates import SLOW_DOWN, Door, FloodGuard, RestBudget, Work, budgeted
 from cogs.helpers.host import Host
 from cogs.helpers.language import Languages
 from cogs.helpers.logs import setup_logging
@@ -85,6 +86,7 @@ from tables.computers import Computers
 from tables.core import Core
 from tables.metrics import Metrics
 from tables.service import Tables
+from web.activity import ActivityOptions
 from web.health import Health
 from web.server import ProbeServer, WebServer
 
@@ -300,6 +302,7 @@ class WorkshopBot(Host):
             port=port,
             language_of=self.languages.of_guild,
             health=health,
+            activity=self.activity_options(),
         )
         try:
             port = await self.web.start()
@@ -313,6 +316,31 @@ class WorkshopBot(Host):
         self.publisher.watchers.append(self.web.live.poke)
         address = self.settings.web_address or f"http://{self.settings.web_host}:{port}"
         log.info("web pages: every game's page is %s/g/<its token>", address)
+        if self.web.activity.on:
+            log.info("the Discord Activity: %s/activity/", address)
+
+    def activity_options(self) -> ActivityOptions | None:
+        """What the Discord Activity needs (``web/activity.py``), with both
+        ``DISCORD_CLIENT_ID`` and ``DISCORD_CLIENT_SECRET``: a move there goes through
+        the same flood guard as the user's clicks, is shown in the thread by
+        ``Core.publish_move`` and is waited for by a graceful stop."""
+        client_id, secret = self.settings.client_id, self.settings.client_secret
+        if not client_id or not secret:
+            return None
+        flood = self.door.flood
+
+        def refused(user_id: int) -> str | None:
+            return None if flood.allow(user_id) else SLOW_DOWN
+
+        return ActivityOptions(
+            client_id=client_id,
+            client_secret=secret,
+            tables=self.tables,
+            publish=self.core.publish_move,
+            spawn=self.background,
+            flood=refused,
+            api=discord.http.Route.BASE,  # Discord's (a test's fake: patched)
+        )
 
     def shard_states(self) -> dict[int, bool]:
         """Each shard of this process: connected to the gateway or not."""
@@ -563,6 +591,13 @@ def main(argv: list[str] | None = None) -> int:
                     settings.guild_id,
                     web=web,
                     database_url=settings.database_url,
+                    activity=activity_sentence(
+                        settings.client_id,
+                        settings.client_secret is not None,
+                        settings.web_port,
+                        settings.web_base_url,
+                    ),
+                    client_id=settings.client_id,
                 )
             )
         except KeyboardInterrupt:

@@ -108,6 +108,42 @@ def web_sentence(port: int | None, host: str, address: str | None, public: bool)
     return f"Web pages: on; each game's page is {where}/g/<its token> ({links})."
 
 
+def activity_sentence(
+    client_id: int | None, secret: bool, port: int | None, base_url: str | None
+) -> str:
+    """What the check says of the Discord Activity: off and why, or where Discord's URL
+    mapping must point (``docs/activity.md``).
+
+    >>> activity_sentence(None, False, None, None)[:27]
+    'Discord Activity: off (set '
+    """
+    if not client_id or not secret:
+        if not client_id and not secret:
+            return (
+                "Discord Activity: off (set DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET, and "
+                "WEB_PORT, to let players play on the board inside Discord: docs/activity.md)."
+            )
+        missing = "DISCORD_CLIENT_SECRET" if client_id else "DISCORD_CLIENT_ID"
+        where = "the Developer Portal's OAuth2 page" if client_id else "General Information"
+        return f"Discord Activity: off; {missing} is not set (the Developer Portal, {where})."
+    if port is None:
+        return (
+            "Discord Activity: off; it is served by the bot's web server: set WEB_PORT (and "
+            "WEB_BASE_URL, the public HTTPS address Discord's URL mapping points to)."
+        )
+    if base_url is None:
+        return (
+            "Discord Activity: on at /activity/ of the web server; set WEB_BASE_URL to its "
+            "public HTTPS address, and map the Activity's root (/) to <that address>/activity "
+            "in the Developer Portal (Activities → URL Mappings)."
+        )
+    target = base_url.split("://", 1)[-1]
+    return (
+        f"Discord Activity: on; in the Developer Portal (Activities → URL Mappings) the root "
+        f"(/) must map to {target}/activity."
+    )
+
+
 GAME_STATUSES = {
     "active": "active",
     "lobby": "in a lobby",
@@ -171,9 +207,13 @@ async def run_check(
     err: TextIO | None = None,
     web: str | None = None,
     database_url: str | None = None,
+    activity: str | None = None,
+    client_id: int | None = None,
 ) -> int:
     """The check (module docstring); returns the exit status. ``web``: what to say of
-    the web pages (:func:`web_sentence`); ``database_url``: the database to look at."""
+    the web pages (:func:`web_sentence`); ``database_url``: the database to look at;
+    ``activity``: what to say of the Discord Activity (:func:`activity_sentence`);
+    ``client_id``: ``DISCORD_CLIENT_ID``, which must be the token's application."""
     out = out or sys.stdout
     err = err or sys.stderr
     problems = 0
@@ -186,6 +226,8 @@ async def run_check(
     print("Settings: read (.env and the environment).", file=out)
     if web:
         print(web, file=out)
+    if activity:
+        print(activity, file=out)
     if database_url is not None and (trouble := await database_report(database_url, out)):
         problem(trouble)
     client = discord.Client(intents=discord.Intents.default())
@@ -210,6 +252,12 @@ async def run_check(
     application_id = client.application_id
     print(f"Token: accepted; the bot is {client.user} (application {application_id}).", file=out)
     print(f"Invite link: {invite_url(application_id or 'APPLICATION_ID')}", file=out)
+    if client_id is not None and application_id is not None and client_id != application_id:
+        problem(
+            f"DISCORD_CLIENT_ID is {client_id}, but the token is application {application_id}'s: "
+            "the Activity's sign-in would fail. Copy the Application ID (and the OAuth2 "
+            "client secret) of the bot's own application."
+        )
     if not guilds:
         problem("The bot is in no server yet: open the invite link above to add it to one.")
     else:

@@ -18,7 +18,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import storage
 
@@ -174,6 +174,16 @@ WEB_PORT = Number(
 METRICS_PORT = Number(
     "METRICS_PORT", None, 1, 65535, "a port number", "or empty for none", whole=True
 )
+DISCORD_CLIENT_ID = Number(
+    "DISCORD_CLIENT_ID",
+    None,
+    1,
+    2**64 - 1,
+    "an application id",
+    "the Application ID of the Developer Portal's General Information, for the Activity; "
+    "or empty for none",
+    whole=True,
+)
 
 
 def ai_workers_range(cores: int) -> Number:
@@ -255,6 +265,10 @@ class Settings:
     served (with ``WEB_PORT`` they are on the web port)."""
     log_format: str = "text"
     """``text`` (readable lines) or ``json`` (one JSON object a line)."""
+    client_id: int | None = None
+    """The application's id (``DISCORD_CLIENT_ID``), for the Activity's sign-in."""
+    client_secret: str | None = field(default=None, repr=False)
+    """``DISCORD_CLIENT_SECRET``: the Activity's sign-in (never shown, never logged)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, cores: int | None = None) -> Settings:
@@ -291,6 +305,8 @@ class Settings:
             web_base_url=web_base_url(env),
             metrics_port=METRICS_PORT.whole_number(env),
             log_format=log_format(env),
+            client_id=DISCORD_CLIENT_ID.whole_number(env),
+            client_secret=client_secret(env),
         )
 
     @property
@@ -306,6 +322,12 @@ class Settings:
         host = f"[{self.web_host}]" if ":" in self.web_host else self.web_host
         return f"http://{host}:{self.web_port}"
 
+    @property
+    def activity(self) -> bool:
+        """Whether the Discord Activity is served: its OAuth2 client (both settings) and
+        the web server it is part of (``cogs/helpers/check.py`` says why not)."""
+        return bool(self.client_id and self.client_secret and self.web_port is not None)
+
 
 def token(env: Mapping[str, str]) -> str:
     """``DISCORD_TOKEN`` (empty: none, which ``bot.py`` explains). A token is printable
@@ -319,6 +341,19 @@ def token(env: Mapping[str, str]) -> str:
             "shown here: a token is a secret)."
         )
     return text
+
+
+def client_secret(env: Mapping[str, str]) -> str | None:
+    """``DISCORD_CLIENT_SECRET`` (empty: none): printable ASCII without spaces, as the
+    Developer Portal's OAuth2 page gives it; a wrong one is never shown back."""
+    text = env.get("DISCORD_CLIENT_SECRET", "").strip()
+    if text and not re.fullmatch(r"[!-~]+", text):
+        raise SystemExit(
+            "DISCORD_CLIENT_SECRET must be the secret alone, as the Developer Portal's OAuth2 "
+            "page gives it: the one set has a space or a character no secret has (it is not "
+            "shown here: it is a secret)."
+        )
+    return text or None
 
 
 def web_host(env: Mapping[str, str]) -> str:
