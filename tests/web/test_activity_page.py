@@ -13,6 +13,7 @@ desktop size are compared with ``tests/web/golden/``.
 from __future__ import annotations
 
 import asyncio
+import random
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,7 +25,7 @@ import pytest
 from engine import get_game
 from storage import LoadedGame, SqlStorage
 from tables.pictures import Pictures
-from tables.service import Tables
+from tables.service import Tables, choices_for
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Launch
@@ -220,4 +221,59 @@ async def test_a_spectator_sees_the_live_board_and_nothing_to_click(
     )
     assert asyncio.get_running_loop().time() - started < 1.0
     assert await browser.run(CLICKABLE_JS) == []
+    assert await browser.console_errors() == []
+
+
+async def test_a_target_with_several_choices_opens_a_menu_of_their_labels(
+    store: SqlStorage,
+    fake: FakeDiscord,
+    client: DiscordClient,
+    discord_browser: AsyncBrowser,
+) -> None:
+    aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
+    game = await seat_game(store, "workshop", [aino, bo])
+    rules = get_game("workshop")
+    chance = random.Random(11)
+    while True:  # random moves until the player to act has a target with several choices
+        (player,) = rules.to_act(game.state)
+        legal = list(rules.legal_actions(game.state, player))
+        targets = [rules.describe_choice(game.state, player, a).target for a in legal]
+        several = next((t for t in targets if t and targets.count(t) > 1), None)
+        if several is not None:
+            break
+        await store.submit(game.id, player, chance.choice(legal), game.version)
+        game = await store.load(game.id)
+    user = aino if player == str(aino.id) else bo
+    browser = discord_browser
+    await open_activity(browser, client, fake, user)
+    await browser.wait_until("document.getElementById('activity').dataset.state === 'playing'")
+    # every legal choice is on the page: at its target, or in the row under the board
+    shown = await browser.run(
+        "return [[...document.querySelectorAll('#board .clickable')].map(e => e.dataset.target),"
+        " [...document.querySelectorAll('#choices button')].map(b => Number(b.dataset.index))]"
+    )
+    drawn = set(shown[0])
+    assert len(drawn) == len(shown[0])  # a target is drawn once
+    at_targets = [i for i, t in enumerate(targets) if t in drawn]
+    assert sorted(at_targets + shown[1]) == list(range(len(legal)))
+    assert several in drawn
+    await browser.click(f"#board .clickable[data-target='{several}']")
+    await browser.wait_until("document.getElementById('menu').open")
+    assert await browser.texts("#menu .menu-heading, #menu .cancel") == ["Choose one", "Cancel"]
+    offered = await browser.run(
+        "return [...document.querySelectorAll('#menu button.choice')]"
+        ".map(b => [Number(b.dataset.index), b.textContent])"
+    )
+    indices = [i for i, t in enumerate(targets) if t == several]
+    assert [index for index, _ in offered] == indices
+    labels = [choice.label for choice in choices_for(game, player)]
+    assert [label for _, label in offered] == [labels[i] for i in indices]
+    await browser.click(f"#menu button.choice[data-index='{indices[-1]}']")
+    await browser.wait_until(
+        f"document.getElementById('activity').dataset.version !== '{game.version}'"
+    )
+    after = await store.load(game.id)
+    (played,) = await store.log(game.id, after=game.version)
+    assert after.version == game.version + 1
+    assert played.action == legal[indices[-1]].model_dump(mode="json")
     assert await browser.console_errors() == []

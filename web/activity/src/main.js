@@ -26,6 +26,7 @@ class Activity {
       document.getElementById("menu"),
       (choice) => this.move(choice),
     );
+    this.board.words = this.words;
     this.sdk = null;
     this.session = null;
     this.table = null;
