@@ -13,6 +13,8 @@ desktop size are compared with ``tests/web/golden/``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import random
 import subprocess
 from collections.abc import AsyncIterator
@@ -23,14 +25,17 @@ import aiohttp
 import pytest
 
 from engine import get_game
+from engine.words import ENGLISH
 from storage import LoadedGame, SqlStorage
 from tables.pictures import Pictures
 from tables.service import Tables, choices_for
+from tests.e2e.bot_helpers import make_bot, open_table
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Launch
 from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
 from web.activity import ActivityOptions
+from web.page import move_lines
 from web.server import WebServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,13 +90,14 @@ async def activity_server(
         await web.stop()
 
 
-@pytest.fixture
-async def client(fake: FakeDiscord, activity_server: WebServer) -> AsyncIterator[DiscordClient]:
+@contextlib.asynccontextmanager
+async def discord_around(fake: FakeDiscord, web_port: int) -> AsyncIterator[DiscordClient]:
+    """Discord's client around the Activity of the bot's web server at ``web_port``."""
     async with (
         aiohttp.ClientSession() as http,
         DiscordClient(
             fake.application_id,
-            f"http://127.0.0.1:{activity_server.port}",
+            f"http://127.0.0.1:{web_port}",
             authorize=lambda user_id, scopes: _code(fake, user_id, scopes),
             authenticate=lambda token: _me(http, fake, token),
         ) as running,
@@ -109,8 +115,8 @@ async def _me(http: aiohttp.ClientSession, fake: FakeDiscord, token: str) -> dic
         return await response.json() if response.status == 200 else None
 
 
-@pytest.fixture
-async def discord_browser(client: DiscordClient) -> AsyncIterator[AsyncBrowser]:
+@contextlib.asynccontextmanager
+async def chromium_for(client: DiscordClient) -> AsyncIterator[AsyncBrowser]:
     """A Chromium of its own that finds Discord's names on this machine."""
     try:
         sync = await asyncio.to_thread(Browser.start, flags=client.flags())
@@ -120,6 +126,18 @@ async def discord_browser(client: DiscordClient) -> AsyncIterator[AsyncBrowser]:
         yield AsyncBrowser(sync)
     finally:
         await asyncio.to_thread(sync.close)
+
+
+@pytest.fixture
+async def client(fake: FakeDiscord, activity_server: WebServer) -> AsyncIterator[DiscordClient]:
+    async with discord_around(fake, activity_server.port) as running:
+        yield running
+
+
+@pytest.fixture
+async def discord_browser(client: DiscordClient) -> AsyncIterator[AsyncBrowser]:
+    async with chromium_for(client) as browser:
+        yield browser
 
 
 async def seat_game(store: SqlStorage, kind: str, users: list[FakeUser]) -> LoadedGame:
@@ -137,11 +155,15 @@ async def seat_game(store: SqlStorage, kind: str, users: list[FakeUser]) -> Load
 
 
 async def open_activity(
-    browser: AsyncBrowser, client: DiscordClient, fake: FakeDiscord, user: FakeUser
+    browser: AsyncBrowser,
+    client: DiscordClient,
+    fake: FakeDiscord,
+    user: FakeUser,
+    channel: int = CHANNEL,
 ) -> None:
     """Start the Activity in the game's channel as ``user``, and look inside its frame
     once the SDK's handshake and sign-in are done."""
-    launch = Launch(user.id, user.name, CHANNEL, fake.guild.id)
+    launch = Launch(user.id, user.name, channel, fake.guild.id)
     await browser.open(client.url(launch))
     await browser.wait_until("window.harness && window.harness.authenticated", timeout=20)
     await browser.enter_frame("#activity")
@@ -277,3 +299,43 @@ async def test_a_target_with_several_choices_opens_a_menu_of_their_labels(
     assert after.version == game.version + 1
     assert played.action == legal[indices[-1]].model_dump(mode="json")
     assert await browser.console_errors() == []
+
+
+async def test_a_click_in_the_activity_shows_in_the_thread_as_a_button_move(
+    bundle: Path, fake: FakeDiscord, tmp_path: Path
+) -> None:
+    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=7)
+    bot.settings = dataclasses.replace(
+        bot.settings,
+        web_port=0,
+        client_id=fake.application_id,
+        client_secret=fake.oauth.client_secret,
+    )
+    await fake.start_bot(bot)
+    assert bot.web is not None and bot.web.activity.on
+    aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
+    await open_table(fake, aino, [bo])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.state is not None
+    (first,) = get_game("workshop").to_act(game.state)
+    player = aino if first == str(aino.id) else bo
+    async with discord_around(fake, bot.web.port) as client, chromium_for(client) as browser:
+        await open_activity(browser, client, fake, player, fake.channel.id)
+        await browser.wait_until("document.getElementById('activity').dataset.state === 'playing'")
+        clickable = await browser.run(CLICKABLE_JS)
+        single = next(c for c in clickable if not c["menu"])
+        await browser.click(f"#board .clickable[data-target='{single['target']}']")
+        await browser.wait_until(
+            f"document.getElementById('activity').dataset.version !== '{game.version}'"
+        )
+        (entry,) = await bot.store.log(game.id, after=game.version)
+        lines = move_lines(game, entry, ENGLISH)
+        assert lines
+        # the thread says the move as it says a button's
+        await fake.wait_for(
+            lambda: any(lines[0] in m.text() for m in fake.messages(thread)),
+            what=f"the thread to say {lines[0]!r}",
+        )
+        assert await browser.console_errors() == []
+    assert not fake.take_violations()
