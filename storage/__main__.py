@@ -136,7 +136,9 @@ async def copy(source_url: str, target_url: str, out: TextIO) -> int:
             return await _report(target, out)
 
 
-async def backup(database_url: str, file: Path, out: TextIO) -> int:
+async def backup(
+    database_url: str, file: Path, out: TextIO, prog: str = "python -m storage"
+) -> int:
     if is_postgres_url(database_url):  # migrated first, as the bot would: same columns
         source = await _open(database_url, out)
         if source is None:
@@ -155,7 +157,7 @@ async def backup(database_url: str, file: Path, out: TextIO) -> int:
     out.write(
         f"Backed up {written.games} games ({written.actions} actions) from {where}"
         f" to {written.path}: {written.size / 1e6:.1f} MB. Check it with"
-        f" python -m storage check sqlite:///{written.path}\n"
+        f" {prog} check sqlite:///{written.path}\n"
     )
     return 0
 
@@ -240,7 +242,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     if args.command == "copy":
         return asyncio.run(copy(args.source_url, args.target_url, out))
     if args.command == "backup":
-        return asyncio.run(backup(args.database_url, args.file, out))
+        return asyncio.run(backup(args.database_url, args.file, out, prog))
     if args.command == "forget-user":
         return asyncio.run(forget_user(args.database_url, args.user_id, out))
     if args.command == "ratings":
