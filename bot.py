@@ -128,6 +128,20 @@ SYNC_CLAIM_LEASE = 600.0
 START_STOP_WAIT = 5.0
 """Seconds the connection gets to wind down after a graceful stop closed it."""
 READY_DB_WITHIN = 2.0
+ENTRY_POINT = 4
+"""An application command of type PRIMARY_ENTRY_POINT: the Activity's launcher."""
+ENTRY_POINT_FIELDS = (
+    "id",
+    "type",
+    "name",
+    "name_localizations",
+    "description",
+    "description_localizations",
+    "handler",
+    "contexts",
+    "integration_types",
+    "default_member_permissions",
+)
 """Seconds the database gets to answer ``/readyz``'s query."""
 
 
@@ -385,7 +399,16 @@ class WorkshopBot(Host):
             log.info("commands: another process synced this command tree; skipping")
             return False
         try:
-            synced = await self.tree.sync(guild=guild)
+            kept = await self.entry_points() if guild is None else []
+            if kept:  # a bulk overwrite must name it too, or Discord refuses it (50240)
+                assert self.application_id is not None  # known once logged in
+                count = len(
+                    await self.http.bulk_upsert_global_commands(
+                        self.application_id, payload=[*tree, *kept]
+                    )
+                )
+            else:
+                count = len(await self.tree.sync(guild=guild))
         except Exception as error:
             # give the claim back at once, so the next start syncs instead of skipping
             await self.store.try_claim(name, self.owner_name, timedelta(0))
@@ -397,8 +420,27 @@ class WorkshopBot(Host):
                     "DISCORD_GUILD_ID."
                 ) from None
             raise
-        log.info("synced %d commands", len(synced))
+        log.info("synced %d commands", count)
         return True
+
+    async def entry_points(self) -> list[dict[str, Any]]:
+        """The application's Entry Point command, as a global sync must send it again:
+        the command that launches the Discord Activity, made by Discord when Activities
+        are enabled in the Developer Portal (``docs/activity.md``). Discord refuses a
+        bulk overwrite of the global commands that would remove it."""
+        assert self.application_id is not None  # known once logged in
+        found: list[dict[str, Any]] = list(
+            await self.http.get_global_commands(self.application_id)  # type: ignore[arg-type]
+        )
+        kept = []
+        for command in found:
+            if command.get("type") != ENTRY_POINT:
+                continue
+            again = {k: command[k] for k in ENTRY_POINT_FIELDS if command.get(k) is not None}
+            if "default_member_permissions" in again:  # Discord gives it as a string
+                again["default_member_permissions"] = int(again["default_member_permissions"])
+            kept.append(again)
+        return kept
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord allows ``max_concurrency`` IDENTIFYs per 5 s, one per bucket

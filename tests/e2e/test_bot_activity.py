@@ -95,3 +95,16 @@ async def test_a_move_in_the_activity_shows_in_the_thread_as_a_buttons_does(
 def board_text(fake: FakeDiscord, thread: Any) -> str:
     board = next(m for m in fake.messages(thread) if m.embeds and "Move" in m.text())
     return board.text()
+
+
+async def test_the_command_sync_keeps_the_activitys_entry_point(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Enabling Activities in the Developer Portal makes a global Entry Point command
+    ("Launch"), and Discord then refuses a bulk overwrite of the global commands that
+    leaves it out: the bot's sync sends it again, and starts."""
+    launch = fake.enable_activities()
+    await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    names = {c["name"]: c for c in fake.global_commands}
+    assert "newgame" in names and names["launch"]["type"] == launch["type"]
+    assert names["launch"]["handler"] == 2

@@ -16,9 +16,32 @@ from . import limits
 from .model import FakeChannel, FakeRole, FakeUser, HarnessError, RecordedRequest
 from .rest import ApiError, RestMixin
 
+ENTRY_POINT = 4
+"""PRIMARY_ENTRY_POINT: the command that launches an Activity."""
+
 
 class CommandsMixin(RestMixin):
     """Synced application commands; the data of a command interaction."""
+
+    def enable_activities(self) -> dict[str, Any]:
+        """What the Developer Portal's "Enable Activities" does: the default Entry Point
+        command ("Launch", handled by Discord: ``handler`` 2, DISCORD_LAUNCH_ACTIVITY),
+        which a bulk overwrite of the global commands must then keep."""
+        command = {
+            "id": str(self.snowflake()),
+            "application_id": str(self.application_id),
+            "version": str(self.snowflake()),
+            "type": ENTRY_POINT,
+            "name": "launch",
+            "description": "",
+            "handler": 2,
+            "contexts": [0, 1, 2],
+            "integration_types": [0, 1],
+            "default_member_permissions": None,
+            "nsfw": False,
+        }
+        self.global_commands = [*self.global_commands, command]
+        return command
 
     def _command_routes(self) -> None:
         """GET and PUT global and guild application commands."""
@@ -36,6 +59,15 @@ class CommandsMixin(RestMixin):
         def overwrite(rec: RecordedRequest, application_id: str, guild_id: str | None) -> Any:
             commands_for(application_id, guild_id)
             body = rec.json or []
+            entry = [c for c in self.global_commands if c.get("type") == ENTRY_POINT]
+            if guild_id is None and entry and not any(c.get("type") == ENTRY_POINT for c in body):
+                raise ApiError(  # as Discord answers it (the Activity's launcher stays)
+                    400,
+                    50240,
+                    "You cannot remove this app's Entry Point command in a bulk update "
+                    "operation. Please include the Entry Point command in your update "
+                    "request or delete it separately.",
+                )
             if len(body) > 100:
                 self._check_limits(rec, [limits.Problem("", "more than 100 commands")])
             self._check_limits(rec, limits.check_commands(body))
