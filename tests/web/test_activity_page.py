@@ -24,6 +24,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from cogs.helpers.gates import SLOW_DOWN
 from engine import get_game
 from engine.words import ENGLISH
 from storage import LoadedGame, SqlStorage
@@ -34,6 +35,7 @@ from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Launch
 from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
+from tests.web.golden import assert_matches_golden
 from web.activity import ActivityOptions
 from web.page import move_lines
 from web.server import WebServer
@@ -71,8 +73,14 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
+def flooding() -> set[int]:
+    """Users the flood guard refuses (the bot's own guard, in the bot)."""
+    return set()
+
+
+@pytest.fixture
 async def activity_server(
-    bundle: Path, store: SqlStorage, fake: FakeDiscord
+    bundle: Path, store: SqlStorage, fake: FakeDiscord, flooding: set[int]
 ) -> AsyncIterator[WebServer]:
     """The bot's web server with the Activity on, signing in through the fake Discord."""
     options = ActivityOptions(
@@ -80,6 +88,7 @@ async def activity_server(
         client_secret=fake.oauth.client_secret,
         tables=Tables(store),
         api=fake.api_base,
+        flood=lambda user: SLOW_DOWN if user in flooding else None,
     )
     web = WebServer(store, Pictures(), port=0, activity=options)
     web.live.poll = 0.02
@@ -174,6 +183,7 @@ async def test_a_seated_player_moves_by_clicking_the_board(
     fake: FakeDiscord,
     client: DiscordClient,
     discord_browser: AsyncBrowser,
+    flooding: set[int],
 ) -> None:
     aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
     game = await seat_game(store, "workshop", [aino, bo])
@@ -197,8 +207,22 @@ async def test_a_seated_player_moves_by_clicking_the_board(
     targets = {rules.describe_choice(game.state, first, a).target for a in legal}
     assert clickable and {c["target"] for c in clickable} <= targets
     assert "Santa's Workshop" in await browser.text("#prompt")
-    # one click on a target with one choice makes that move
+    assert await browser.horizontal_overflow() == 0
+    # what a player sees in Discord, on a phone and on a desktop
+    await browser.leave_frame()
+    for width, height in ((390, 844), (1280, 800)):
+        await browser.resize(width, height)
+        assert_matches_golden(f"activity-workshop-{width}", await browser.screenshot())
+    await browser.enter_frame("#activity")
+    assert await browser.horizontal_overflow() == 0
+    # a click the server refuses (the flood guard) says its sentence and changes nothing
     single = next(c for c in clickable if not c["menu"])
+    flooding.add(player.id)
+    await browser.click(f"#board .clickable[data-target='{single['target']}']")
+    await browser.wait_for_text("#note.refused", "Slow down a little")
+    assert (await store.load(game.id)).version == game.version
+    flooding.clear()
+    # one click on a target with one choice makes that move
     await browser.click(f"#board .clickable[data-target='{single['target']}']")
     await browser.wait_until(
         f"document.getElementById('activity').dataset.version !== '{game.version}'"
