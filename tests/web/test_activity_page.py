@@ -24,6 +24,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+import i18n
 from cogs.helpers.gates import SLOW_DOWN
 from engine import get_game
 from engine.words import ENGLISH
@@ -240,12 +241,20 @@ async def test_a_spectator_sees_the_live_board_and_nothing_to_click(
     client: DiscordClient,
     discord_browser: AsyncBrowser,
 ) -> None:
-    aino, bo, cai = fake.add_user("Aino"), fake.add_user("Bo"), fake.add_user("Cai")
+    aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
+    cai = fake.add_user("Cai", locale="de")  # Discord in German
     game = await seat_game(store, "workshop", [aino, bo])
     browser = discord_browser
     await open_activity(browser, client, fake, cai)
     await browser.wait_until("document.getElementById('activity').dataset.state === 'watching'")
-    assert "watching" in await browser.text("#seat")
+    # the page speaks the user's language, as the server read it from their locale
+    await browser.wait_until("document.documentElement.lang === 'de'")
+    german = i18n.words("de")
+    watching = german.gettext("You are watching: only the seated players can move.")
+    await browser.wait_for_text("#seat", watching)
+    assert await browser.run("return document.getElementById('connection').textContent") == (
+        german.gettext("Reconnecting…")
+    )
     await browser.wait_until("document.querySelector('#board [data-target]')")
     assert await browser.run(CLICKABLE_JS) == []
     assert (
