@@ -372,3 +372,29 @@ async def test_a_click_in_the_activity_shows_in_the_thread_as_a_button_move(
         )
         assert await browser.console_errors() == []
     assert not fake.take_violations()
+
+
+async def test_a_tonttu_pick_by_click_is_secret_and_can_be_changed(
+    store: SqlStorage,
+    fake: FakeDiscord,
+    client: DiscordClient,
+    discord_browser: AsyncBrowser,
+) -> None:
+    aino, bo, cai = fake.add_user("Aino"), fake.add_user("Bo"), fake.add_user("Cai")
+    game = await seat_game(store, "tonttu", [aino, bo, cai])
+    browser = discord_browser
+    await open_activity(browser, client, fake, aino)
+    await browser.wait_until("document.getElementById('activity').dataset.state === 'playing'")
+    clickable = await browser.run(CLICKABLE_JS)
+    assert len(clickable) >= 2, clickable
+    for pick in clickable[:2]:  # a pick, then another: changeable until everyone has chosen
+        before = await browser.run("return document.getElementById('activity').dataset.version")
+        await browser.click(f"#board .clickable[data-target='{pick['target']}']")
+        await browser.wait_until(
+            f"document.getElementById('activity').dataset.version !== '{before}'"
+        )
+        assert "until everyone has chosen" in await browser.text("#note")
+        assert not await browser.run("return document.querySelector('#note.refused')")
+    entries = await store.log(game.id)
+    assert [e.player for e in entries] == [str(aino.id)] * 2
+    assert await browser.console_errors() == []
