@@ -15,7 +15,8 @@
 # bundle is said the same way, with npm's or esbuild's own words on stderr.
 #
 # Several test processes may call it at once: one builds, the others wait for it (a
-# lock file), and the bundle is written whole (a temporary file renamed).
+# lock file), and the bundle is written whole (a temporary file beside node_modules,
+# renamed into web/static).
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -64,7 +65,7 @@ if [ "$force" = --force ] || [ ! -x node_modules/.bin/esbuild ] || [ ! -f "$INST
     echo "$installed" >"$INSTALLED"
 fi
 
-partial="../static/.activity.js.$$.tmp"
+partial="node_modules/.activity.js.$$.tmp"  # renamed into static/ whole: a server reading the folder never sees half a file
 if ! out=$(node_modules/.bin/esbuild src/main.js --bundle --minify --format=iife \
     --target=es2020 --platform=browser --charset=utf8 --legal-comments=eof \
     --log-level=warning "--outfile=$partial" 2>&1); then
