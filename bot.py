@@ -63,6 +63,7 @@ from dotenv import load_dotenv
 
 import storage
 from cogs import EXTENSIONS
+from cogs.helpers.activity import entry_points, flood_refusal
 from cogs.helpers.check import (
     REFUSED_TOKEN,
     UNREACHABLE,
@@ -74,7 +75,7 @@ from cogs.helpers.check import (
 )
 from cogs.helpers.config import Settings
 from cogs.helpers.desk import Desk
-from cogs.helpers.gates import SLOW_DOWN, Door, FloodGuard, RestBudget, Work, budgeted
+from cogs.helpers.gates import Door, FloodGuard, RestBudget, Work, budgeted
 from cogs.helpers.host import Host
 from cogs.helpers.language import Languages
 from cogs.helpers.logs import setup_logging
@@ -128,20 +129,6 @@ SYNC_CLAIM_LEASE = 600.0
 START_STOP_WAIT = 5.0
 """Seconds the connection gets to wind down after a graceful stop closed it."""
 READY_DB_WITHIN = 2.0
-ENTRY_POINT = 4
-"""An application command of type PRIMARY_ENTRY_POINT: the Activity's launcher."""
-ENTRY_POINT_FIELDS = (
-    "id",
-    "type",
-    "name",
-    "name_localizations",
-    "description",
-    "description_localizations",
-    "handler",
-    "contexts",
-    "integration_types",
-    "default_member_permissions",
-)
 """Seconds the database gets to answer ``/readyz``'s query."""
 
 
@@ -334,25 +321,19 @@ class WorkshopBot(Host):
             log.info("the Discord Activity: %s/activity/", address)
 
     def activity_options(self) -> ActivityOptions | None:
-        """What the Discord Activity needs (``web/activity.py``), with both
-        ``DISCORD_CLIENT_ID`` and ``DISCORD_CLIENT_SECRET``: a move there goes through
-        the same flood guard as the user's clicks, is shown in the thread by
-        ``Core.publish_move`` and is waited for by a graceful stop."""
+        """The Discord Activity's, with both ``DISCORD_CLIENT_ID`` and
+        ``DISCORD_CLIENT_SECRET`` (``docs/activity.md``; else off): its moves shown in
+        the thread by ``Core.publish_move``, in work a graceful stop waits for."""
         client_id, secret = self.settings.client_id, self.settings.client_secret
         if not client_id or not secret:
             return None
-        flood = self.door.flood
-
-        def refused(user_id: int) -> str | None:
-            return None if flood.allow(user_id) else SLOW_DOWN
-
         return ActivityOptions(
             client_id=client_id,
             client_secret=secret,
             tables=self.tables,
             publish=self.core.publish_move,
             spawn=self.background,
-            flood=refused,
+            flood=flood_refusal(self.door.flood),
             api=discord.http.Route.BASE,  # Discord's (a test's fake: patched)
         )
 
@@ -399,13 +380,12 @@ class WorkshopBot(Host):
             log.info("commands: another process synced this command tree; skipping")
             return False
         try:
-            kept = await self.entry_points() if guild is None else []
+            app = self.application_id
+            assert app is not None  # known once logged in
+            kept = [] if guild else await entry_points(self.http.get_global_commands, app)
             if kept:  # a bulk overwrite must name it too, or Discord refuses it (50240)
-                assert self.application_id is not None  # known once logged in
                 count = len(
-                    await self.http.bulk_upsert_global_commands(
-                        self.application_id, payload=[*tree, *kept]
-                    )
+                    await self.http.bulk_upsert_global_commands(app, payload=[*tree, *kept])
                 )
             else:
                 count = len(await self.tree.sync(guild=guild))
@@ -422,25 +402,6 @@ class WorkshopBot(Host):
             raise
         log.info("synced %d commands", count)
         return True
-
-    async def entry_points(self) -> list[dict[str, Any]]:
-        """The application's Entry Point command, as a global sync must send it again:
-        the command that launches the Discord Activity, made by Discord when Activities
-        are enabled in the Developer Portal (``docs/activity.md``). Discord refuses a
-        bulk overwrite of the global commands that would remove it."""
-        assert self.application_id is not None  # known once logged in
-        found: list[dict[str, Any]] = list(
-            await self.http.get_global_commands(self.application_id)  # type: ignore[arg-type]
-        )
-        kept = []
-        for command in found:
-            if command.get("type") != ENTRY_POINT:
-                continue
-            again = {k: command[k] for k in ENTRY_POINT_FIELDS if command.get(k) is not None}
-            if "default_member_permissions" in again:  # Discord gives it as a string
-                again["default_member_permissions"] = int(again["default_member_permissions"])
-            kept.append(again)
-        return kept
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord allows ``max_concurrency`` IDENTIFYs per 5 s, one per bucket

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from cogs.helpers.activity import flood_refusal
 from cogs.helpers.check import activity_sentence
 from cogs.helpers.config import Settings
+from cogs.helpers.gates import SLOW_DOWN, FloodGuard
 
 SECRET = "s3cr3t-of-the-activity"
 
@@ -43,3 +45,11 @@ def test_the_check_says_why_the_activity_is_off_or_where_discord_must_point() ->
     assert "set WEB_BASE_URL" in activity_sentence(1, True, 8080, None)
     on = activity_sentence(1, True, 8080, "https://games.example.org/workshop")
     assert on.startswith("Discord Activity: on") and "games.example.org/workshop/activity" in on
+
+
+def test_moves_in_the_activity_share_the_users_flood_allowance() -> None:
+    guard = FloodGuard(burst=2, per_second=1.0, clock=lambda: 0.0)
+    refused = flood_refusal(guard)
+    assert guard.allow(7)  # a click in Discord …
+    assert refused(7) is None  # … and a move in the Activity take from one allowance
+    assert refused(7) == SLOW_DOWN and refused(8) is None
