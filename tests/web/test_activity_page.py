@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import random
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Launch
 from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
 from tests.web.golden import assert_matches_golden
-from web.activity import ActivityOptions
+from web.activity import SESSION_SECONDS, ActivityOptions
 from web.page import move_lines
 from web.server import WebServer
 
@@ -79,9 +80,24 @@ def flooding() -> set[int]:
     return set()
 
 
+class Clock:
+    """The sessions' clock, which a test moves on."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
 @pytest.fixture
 async def activity_server(
-    bundle: Path, store: SqlStorage, fake: FakeDiscord, flooding: set[int]
+    bundle: Path, store: SqlStorage, fake: FakeDiscord, flooding: set[int], clock: Clock
 ) -> AsyncIterator[WebServer]:
     """The bot's web server with the Activity on, signing in through the fake Discord."""
     options = ActivityOptions(
@@ -90,6 +106,7 @@ async def activity_server(
         tables=Tables(store),
         api=fake.api_base,
         flood=lambda user: SLOW_DOWN if user in flooding else None,
+        clock=clock,
     )
     web = WebServer(store, Pictures(), port=0, activity=options)
     web.live.poll = 0.02
@@ -374,11 +391,12 @@ async def test_a_click_in_the_activity_shows_in_the_thread_as_a_button_move(
     assert not fake.take_violations()
 
 
-async def test_a_tonttu_pick_by_click_is_secret_and_can_be_changed(
+async def test_a_tonttu_pick_by_click_can_be_changed_after_the_session_expired(
     store: SqlStorage,
     fake: FakeDiscord,
     client: DiscordClient,
     discord_browser: AsyncBrowser,
+    clock: Clock,
 ) -> None:
     aino, bo, cai = fake.add_user("Aino"), fake.add_user("Bo"), fake.add_user("Cai")
     game = await seat_game(store, "tonttu", [aino, bo, cai])
@@ -395,6 +413,10 @@ async def test_a_tonttu_pick_by_click_is_secret_and_can_be_changed(
         )
         assert "until everyone has chosen" in await browser.text("#note")
         assert not await browser.run("return document.querySelector('#note.refused')")
+        clock.now += SESSION_SECONDS + 1  # the page's session expires: it signs in again
     entries = await store.log(game.id)
     assert [e.player for e in entries] == [str(aino.id)] * 2
+    await browser.leave_frame()
+    commands = await browser.run("return window.harness.commands.map(c => c.cmd)")
+    assert [c for c in commands if c != "CAPTURE_LOG"] == ["AUTHORIZE", "AUTHENTICATE"] * 2
     assert await browser.console_errors() == []
