@@ -12,6 +12,16 @@ boards use (the terminal's text board, Discord's panels, the pictures), and how 
 is scored. Every front end shows the same words: the terminal's ``help``/``?``, the
 Discord panel's and the Tonttu DM's **How to play** button.
 
+    first_time(game_kind: str, view: WorkshopView | TonttuView | None, words: Words) -> str
+
+``first_time`` is the one sentence a player needs when they meet a decision for the
+first time (their first reindeer, the day that ends with an Inspection, the last day,
+Tonttu's first pick and first point), "" otherwise; the front ends put it above the
+player's choices. It is known from the view alone (the reader's reindeer count, the
+day and their Elves left, the round), so it is the same on every front end and in a
+replay. The log's first Inspection and Tonttu's first reveal and end of round explain
+themselves in their own lines (``engine.workshop.text``, ``engine.tonttu.text``).
+
 Pure: it reads the view only (never a secret the reader may not see) and each line is
 one template of its own, translated by ``words``.
 """
@@ -172,6 +182,57 @@ def legend(game_kind: str, view: Any = None, words: Words = ENGLISH) -> str:
     return "\n".join(lines)
 
 
+FIRST_REINDEER = N_(
+    "Your first reindeer: at the end, different names score 1, 3, 6, 9, 12… points; "
+    "a second copy of a name adds only 2."
+)
+INSPECTION_DAY = N_(
+    "Santa inspects after this day: the most Cheer (completed toys + ornaments on "
+    "your tree) scores 8, the next 4, then 2 and 1."
+)
+LAST_DAY = N_(
+    "The last day: after it, Santa's second Inspection, +1 point per token on your "
+    "unfinished toys, and your reindeer's points."
+)
+FIRST_PICK = N_(
+    "Your first pick: the card goes face up onto your workbench, where it pays for gifts."
+)
+FIRST_POINT = N_(
+    "Your first point: a gift you can pay from your workbench, or a face-down material; "
+    "all points are shown and resolved together."
+)
+FIRST_RACE = N_(
+    "Your first race: the first valid point at a card wins it at once; a gift you "
+    "cannot pay wastes your point."
+)
+
+
+def first_time(game_kind: str, view: Any, words: Words = ENGLISH) -> str:
+    """The sentence for a decision the reader of ``view`` meets for the first time (see
+    the module's docstring), or ""."""
+    if view is None or view.viewer is None:
+        return ""
+    if game_kind == "workshop":
+        pending = view.pending
+        me = next((p for p in view.players if p.player == view.viewer), None)
+        if view.over or me is None or pending.player != view.viewer:
+            return ""
+        if pending.decision == "reindeer" and me.reindeer_count == 0:
+            return words.gettext(FIRST_REINDEER)
+        if pending.decision == "station" and me.elves_left == 3 and view.day in (3, 6):
+            return words.gettext(INSPECTION_DAY if view.day == 3 else LAST_DAY)
+        return ""
+    if game_kind == "tonttu" and view.round == 1:
+        me = next((p for p in view.seats if p.player == view.viewer), None)
+        if me is None or not me.to_act:
+            return ""
+        if view.phase == "pick":
+            return words.gettext(FIRST_PICK)
+        if view.phase == "point":
+            return words.gettext(FIRST_RACE if view.mode == "speed" else FIRST_POINT)
+    return ""
+
+
 def _workshop_now(view: Any, words: Words) -> str:
     if view is None:
         return ""
@@ -204,4 +265,4 @@ def _initials(words: Words) -> str:
     return words.gettext("After a won gift: its category, {categories}.").format(categories=shown)
 
 
-__all__ = ["legend"]
+__all__ = ["first_time", "legend"]

@@ -352,6 +352,18 @@ def _material_line(result: MaterialResult, names: Mapping[PlayerId, str], words:
     )
 
 
+FIRST_REVEAL = N_(
+    "(A gift goes to its one pointer who can pay it, else to the single highest offer; "
+    "a tie: to nobody. A face-down material goes to its one pointer.)"
+)
+FIRST_ROUND_END = N_(
+    "(Each round ends so: the middle is refilled and hands pass on; after a deal's 4th "
+    "round, new hands. The game ends when the gift stack runs out.)"
+)
+"""What the first reveal and the first end of a round add, so a player meets the rule
+where it bites (the rounds are numbered from 1 in every game)."""
+
+
 def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     """A public log entry: one line, or for a round's reveal and its end a few short
     lines (a heading, then one indented line per card or step)."""
@@ -376,7 +388,10 @@ def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENG
         if not parts:
             return words.gettext("Round {round} points: nobody pointed.").format(round=event.round)
         heading = words.gettext("Round {round} points:").format(round=event.round)
-        return heading + "".join(f"{INDENT}{_sentence(p)}" for p in parts)
+        line = heading + "".join(f"{INDENT}{_sentence(p)}" for p in parts)
+        if event.round == 1:  # the first reveal says how points resolve (T-3)
+            line += INDENT + words.gettext(FIRST_REVEAL)
+        return line
     if kind == "speed_point":
         if event.gift is not None:
             line = _gift_line(event.gift, names, words)
@@ -450,6 +465,8 @@ def _round_ended(event: Any, name: Any, words: Words) -> str:
         )
     else:
         line = words.gettext("End of round {round}.").format(round=event.round)
+    if event.round == 1:  # the first end of a round says what every one does (T-2.3)
+        line += INDENT + words.gettext(FIRST_ROUND_END)
     if event.reshuffled:
         line += INDENT + words.gettext("The discard pile was shuffled into a new material deck.")
     if event.rotation:

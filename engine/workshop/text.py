@@ -352,6 +352,14 @@ def _why(event: Scored, words: Words) -> str:
     return words.gettext("{reason}: {detail}").format(reason=name, detail=shown)
 
 
+FIRST_INSPECTION = N_(
+    "Santa inspects after Day 3 and Day 6: Cheer is your completed toys plus the "
+    "ornaments on your tree; the most Cheer scores 8, the next 4, then 2 and 1. The "
+    "completed toys now go to Santa's sleigh."
+)
+"""What the first Inspection's line adds, so a player meets the rule where it bites."""
+
+
 def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> str:
     """A public log line. Never names a reindeer or an unrevealed ornament reward (W-7)."""
     player = getattr(event, "player", None)
@@ -517,9 +525,12 @@ def describe_event(event: Any, names: Mapping[PlayerId, str], words: Words = ENG
         return text
     if isinstance(event, Inspection):
         cheer = ", ".join(f"{shown_name(names, p, words)} {c}" for p, c in event.cheer.items())
-        return words.gettext("Santa's Inspection {number}: Cheer {cheer}.").format(
+        line = words.gettext("Santa's Inspection {number}: Cheer {cheer}.").format(
             number=event.number, cheer=cheer
         )
+        if event.number == 1:  # the first Inspection says what it is (W-5)
+            line += " " + words.gettext(FIRST_INSPECTION)
+        return line
     if isinstance(event, GameEnded):
         winners = joined([shown_name(names, p, words) for p in event.winners], words)
         return words.ngettext(

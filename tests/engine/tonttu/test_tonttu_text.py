@@ -40,8 +40,14 @@ def test_a_gift_entry_says_what_is_missing() -> None:
     state = build(
         face_up=[["Wood"], [], []], middle_gifts=["Rocking Horse", "Bell", "Clogs", "Yo-Yo"]
     )
-    assert hint(state, "ann", "Rocking Horse") == "missing Wood, Paint: you cannot pay, it gives you nothing"
-    assert hint(state, "bob", "Rocking Horse") == "missing Wood ×2, Paint: you cannot pay, it gives you nothing"
+    assert (
+        hint(state, "ann", "Rocking Horse")
+        == "missing Wood, Paint: you cannot pay, it gives you nothing"
+    )
+    assert (
+        hint(state, "bob", "Rocking Horse")
+        == "missing Wood ×2, Paint: you cannot pay, it gives you nothing"
+    )
 
 
 def test_a_gift_entry_counts_the_own_face_down_card_and_says_nobody_else_can_pay() -> None:
@@ -156,7 +162,12 @@ def test_a_round_result_is_a_heading_and_a_short_line_per_card() -> None:
         "    Bell (Decorations), pointed at by Ann: Ann gets it, paying Metal ×2.",
         "    Face-down material 1, pointed at by Bob: Bob took it face up: Wool.",
         "    Face-down material 2, pointed at by Cid: Cid took it face up: Metal.",
+        # the first reveal of a game says how points resolve (T-3), once
+        "    (A gift goes to its one pointer who can pay it, else to the single highest "
+        "offer; a tie: to nobody. A face-down material goes to its one pointer.)",
     ]
+    later = next(e for e in events if e.kind == "points_revealed").model_copy(update={"round": 2})
+    assert GAME.describe_event(later, NAMES).splitlines()[1:] == text.splitlines()[1:4]
 
 
 @pytest.mark.parametrize("mode", MODES)
