@@ -226,6 +226,12 @@ async def test_a_seated_player_moves_by_clicking_the_board(
     assert clickable and {c["target"] for c in clickable} <= targets
     assert "Santa's Workshop" in await browser.text("#prompt")
     assert await browser.horizontal_overflow() == 0
+    # everything the page loaded came through Discord's proxy, from the Activity's origin
+    loaded = await browser.run(
+        "return [location.href, ...performance.getEntriesByType('resource').map(e => e.name)]"
+    )
+    origin = f"https://{client.activity_host}/"
+    assert len(loaded) > 4 and all(url.startswith(origin) for url in loaded), loaded
     # what a player sees in Discord, on a phone and on a desktop
     await browser.leave_frame()
     for width, height in ((390, 844), (1280, 800)):
@@ -294,6 +300,11 @@ async def test_a_spectator_sees_the_live_board_and_nothing_to_click(
     assert asyncio.get_running_loop().time() - started < 1.0
     assert await browser.run(CLICKABLE_JS) == []
     assert await browser.console_errors() == []
+    # opened outside Discord (no frame_id, no SDK handshake), the page says where to start it
+    await browser.leave_frame()
+    await browser.open(f"https://{client.activity_host}/")
+    await browser.wait_until("document.getElementById('activity').dataset.state === 'outside'")
+    assert "start it in Discord" in await browser.text("#prompt")
 
 
 async def test_a_target_with_several_choices_opens_a_menu_of_their_labels(
