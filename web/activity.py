@@ -105,6 +105,7 @@ REFUSED = N_("Discord did not accept the sign-in; close the Activity and open it
 AWAY = N_("Discord cannot be reached just now; try again in a moment.")
 MALFORMED = N_("That request is not one the Activity sends; reload it.")
 NOT_STARTED = N_("The game has not started yet.")
+TOO_MANY = N_("Too many requests at once: wait a second, then try again.")
 """The API's sentences (in the user's language, English before the sign-in)."""
 
 
@@ -132,10 +133,14 @@ def _unb64(text: str) -> bytes:
 
 class Sessions:
     """The bot's own sessions: ``<payload>.<signature>``, both base64url; the payload is
-    JSON (``u`` user id, ``n`` name, ``l`` language, ``e`` expiry), the signature its
-    HMAC-SHA256 under a key derived from the client secret (never the secret itself),
-    so nothing is stored and every process with the same secret accepts it. A changed
-    secret ends every session."""
+    JSON (``u`` user id, ``n`` name, ``l`` language, ``e`` expiry, ``p`` purpose), the
+    signature its HMAC-SHA256 under a key derived from the client secret (never the
+    secret itself), so nothing is stored and every process with the same secret accepts
+    it. A changed secret ends every session.
+
+    Purposes: ``session`` (the API's ``Authorization``), and ``events``: the ticket in
+    the event stream's address (a browser's ``EventSource`` sends no header), which says
+    whose stream it is and opens nothing else."""
 
     def __init__(
         self,
@@ -153,13 +158,15 @@ class Sessions:
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
 
-    def issue(self, user_id: int, name: str, lang: str) -> str:
-        body = {"u": str(user_id), "n": name, "l": lang, "e": int(self.clock()) + self.lifetime}
+    def issue(self, user_id: int, name: str, lang: str, purpose: str = "session") -> str:
+        expires = int(self.clock()) + self.lifetime
+        body = {"u": str(user_id), "n": name, "l": lang, "e": expires, "p": purpose}
         payload = _b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{payload}.{self._sign(payload)}"
 
-    def read(self, token: str) -> Session | None:
-        """The session of ``token``; ``None`` if it is malformed, forged, altered or over."""
+    def read(self, token: str, purpose: str = "session") -> Session | None:
+        """The session of ``token``; ``None`` if it is malformed, forged, altered, over,
+        or for another purpose."""
         payload, dot, signature = token.partition(".")
         if not dot or len(token) > 2000:
             return None
@@ -168,6 +175,8 @@ class Sessions:
         try:
             body = json.loads(_unb64(payload))
             session = Session(int(body["u"]), str(body["n"]), str(body["l"]), int(body["e"]))
+            if body["p"] != purpose:
+                return None
         except (ValueError, KeyError, TypeError, binascii.Error):
             return None
         if session.expires <= self.clock() or session.lang not in i18n.LANGUAGES:
@@ -324,6 +333,27 @@ class Activity:
             body["table"] = refused.table
         return self._json(body, refused.status)
 
+    def user_key(self, request: web.Request) -> str | None:
+        """Whose request this is, for the allowance (``user:<id>``), or ``None`` without
+        a valid session or stream ticket: every request through Discord's proxy comes
+        from a few of Discord's addresses, which hide the players' (so an address's
+        allowance would be every player's at once)."""
+        if self.sessions is None:
+            return None
+        ticket = request.query.get("ticket")
+        if ticket is not None:
+            session = self.sessions.read(ticket, "events")
+        else:
+            scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+            session = self.sessions.read(token.strip()) if scheme.lower() == "bearer" else None
+        return None if session is None else f"user:{session.user_id}"
+
+    async def too_many(self, request: web.Request) -> web.Response:
+        """Over the allowance: 429, with a sentence the page shows."""
+        response = self._json({"error": i18n.words(None).gettext(TOO_MANY)}, 429)
+        response.headers["Retry-After"] = "2"
+        return response
+
     def _session(self, request: web.Request) -> Session:
         if self.sessions is None:
             raise Refused(503, OFF)
@@ -439,8 +469,12 @@ class Activity:
         words = i18n.words(lang)
         player = human_player(session.user_id)
         seat = player if game.seat_of(player) is not None else None
+        token = await self.server.store.web_token(game.id)
+        assert self.sessions is not None  # a session was read
+        ticket = self.sessions.issue(session.user_id, "", lang, "events")
         out: dict[str, Any] = {
-            "game": await self.server.store.web_token(game.id),
+            "game": token,
+            "events": f"api/events?game={token}&ticket={ticket}",
             "kind": game.kind,
             "version": game.version,
             "status": game.status,

@@ -65,6 +65,11 @@ RATE = 10.0
 BURST = 40
 """… and at once."""
 STREAMS_PER_ADDRESS = 20
+ACTIVITY_RATE = 100.0
+ACTIVITY_BURST = 400
+"""The Activity's requests without a session (its page, files, sign-in) by address:
+they all come through a few of Discord's proxy addresses, which hide the players'
+(those with a session have each their own allowance, as an address has)."""
 RETRY_MS = 1000
 """How soon a page's ``EventSource`` tries again after losing its stream."""
 CHARTS_KEPT = 16
@@ -95,11 +100,13 @@ ACTIVITY_HEADERS = {
 ``frame-ancestors`` overrides it where both are known), by nobody else."""
 
 
+def is_activity(path: str) -> bool:
+    return path == ACTIVITY or path.startswith(f"{ACTIVITY}/")
+
+
 def headers_for(path: str) -> dict[str, str]:
     """The security headers of a response to ``path``."""
-    if path == ACTIVITY or path.startswith(f"{ACTIVITY}/"):
-        return ACTIVITY_HEADERS
-    return SECURITY_HEADERS
+    return ACTIVITY_HEADERS if is_activity(path) else SECURITY_HEADERS
 
 
 def asset_version(files: dict[str, bytes]) -> str:
@@ -235,6 +242,7 @@ class WebServer:
         self.live = Live(store.versions, self._frame)
         self.replays = Replays(store)
         self.allowance = Allowance()
+        self.activity_allowance = Allowance(ACTIVITY_RATE, ACTIVITY_BURST)
         self.probes = Allowance()
         """Probes' and scrapes' own (``web/health.py``)."""
         self.health = health
@@ -304,6 +312,14 @@ class WebServer:
     ) -> web.StreamResponse:
         if request.path in PATHS:
             allowed = probe_allowed(request, self.probes)
+        elif is_activity(request.path):
+            user = self.activity.user_key(request)
+            if user is not None:
+                allowed = self.allowance.take(user)
+            else:
+                allowed = self.activity_allowance.take(client_address(request))
+            if not allowed:  # the page reads a sentence
+                return await answer(request, self.activity.too_many)
         else:
             allowed = self.allowance.take(client_address(request))
         return await answer(request, handler if allowed else None)
@@ -425,6 +441,8 @@ class WebServer:
         shows: the last event it had, else what it was loaded with), within the
         address's allowance of open streams."""
         address = client_address(request)
+        if is_activity(request.path):  # the player's own, not Discord's proxy's
+            address = self.activity.user_key(request) or address
         streams = self.allowance.streams
         if streams.get(address, 0) >= STREAMS_PER_ADDRESS:
             return web.Response(status=429, text="Too many open pages from one address.")

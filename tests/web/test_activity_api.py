@@ -305,7 +305,15 @@ async def test_the_events_say_each_change_of_the_game(
 ) -> None:
     game = await new_game(store, "workshop", 2)
     _, table = await call(http, server, "api/table?channel=1", HOST)
-    async with http.get(url(server, f"api/events?game={table['game']}")) as response:
+    ticket = table["events"].partition("&ticket=")[2]  # whose stream: it opens nothing else
+    assert (
+        ticket
+        and (
+            await call(http, server, "api/table?channel=1", {"Authorization": f"Bearer {ticket}"})
+        )[0]
+        == 401
+    )
+    async with http.get(url(server, table["events"])) as response:
         assert response.headers["Content-Type"] == "text/event-stream"
         assert "discord.com" in response.headers["Content-Security-Policy"]
         first = await read_data(response.content)
@@ -334,3 +342,14 @@ def _b64(data: bytes) -> str:
 
 def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+async def test_each_signed_in_player_has_an_allowance_of_their_own(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    """Every request through Discord's proxy comes from a few of Discord's addresses: a
+    player's session, not the address, has the allowance."""
+    await new_game(store, "workshop", 2)
+    statuses = [(await call(http, server, "api/table?channel=1", HOST))[0] for _ in range(60)]
+    assert statuses[0] == 200 and statuses[-1] == 429  # one player, too fast
+    assert (await call(http, server, "api/table?channel=1", GUEST))[0] == 200  # not another
