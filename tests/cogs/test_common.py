@@ -26,7 +26,7 @@ DE = i18n.words("de")
         (
             ChannelBusy(1, 5, "tonttu", "active"),
             "In diesem Kanal gibt es schon ein Spiel „Werkstatt-Tonttu“ (#5, läuft); "
-            "beende oder verwirf es, bevor du ein neues startest.",
+            "beende es oder brich es ab, bevor du ein neues startest.",
         ),
         (
             Conflict(5, 3, 4),

@@ -104,7 +104,7 @@ def test_a_choice_made_too_late_is_told_in_the_readers_language() -> None:
     )
     assert closed.value.text(ENGLISH) == str(closed.value)
     assert closed.value.text(DE) == (
-        "Die Auswahl von Runde 3 ist schon aufgedeckt; diese Wahl wurde nicht gezählt."
+        "Die Auswahl der Runde 3 ist schon aufgedeckt; diese Wahl zählt nicht mehr."
     )
     assert phase_name(state, DE) == "Zeigen"
     assert phase_name(SimpleNamespace(phase="point", mode="speed"), DE) == "Tempo-Rennen"
@@ -122,7 +122,7 @@ def test_stats_lines_in_german_with_their_plurals() -> None:
         "1. Computer (stark) · 27.2 ± 4.1 · 1 Spiel, 1 Sieg\n"
         "2. <@42> · 27.2 ± 4.1 · 2 Spiele, 2 Siege"
     )
-    assert shown_rating(None, DE) == "noch nicht bewertet"
+    assert shown_rating(None, DE) == "noch offen"
     stats = KindStats(
         kind="tonttu",
         games=4,
@@ -135,19 +135,19 @@ def test_stats_lines_in_german_with_their_plurals() -> None:
     )
     assert stats_field(stats, DE) == (
         "Spiele 4 · Siege 1 (25%)\n"
-        "Durchschnitt 12.5 · bestes 20\n"
-        "Wertung noch nicht bewertet (alle Server: 27.2 ± 4.1)"
+        "Durchschnitt 12.5 · Bestwert 20\n"
+        "Wertungszahl noch offen (alle Server: 27.2 ± 4.1)"
     )
     assert stats_field(stats).startswith("Games 4 · wins 1 (25%)\nAverage score 12.5 · best 20")
     assert no_games(DE, True, "anna", "tonttu") == (
-        "Du hast auf diesem Server keine beendeten Spiele Werkstatt-Tonttu in Kanälen, die "
+        "Du hast auf diesem Server keine beendeten Spiele von Werkstatt-Tonttu in Kanälen, die "
         "du sehen kannst."
     )
     assert no_games(ENGLISH, False, "anna", None) == (
         "anna has no finished games on this server in channels you can see."
     )
     assert kind_of("chess", DE)[1] == (
-        "Es gibt kein Spiel namens 'chess'; wähle eines von Santas Werkstatt (`workshop`), "
+        "Es gibt kein Spiel namens 'chess'; möglich sind Santas Werkstatt (`workshop`), "
         "Werkstatt-Tonttu (`tonttu`)."
     )
 

@@ -127,7 +127,7 @@ async def test_a_german_user_in_an_english_server_reads_german_privately(
     assert opened.ephemeral and opened.message is not None
     panel = opened.message.text()
     assert "Santas Werkstatt · Spiel #" in panel
-    assert "Dein Zug in" in panel or "Warte auf" in panel, panel
+    assert "Dein Zug in" in panel or "Wir warten auf" in panel, panel
     assert "Zug " in panel and "Move " not in panel  # the footer: "Zug 0"
     assert "Your move" not in panel and "Waiting for" not in panel
 

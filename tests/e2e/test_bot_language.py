@@ -16,7 +16,7 @@ from bot import WorkshopBot
 from .bot_helpers import make_bot
 from .fake_discord import FakeDiscord, HarnessError
 
-SENTENCE, GERMAN = "Use this on a server.", "Verwende das auf einem Server."
+SENTENCE, GERMAN = "Use this on a server.", "Nutze das auf einem Server."
 
 
 @pytest.fixture

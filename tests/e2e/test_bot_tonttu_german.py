@@ -166,7 +166,7 @@ async def test_a_tactical_game_in_a_german_server(
     thread = await open_game(fake, users[0], users[1:])
     status = status_of(fake, thread)
     assert "**Runde 1 · Auswahl** (Handrunde 1 von 4, Hände gehen nach links)" in status.content
-    assert "Wählt geheim eine Karte aus eurer Hand" in status.content
+    assert "Wählt verdeckt eine Karte aus eurer Hand" in status.content
     assert "Ich konnte dirk keine DM schicken: Bitte drückt **Privat wählen**" in status.content
     assert [b["label"] for b in status.buttons()] == ["Privat wählen"]
 
@@ -206,7 +206,7 @@ async def test_a_tactical_game_in_a_german_server(
             if n < len(acting) - 1:
                 assert "Du kannst das ändern, bis alle gewählt haben." in result.content
             else:
-                assert "Alle haben gewählt: Das Aufdecken steht im Thread." in result.content
+                assert "Alle haben gewählt: Aufgedeckt wird im Thread." in result.content
             state, _events = GAME.apply(state, player, action)
         await fake.settle()
         phases += 1
@@ -233,7 +233,7 @@ async def test_a_tactical_game_in_a_german_server(
     anna = users[0]
     stats = await fake.slash(anna, fake.channel, "stats")
     assert stats.ephemeral and "Statistik von anna" in stats.text
-    assert "Spiele 1 · Siege " in stats.text and "Wertung " in stats.text
+    assert "Spiele 1 · Siege " in stats.text and "Wertungszahl " in stats.text
     assert "Gezählt: Spiele in Kanälen, die du sehen kannst." in stats.text
     board = await fake.slash(anna, fake.channel, "leaderboard")
     assert "Noch niemand hat 3 beendete Spiele in Kanälen gespielt" in board.text
