@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*argv: str, stdin: str = "", lang: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = None if lang is None else {**os.environ, "LANG": lang}
+    env = None
+    if lang is not None:  # LANG alone names the language: LC_ALL and the others would win
+        others = {"LC_ALL", "LC_MESSAGES", "LANGUAGE"}
+        env = {**{k: v for k, v in os.environ.items() if k not in others}, "LANG": lang}
     return subprocess.run(
         [sys.executable, "-m", "engine", *argv],
         input=stdin,
@@ -167,7 +170,7 @@ def test_the_help_is_german_with_lang_de() -> None:
     for english in ("usage:", "options:", "positional arguments", "show this help"):
         assert english not in play and english not in result.stdout, english
     assert "Optionen:" in play and "diese Hilfe zeigen und beenden" in play
-    assert "(default: en)" in run("play", "--help").stdout  # LANG=C here: English
+    assert "(default: en)" in " ".join(run("play", "--help", lang="C").stdout.split())  # English
     bad = run("simulate", "--games", "0", "--lang", "de")
     assert bad.returncode == 2 and "0 ist keine positive Zahl" in bad.stderr
     assert "Aufruf: " in bad.stderr and "Fehler: Argument --games: " in bad.stderr
