@@ -106,6 +106,11 @@ class Live:
                 self._seen.pop(game_id, None)
                 self._generation.pop(game_id, None)
 
+    def seen(self, game_id: int) -> Watched | None:
+        """A watched game's version, status and turn limit as last read (``None``: not
+        read yet)."""
+        return self._seen.get(game_id)
+
     def poke(self, game_id: int) -> None:
         """This process stored a move of the game, or published one: look now."""
         if game_id in self._watches:

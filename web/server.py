@@ -475,8 +475,10 @@ class WebServer:
             with live.watch(info.id) as watch:
                 while not live.closing.is_set():
                     watch.woken.clear()
-                    now = (await self.store.versions([info.id])).get(info.id)
-                    if now is None:
+                    now = live.seen(info.id)  # read by the live loop for every page
+                    if now is None:  # not read yet
+                        now = (await self.store.versions([info.id])).get(info.id)
+                    if now is None or now.status == "gone":
                         await response.write(b"event: gone\ndata: {}\n\n")
                         return
                     over = now.status in ("finished", "abandoned")
