@@ -389,7 +389,7 @@ def test_german_boards_speak_german(positions: dict[str, tuple[Any, Any]]) -> No
         assert word in text
     for word in ("The middle", "Workbench", "hands pass"):
         assert word not in text
-    assert "Auswahl: Alle wählen geheim eine Handkarte" in status and "Gewählt:" in status
+    assert "Auswahl: Alle wählen verdeckt eine Handkarte" in status and "Gewählt:" in status
     shown = read(board).text(hidden=False)
     assert "Holz" in shown and "Wood" not in shown
 
