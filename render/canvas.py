@@ -39,7 +39,19 @@ from PIL import Image, ImageDraw, ImageFont
 FONT_DIR = Path(__file__).with_name("fonts")
 MIN_TEXT_PX = 20
 """The smallest font size used. DejaVu Sans capitals are 0.73 em high, so even a capital
-letter is at least 14 px high at the posted size (readable on a phone)."""
+letter is at least 14 px high at the drawn size."""
+
+CHAT_WIDTH = 400
+"""The width a phone's chat shows a posted picture at (about 390 px on a phone)."""
+CHAT_MIN_TEXT = 9
+"""At :data:`CHAT_WIDTH`, no font smaller than this many pixels (its em size, the size
+the fonts are asked for)."""
+CHAT_MIN_SYMBOL = 8
+"""At :data:`CHAT_WIDTH`, no symbol a player must tell apart (a token, a dot, a chip, a
+star, a card's back) smaller than this many pixels across."""
+CHAT_MAX_ASPECT = 1.3
+"""A posted picture is at most this many times as tall as it is wide (a taller one
+shrinks to a thumbnail in a desktop chat, which bounds pictures by their height)."""
 
 RGB = tuple[int, int, int]
 
@@ -70,18 +82,22 @@ PLAYER_SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "star")
 
 
 @lru_cache(maxsize=64)
-def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+def font(size: int, bold: bool = False, condensed: bool = False) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans, or DejaVu Sans Condensed (about 10 % narrower, same height)."""
+    family = "DejaVuSansCondensed" if condensed else "DejaVuSans"
+    name = f"{family}-Bold.ttf" if bold else f"{family}.ttf"
     return ImageFont.truetype(str(FONT_DIR / name), size, layout_engine=ImageFont.Layout.BASIC)
 
 
 @lru_cache(maxsize=4096)
-def text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+def text_mask(
+    text: str, size: int, bold: bool, anchor: str, condensed: bool = False
+) -> tuple[Image.Image, int, int]:
     """A label drawn once as a mask, and its offset from the anchor point.
 
     Boards repeat the same labels (station names, "+2", player names) on every move,
     so the bot draws most text from this cache."""
-    f = font(size, bold)
+    f = font(size, bold, condensed)
     left, top, right, bottom = (int(v) for v in f.getbbox(text, anchor=anchor))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
@@ -89,22 +105,54 @@ def text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Imag
 
 
 @lru_cache(maxsize=8192)
-def text_layout(
-    text: str, size: int, bold: bool, anchor: str, max_width: int | None
-) -> tuple[Image.Image, int, int, int]:
-    """``text`` cut with an ellipsis to ``max_width``: its mask, offset and drawn width."""
-    f = font(size, bold)
-    if max_width is not None and f.getlength(text) > max_width:
-        while text and f.getlength(text + "…") > max_width:
-            text = text[:-1]
-        text = text.rstrip() + "…"
-    mask, left, top = text_mask(text, size, bold, anchor)
-    return mask, left, top, int(f.getlength(text))
+def fitted(text: str, size: int, bold: bool, max_width: int | None) -> tuple[str, bool, bool]:
+    """How ``text`` is drawn in ``max_width``: (the text, in the condensed font, cut).
+
+    A text too wide for its room is drawn in the condensed font; only if even that is
+    too wide is it cut with an ellipsis (the pictures' layout tests allow that for
+    players' names only)."""
+    if max_width is None or font(size, bold).getlength(text) <= max_width:
+        return text, False, False
+    narrow = font(size, bold, True)
+    if narrow.getlength(text) <= max_width:
+        return text, True, False
+    while text and narrow.getlength(text + "…") > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…", True, True
 
 
 @lru_cache(maxsize=8192)
-def text_width(text: str, size: int = MIN_TEXT_PX, bold: bool = False) -> int:
-    return int(font(size, bold).getlength(text))
+def text_layout(
+    text: str, size: int, bold: bool, anchor: str, max_width: int | None
+) -> tuple[Image.Image, int, int, int]:
+    """``text`` fitted to ``max_width`` (:func:`fitted`): its mask, offset and drawn width."""
+    text, condensed, _ = fitted(text, size, bold, max_width)
+    mask, left, top = text_mask(text, size, bold, anchor, condensed)
+    return mask, left, top, int(font(size, bold, condensed).getlength(text))
+
+
+def wrap(text: str, width: float, size: int = MIN_TEXT_PX, bold: bool = False) -> list[str]:
+    """``text`` broken at spaces into lines of at most ``width`` pixels (a word wider than
+    that stays whole on its own line: drawn with ``max_width`` it is condensed)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        if line and text_width(trial, size, bold) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    if line:
+        lines.append(line)
+    return lines
+
+
+@lru_cache(maxsize=8192)
+def text_width(
+    text: str, size: int = MIN_TEXT_PX, bold: bool = False, condensed: bool = False
+) -> int:
+    return int(font(size, bold, condensed).getlength(text))
 
 
 class Tiles:
@@ -117,10 +165,10 @@ class Tiles:
         self.enabled = True
         self.bytes = 0
         self.hits = self.misses = 0
-        self._tiles: OrderedDict[Hashable, tuple[Image.Image, int]] = OrderedDict()
+        self._tiles: OrderedDict[Hashable, tuple[Image.Image, tuple[int, int]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> tuple[Image.Image, int] | None:
+    def get(self, key: Hashable) -> tuple[Image.Image, tuple[int, int]] | None:
         if not self.enabled:
             return None
         with self._lock:
@@ -132,7 +180,7 @@ class Tiles:
             self.hits += 1
             return found
 
-    def put(self, key: Hashable, tile: Image.Image, smallest_text: int) -> None:
+    def put(self, key: Hashable, tile: Image.Image, smallest: tuple[int, int]) -> None:
         if not self.enabled:
             return
         size = _bytes(tile)
@@ -142,7 +190,7 @@ class Tiles:
             old = self._tiles.pop(key, None)
             if old is not None:
                 self.bytes -= _bytes(old[0])
-            self._tiles[key] = (tile, smallest_text)
+            self._tiles[key] = (tile, smallest)
             self.bytes += size
             while self.bytes > self.max_bytes:
                 _, (dropped, _) = self._tiles.popitem(last=False)
@@ -213,7 +261,10 @@ def mix(a: RGB, b: RGB, t: float) -> RGB:
 class Canvas:
     """An RGB image with the drawing helpers both games use.
 
-    ``smallest_text`` is the smallest font size drawn so far (tests check it).
+    It records what it draws: ``smallest_text`` is the smallest font size drawn so far,
+    ``smallest_symbol`` the smallest symbol (across, in pixels: a token, a dot, a chip,
+    a star, a card's back, an ornament). :meth:`at_chat_width` scales both to the width
+    a phone's chat shows the picture at; tests check them against the rules above.
     """
 
     def __init__(self, width: int, height: int, background: RGB = PAPER) -> None:
@@ -221,6 +272,21 @@ class Canvas:
         self.draw = ImageDraw.Draw(self.image)
         self.width, self.height = width, height
         self.smallest_text = 10_000
+        self.smallest_symbol = 10_000
+
+    def symbol(self, size: float) -> None:
+        """Record a symbol ``size`` pixels across (its smaller side)."""
+        self.smallest_symbol = min(self.smallest_symbol, math.floor(size))
+
+    def at_chat_width(self) -> tuple[float, float, float]:
+        """(smallest font, smallest symbol, height / width) with the picture scaled to
+        :data:`CHAT_WIDTH` pixels wide."""
+        scale = CHAT_WIDTH / self.width
+        return (
+            self.smallest_text * scale,
+            self.smallest_symbol * scale,
+            self.height / self.width,
+        )
 
     # ------------------------------------------------------------------ text
 
@@ -260,14 +326,17 @@ class Canvas:
         placed = (key, x0, y0, x1, y1)
         found = TILES.get(placed)
         if found is not None:
-            tile, smallest = found
+            tile, (text, symbol) = found
             self.image.paste(tile, (x0, y0))
-            self.smallest_text = min(self.smallest_text, smallest)
+            self.smallest_text = min(self.smallest_text, text)
+            self.smallest_symbol = min(self.smallest_symbol, symbol)
             return
-        outside, self.smallest_text = self.smallest_text, 10_000
+        outside = (self.smallest_text, self.smallest_symbol)
+        self.smallest_text = self.smallest_symbol = 10_000
         draw()
-        inside = self.smallest_text
-        self.smallest_text = min(outside, inside)
+        inside = (self.smallest_text, self.smallest_symbol)
+        self.smallest_text = min(outside[0], inside[0])
+        self.smallest_symbol = min(outside[1], inside[1])
         TILES.put(placed, self.image.crop((x0, y0, x1, y1)), inside)
 
     # ------------------------------------------------------------------ shapes
@@ -294,17 +363,30 @@ class Canvas:
         size: int = MIN_TEXT_PX,
         height: int = 28,
         bold: bool = True,
+        condensed: bool = False,
+        pad: int = 7,
     ) -> int:
-        """A rounded label in ``colour``; returns its width."""
-        width = self.text_width(label, size, bold) + 14
+        """A rounded label in ``colour`` (in the condensed font if asked), ``pad`` pixels
+        each side; returns its width."""
+        width = text_width(label, size, bold, condensed) + 2 * pad
+        self.symbol(height)
         self.draw.rounded_rectangle((x, y, x + width, y + height), radius=height // 3, fill=colour)
         self.text(
-            x + width / 2, y + height / 2, label, size, bold=bold, fill=ink_on(colour), anchor="mm"
+            x + width / 2,
+            y + height / 2,
+            label,
+            size,
+            bold=bold,
+            fill=ink_on(colour),
+            anchor="mm",
+            max_width=width - 2 * pad + 1 if condensed else None,
         )
         return width
 
     def pips(self, x: float, y: float, filled: int, total: int, colour: RGB, r: int = 7) -> int:
         """``total`` dots, the first ``filled`` solid, the rest hollow; returns the width."""
+        if total:
+            self.symbol(2 * r)
         for i in range(total):
             cx = x + r + i * (2 * r + 4)
             box = (cx - r, y - r, cx + r, y + r)
@@ -317,6 +399,7 @@ class Canvas:
     def token(self, cx: float, cy: float, seat: int, r: int = 17) -> None:
         """A player's token: their colour, their shape and their seat number."""
         colour = PLAYER_COLOURS[seat % len(PLAYER_COLOURS)]
+        self.symbol(2 * r)
         edge = mix(colour, INK, 0.55)
         points = shape_points(PLAYER_SHAPES[seat % len(PLAYER_SHAPES)], cx, cy, r)
         if points is None:
@@ -331,6 +414,7 @@ class Canvas:
     def star(self, cx: float, cy: float, r: float, fill: RGB, outline: RGB | None = None) -> None:
         points = shape_points("star", cx, cy, r)
         assert points is not None
+        self.symbol(2 * r)
         self.draw.polygon(points, fill=fill, outline=outline)
 
     def png(self) -> bytes:

@@ -11,8 +11,9 @@ name of their own, so no system font is ever chosen).
 
 The players keep the identity the boards give them (``render/canvas.py``): their
 colour from the Okabe–Ito palette, their marker shape (circle, square, triangle,
-diamond, hexagon, star, by seat) and their seat number in the legend, so colour is never
-the only cue. Text is at least 20 px high at the picture's size (15 pt at 100 dpi), as
+diamond, hexagon, star, by seat) and their name in the legend, so colour is never the
+only cue (no seat number before the name: beside bars ranked by score, "3. Chiara" read
+as a rank). Text is at least 20 px high at the picture's size (15 pt at 100 dpi), as
 on the boards.
 
 Only the pyplot-free object API is used (a :class:`~matplotlib.figure.Figure` with its
@@ -187,10 +188,9 @@ def score_title(unit: str, words: Words = ENGLISH) -> str:
 def draw_chart(timeline: Timeline, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> Figure:
     figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI, facecolor=_rgb(PAPER))
     FigureCanvasAgg(figure)
-    labels = {
-        p: plain(short(f"{seat + 1}. {player_name(names, p)}"))
-        for seat, p in enumerate(timeline.players)
-    }
+    # a player's label is their name only: their seat shows as their colour and marker,
+    # as on the board ("3. Chiara" read as a rank beside the ranked bars)
+    labels = {p: plain(short(player_name(names, p))) for p in timeline.players}
     # (left, bottom, width, height) in figure fractions: the room between the two is for
     # the bars' name labels, the room below for the two legends
     _draw_scores(figure.add_axes((0.07, 0.3, 0.44, 0.6)), timeline, labels, words)

@@ -30,6 +30,7 @@ from engine.workshop.models import (
 )
 from render.canvas import (
     CARD,
+    CHAT_MAX_ASPECT,
     GOLD,
     GREEN,
     HIGHLIGHT,
@@ -45,11 +46,24 @@ from render.canvas import (
     ink_on,
     mix,
     player_name,
+    text_width,
+    wrap,
 )
 
-WIDTH = 1200
-MARGIN = 20
-GAP = 12
+WIDTH = 800
+"""The chat picture's width: Discord shows it about 400 px wide on a phone, so its
+20 px text shows at 10 px (``render/canvas.py``: the chat's rules)."""
+MARGIN = 16
+GAP = 8
+SPACE = 36
+"""An Elf space's side."""
+SHOP_HEIGHT = 86
+TOY_CARD_HEIGHT = 64
+MAIL_HEIGHT = 52 + 3 * TOY_CARD_HEIGHT + 2 * 8 + 10
+ROW_HEIGHT = 176
+"""The Stables, the Donation Center and the Christmas Tree, side by side."""
+PLAYER_ROW_HEIGHT = 60
+ROW_GAP = 6
 
 MATERIAL_COLOURS: dict[str, RGB] = {
     "wood": (150, 98, 44),
@@ -148,62 +162,54 @@ def tree_key(tree: list[TreeSpaceView]) -> Hashable:
 
 
 def draw_board(view: WorkshopView, names: Mapping[PlayerId, str], words: Words = ENGLISH) -> Canvas:
-    """The public table; every label through ``words`` (regions drawn in one language are
-    kept apart from the same regions in another: ``words`` is part of their tile keys)."""
-    rows = (len(view.players) + 1) // 2
-    height = 790 + rows * (PLAYER_PANEL_HEIGHT + GAP) + MARGIN
-    c = Canvas(WIDTH, height)
+    """The public table as the chat shows it: the shared board and one row per player
+    (score, progress, what their toys still need, who is to act). Each player's whole
+    area is in their own panel picture (:func:`draw_private`), the complete board on the
+    web page. Every label through ``words`` (regions drawn in one language are kept
+    apart from the same regions in another: ``words`` is part of their tile keys)."""
     seat_of = {p.player: p.seat for p in view.players}
-    y = _header(c, view, names, seat_of, words)
-    y = _calendar(c, view, y + 12, words)
+    status = _status_lines(view, names, words)
+    rows = len(view.players)
+    top = 48 + _band_height(len(status))
+    height = (
+        top
+        + GAP
+        + SHOP_HEIGHT
+        + GAP
+        + MAIL_HEIGHT
+        + GAP
+        + ROW_HEIGHT
+        + GAP
+        + rows * PLAYER_ROW_HEIGHT
+        + (rows - 1) * ROW_GAP
+        + 12
+    )
+    legend = _legend_lines(words)
+    with_legend = height + len(legend) * 26 + 6 <= WIDTH * CHAT_MAX_ASPECT
+    if with_legend:
+        height += len(legend) * 26 + 6
+    c = Canvas(WIDTH, height)
+    y = _header(c, view, names, seat_of, status, words)
     y = _shops(c, view, y + GAP, seat_of, words)
-    y = _middle(c, view, y + GAP, seat_of, words)
-    col = (WIDTH - 2 * MARGIN - GAP) // 2
-    for i, player in enumerate(view.players):
-        x = MARGIN + (i % 2) * (col + GAP)
-        top = y + GAP + (i // 2) * (PLAYER_PANEL_HEIGHT + GAP)
-        _player_panel(c, view, player, names, x, top, col, words=words)
-    if len(view.players) % 2:
-        legend_y = y + GAP + (rows - 1) * (PLAYER_PANEL_HEIGHT + GAP)
-        _legend(c, MARGIN + col + GAP, legend_y, col, words)
+    y = _mail_room(c, view, y + GAP, seat_of, words)
+    y = _side_row(c, view, y + GAP, seat_of, words)
+    y += GAP
+    for player in view.players:
+        _player_row(c, view, player, names, MARGIN, y, WIDTH - 2 * MARGIN, words)
+        y += PLAYER_ROW_HEIGHT + ROW_GAP
+    if with_legend:
+        for k, line in enumerate(legend):
+            c.text(MARGIN, y + k * 26, line, 20, fill=MUTED, max_width=WIDTH - 2 * MARGIN)
     return c
 
 
-def _legend(c: Canvas, x: float, y: float, w: float, words: Words) -> None:
-    """How to read the board, in the free place beside an odd player's area."""
-    c.reuse(
-        ("legend", w, words),
-        (x, y, x + w, y + PLAYER_PANEL_HEIGHT),
-        lambda: _draw_legend(c, x, y, w, words),
+def _legend_lines(words: Words) -> list[str]:
+    """How to read a player's row, under the rows when the picture has room for it."""
+    text = words.gettext(
+        "Beside a player: ✓ their finished toys, then the Materials their unfinished "
+        "toys still need."
     )
-
-
-def _draw_legend(c: Canvas, x: float, y: float, w: float, words: Words) -> None:
-    c.box((x, y, x + w, y + PLAYER_PANEL_HEIGHT), fill=PAPER, outline=LINE, radius=14)
-    c.text(x + 16, y + 14, words.gettext("How to read the board"), 22, bold=True)
-    row = y + 60
-    colour = MATERIAL_COLOURS["wood"]
-    chip = c.chip(x + 16, row - 13, letter("wood", words), colour, height=26)
-    shift = max(0, chip - c.text_width("W", 20, True) - 14)  # a longer letter than "W"
-    c.pips(x + 56 + shift, row, 1, 2, colour)
-    c.text(
-        x + 110 + shift,
-        row,
-        words.gettext("1 Wood placed, 1 still needed"),
-        20,
-        anchor="lm",
-        max_width=int(w - 126 - shift),
-    )
-    # TRANSLATORS: five lines, each at most about 45 characters; the letters as on the chips
-    lines = words.gettext(
-        "W Wood · M Metal · F Fabric · A Assembly\n"
-        "+2 … +5: what a shop space gives\n"
-        "Tree spaces: ★3 and +2 points, or 1 token\n"
-        "Cheer: your count at each Inspection\n"
-        "Toy points in green; frame = to act"
-    ).splitlines()
-    for k, line in enumerate(lines):
-        c.text(x + 16, row + 26 + k * 34, line, 20, fill=MUTED, max_width=int(w - 32))
+    return wrap(text, WIDTH - 2 * MARGIN)
 
 
 def _name(names: Mapping[PlayerId, str], player: PlayerId | None, words: Words) -> str:
@@ -217,120 +223,134 @@ def _date(day: int, words: Words) -> str:
     return words.gettext("December {date}").format(date=18 + day)
 
 
+def _band_height(lines: int) -> int:
+    return 16 + 28 * max(1, lines)
+
+
+def _winners(view: WorkshopView) -> tuple[list[PlayerView], bool]:
+    """The winners of a finished game (W-6.2) as far as the public view tells, and
+    whether that is decided: the most points win; players tied on them are split by
+    their reindeer points, which only the final scores show."""
+    best = max(p.score for p in view.players)
+    top = [p for p in view.players if p.score == best]
+    named = getattr(view, "winners", None)  # a view that names them decides
+    if named:
+        return [p for p in view.players if p.player in named], True
+    return top, len(top) == 1
+
+
+def _status_lines(view: WorkshopView, names: Mapping[PlayerId, str], words: Words) -> list[str]:
+    """The status band's text (after the token and name of the player to act), in lines."""
+    if view.over:
+        winners, decided = _winners(view)
+        listed = ", ".join(_name(names, p.player, words) for p in winners)
+        points = winners[0].score
+        if decided:
+            text = words.ngettext(
+                "Game over · winner: {winners}",
+                "Game over · winners: {winners}",
+                2 if len(winners) > 1 else 1,
+            ).format(winners=listed)
+        else:
+            text = words.gettext(
+                "Game over · tied on {points} points: {players}; the reindeer points decide"
+            ).format(points=points, players=listed)
+        return wrap(text, WIDTH - 2 * MARGIN, 22, True)
+    pending = view.pending
+    if pending.player is None:
+        return [""]
+    doing = words.gettext(DECISIONS.get(pending.decision, pending.decision))
+    if pending.ornament is not None:
+        doing = words.gettext("{decision} · {colour} ornament: {reward}").format(
+            decision=doing,
+            colour=colour_name(pending.ornament.colour, words),
+            reward=words.gettext(pending.ornament.reward),
+        )
+    elif pending.tokens:
+        tokens = " ".join(
+            words.gettext("{n} {material}").format(n=n, material=words.gettext(MATERIAL_NAMES[m]))
+            for m, n in pending.tokens.items()
+        )
+        doing = words.gettext("{decision} · in hand: {tokens}").format(
+            decision=doing, tokens=tokens
+        )
+    lead = _status_lead(pending.player, names, words)
+    first = wrap(doing, WIDTH - 2 * MARGIN - lead, 22)
+    if len(first) <= 1:
+        return first
+    # the first line beside the name; the rest under it
+    line, rest = first[0], first[1:]
+    return [line, *wrap(" ".join(rest), WIDTH - 2 * MARGIN, 22)]
+
+
+def _status_lead(player: PlayerId, names: Mapping[PlayerId, str], words: Words) -> int:
+    """How far the decision starts after "To act:", the token and the name."""
+    to_act = text_width(words.gettext("To act:"), 22)
+    name = min(300, text_width(_name(names, player, words), 22, True))
+    return to_act + 24 + 26 + name + 10
+
+
 def _header(
     c: Canvas,
     view: WorkshopView,
     names: Mapping[PlayerId, str],
     seat_of: dict[PlayerId, int],
+    status: list[str],
     words: Words,
 ) -> int:
-    c.draw.rectangle((0, 0, WIDTH, 64), fill=RED)
-    c.text(MARGIN, 32, words.gettext("Santa's Workshop"), 30, bold=True, fill=WHITE, anchor="lm")
+    c.draw.rectangle((0, 0, WIDTH, 48), fill=RED)
+    title = words.gettext("Santa's Workshop")
+    c.text(MARGIN, 24, title, 26, bold=True, fill=WHITE, anchor="lm")
     if view.over:
         right = words.gettext("Game over")
     else:
         right = words.gettext("Day {day} of 6 · {date}").format(
             day=view.day, date=_date(view.day, words)
         )
-    c.text(WIDTH - MARGIN, 32, right, 26, bold=True, fill=WHITE, anchor="rm")
-    c.draw.rectangle((0, 64, WIDTH, 112), fill=GREEN)
-    if view.over:
-        ranked = sorted(view.players, key=lambda p: -p.score)
-        best = ranked[0].score
-        leaders = ", ".join(_name(names, p.player, words) for p in ranked if p.score == best)
-        c.text(
-            MARGIN,
-            88,
-            words.gettext("Final scores · top score {best}: {leaders}").format(
-                best=best, leaders=leaders
-            ),
-            22,
-            bold=True,
-            fill=WHITE,
-            anchor="lm",
-            max_width=WIDTH - 2 * MARGIN,
-        )
-        return 112
-    pending = view.pending
-    x = MARGIN
-    if pending.player is not None:
-        to_act = words.gettext("To act:")
-        c.text(x, 88, to_act, 22, fill=WHITE, anchor="lm")
-        x += c.text_width(to_act, 22) + 24
-        c.token(x, 88, seat_of[pending.player], r=16)
-        x += 26
-        x += c.text(
-            x,
-            88,
-            _name(names, pending.player, words),
-            22,
-            bold=True,
-            fill=WHITE,
-            anchor="lm",
-            max_width=300,
-        )
-        doing = words.gettext(DECISIONS.get(pending.decision, pending.decision))
-        if pending.ornament is not None:
-            doing = words.gettext("{decision} · {colour} ornament: {reward}").format(
-                decision=doing,
-                colour=colour_name(pending.ornament.colour, words),
-                reward=words.gettext(pending.ornament.reward),
-            )
-        elif pending.tokens:
-            tokens = " ".join(
-                words.gettext("{n} {material}").format(
-                    n=n, material=words.gettext(MATERIAL_NAMES[m])
-                )
-                for m, n in pending.tokens.items()
-            )
-            doing = words.gettext("{decision} · in hand: {tokens}").format(
-                decision=doing, tokens=tokens
-            )
-        c.text(
-            x + 10,
-            88,
-            doing,
-            22,
-            fill=WHITE,
-            anchor="lm",
-            max_width=WIDTH - MARGIN - x - 10,
-        )
-    return 112
-
-
-def _calendar(c: Canvas, view: WorkshopView, y: int, words: Words) -> int:
-    box = (MARGIN, y, WIDTH - MARGIN, y + 64)
-    c.reuse(
-        ("calendar", view.day, view.over, words), box, lambda: _draw_calendar(c, view, y, words)
+    room = WIDTH - 2 * MARGIN - text_width(title, 26, True) - 20
+    end = (
+        WIDTH
+        - MARGIN
+        - c.text(WIDTH - MARGIN, 24, right, 20, bold=True, fill=WHITE, anchor="rm", max_width=room)
     )
-    return y + 64
-
-
-def _draw_calendar(c: Canvas, view: WorkshopView, y: int, words: Words) -> None:
-    width = (WIDTH - 2 * MARGIN - 5 * 8) / 6
-    for d in range(1, 7):
-        x = MARGIN + (d - 1) * (width + 8)
-        current = d == view.day and not view.over
-        past = d < view.day or view.over
-        fill = RED if current else (mix(PAPER, LINE, 0.5) if past else CARD)
-        ink = WHITE if current else (MUTED if past else INK)
-        c.box((x, y, x + width, y + 64), fill=fill, outline=RED if current else LINE, radius=10)
-        day = words.gettext("Day {day} · Dec {date}").format(day=d, date=18 + d)
-        c.text(x + 12, y + 18, day, 20, bold=True, fill=ink, anchor="lm", max_width=int(width - 16))
-        if d in (3, 6):  # W-5: Santa's Inspection after Day 3 and Day 6
-            c.star(x + 22, y + 46, 11, GOLD, mix(GOLD, INK, 0.5))
-            inspection = words.gettext("Inspection")
-            c.text(x + 38, y + 46, inspection, 20, fill=ink, anchor="lm", max_width=int(width - 80))
-        if current:
-            _santa_hat(c, x + width - 22, y + 46)
-
-
-def _santa_hat(c: Canvas, x: float, y: float) -> None:
-    """Santa's marker on the calendar."""
-    c.draw.polygon([(x - 13, y + 7), (x + 13, y + 7), (x + 5, y - 13)], fill=WHITE)
-    c.draw.polygon([(x - 10, y + 6), (x + 10, y + 6), (x + 4, y - 10)], fill=(220, 40, 40))
-    c.draw.ellipse((x + 1, y - 17, x + 9, y - 9), fill=WHITE)
-    c.draw.rounded_rectangle((x - 14, y + 4, x + 14, y + 12), radius=4, fill=WHITE)
+    if view.day in (3, 6) and not view.over:  # W-5: Santa's Inspection after Day 3 and Day 6
+        inspection = words.gettext("Inspection")
+        width = text_width(inspection, 20) + 38
+        if end - 10 - width > MARGIN + text_width(title, 26, True) + 10:
+            x = end - 10 - width
+            c.draw.rounded_rectangle((x, 10, x + width, 38), radius=9, fill=GOLD)
+            c.star(x + 15, 24, 9, WHITE, mix(GOLD, INK, 0.5))
+            c.text(x + 28, 24, inspection, 20, fill=INK, anchor="lm")
+    band = _band_height(len(status))
+    c.draw.rectangle((0, 48, WIDTH, 48 + band), fill=GREEN)
+    cy = 48 + 8 + 14
+    if view.over:
+        for k, line in enumerate(status):
+            c.text(MARGIN, cy + k * 28, line, 22, bold=True, fill=WHITE, anchor="lm")
+        return 48 + band
+    pending = view.pending
+    if pending.player is None:
+        return 48 + band
+    x = MARGIN
+    to_act = words.gettext("To act:")
+    c.text(x, cy, to_act, 22, fill=WHITE, anchor="lm")
+    x += c.text_width(to_act, 22) + 24
+    c.token(x, cy, seat_of[pending.player], r=15)
+    x += 26
+    x += c.text(
+        x,
+        cy,
+        _name(names, pending.player, words),
+        22,
+        bold=True,
+        fill=WHITE,
+        anchor="lm",
+        max_width=300,
+    )
+    for k, line in enumerate(status):
+        lx = x + 10 if k == 0 else MARGIN
+        c.text(lx, cy + k * 28, line, 22, fill=WHITE, anchor="lm", max_width=WIDTH - MARGIN - lx)
+    return 48 + band
 
 
 def _station(view: WorkshopView, key: str) -> StationView:
@@ -353,19 +373,19 @@ def _spaces(
     labels: list[str],
     occupants: list[PlayerId],
     seat_of: dict[PlayerId, int],
-    size: int = 52,
+    size: int = SPACE,
 ) -> float:
     """Elf spaces in order (on a box of ``CARD``); an occupied one shows the Elf's owner
     token."""
     for k, label in enumerate(labels):
-        bx = x + k * (size + 10)
+        bx = x + k * (size + 6)
         seat = seat_of[occupants[k]] if k < len(occupants) else None
         c.reuse(
             ("space", label, seat, size),
             (bx, y, bx + size, y + size),
             partial(_space, c, bx, y, label, seat, size),
         )
-    return x + len(labels) * (size + 10)
+    return x + len(labels) * (size + 6) - 6
 
 
 def _space(c: Canvas, x: float, y: float, label: str, seat: int | None, size: int) -> None:
@@ -374,10 +394,10 @@ def _space(c: Canvas, x: float, y: float, label: str, seat: int | None, size: in
         (x, y, x + size, y + size),
         fill=CARD if taken else PAPER,
         outline=INK if taken else LINE,
-        radius=8,
+        radius=7,
     )
     if seat is not None:
-        c.token(x + size / 2, y + size / 2, seat, r=18)
+        c.token(x + size / 2, y + size / 2, seat, r=round(size * 0.38))
     else:
         c.text(x + size / 2, y + size / 2, label, 20, fill=MUTED, anchor="mm")
 
@@ -387,25 +407,49 @@ def _shops(
 ) -> int:
     shops = [_station(view, key) for key in ("wood", "metal", "fabric", "assembly")]
     key = ("shops", words, *((s.name, *(seat_of[p] for p in s.occupants)) for s in shops))
-    box = (MARGIN, y, WIDTH - MARGIN, y + 122)
+    box = (MARGIN, y, WIDTH - MARGIN, y + SHOP_HEIGHT)
     c.reuse(key, box, lambda: _draw_shops(c, view, y, seat_of, words))
-    return y + 122
+    return y + SHOP_HEIGHT
 
 
 def _draw_shops(
     c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int], words: Words
 ) -> None:
+    """The four Material shops: the Material's chip and name (what the shop gives), and
+    its four spaces (+2 … +5: how many it gives)."""
     width = (WIDTH - 2 * MARGIN - 3 * GAP) / 4
     for i, key in enumerate(("wood", "metal", "fabric", "assembly")):
         x = MARGIN + i * (width + GAP)
         station = _station(view, key)
-        c.box((x, y, x + width, y + 122))
+        c.box((x, y, x + width, y + SHOP_HEIGHT))
         colour = MATERIAL_COLOURS[key]
-        chip = c.chip(x + 12, y + 10, letter(key, words), colour)
-        left = 56 + max(0, chip - c.text_width(LETTERS[key], 20, True) - 14)  # a longer letter
-        name = words.gettext(station.name)
-        c.text(x + left, y + 24, name, 22, bold=True, anchor="lm", max_width=int(width - left - 8))
-        _spaces(c, x + 12, y + 56, ["+2", "+3", "+4", "+5"], station.occupants, seat_of)
+        chip = c.chip(x + 10, y + 8, letter(key, words), colour)
+        name = words.gettext(MATERIAL_NAMES[key])
+        c.text(
+            x + 18 + chip,
+            y + 22,
+            name,
+            20,
+            bold=True,
+            anchor="lm",
+            max_width=int(width - chip - 26),
+        )
+        _spaces(c, x + 10, y + 42, ["+2", "+3", "+4", "+5"], station.occupants, seat_of)
+
+
+def _need_chips(c: Canvas, x: float, cy: float, needs: Mapping[str, int], words: Words) -> float:
+    """One chip per Material needed ("W2"); returns where the last one ends."""
+    for m, n in needs.items():
+        if n:
+            x += c.chip(x, cy - 13, f"{letter(m, words)}{n}", MATERIAL_COLOURS[m], height=26) + 4
+    return x - 4
+
+
+def _need_chips_width(needs: Mapping[str, int], words: Words) -> float:
+    width = sum(
+        text_width(f"{letter(m, words)}{n}", 20, True) + 14 + 4 for m, n in needs.items() if n
+    )
+    return max(0.0, width - 4)
 
 
 def _requirement(
@@ -420,6 +464,58 @@ def _requirement(
         have = toy.placed.get(m, 0) if progress else need
         x += c.pips(x, y, have, need, colour) + 12
     return x
+
+
+def _mail_room(
+    c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int], words: Words
+) -> int:
+    """The Mail Room: its Elf spaces, the deck and sleigh, and the toy cards on offer."""
+    x, w = MARGIN, WIDTH - 2 * MARGIN
+    c.box((x, y, x + w, y + MAIL_HEIGHT))
+    mail = tuple(tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("mail3", "mail2"))
+    c.reuse(
+        ("mail room", mail, view.deck_size, view.sleigh_size, words),
+        (x, y, x + w, y + 52),
+        lambda: _mail_room_head(c, view, x, y, w, seat_of, words),
+    )
+    card_w = (w - 24 - 10) / 2
+    for k, toy in enumerate(view.mail_slots[:6]):
+        cx = x + 12 + (k % 2) * (card_w + 10)
+        cy = y + 52 + (k // 2) * (TOY_CARD_HEIGHT + 8)
+        _toy_card(c, toy, cx, cy, card_w, TOY_CARD_HEIGHT, words)
+    return y + MAIL_HEIGHT
+
+
+def _mail_room_head(
+    c: Canvas,
+    view: WorkshopView,
+    x: float,
+    y: float,
+    w: float,
+    seat_of: dict[PlayerId, int],
+    words: Words,
+) -> None:
+    """The Mail Room's title, Elf spaces and deck sizes, on its box (``CARD``)."""
+    _title(c, x + 12, y + 12, words.gettext("Mail Room"))
+    sx: float = x + 24 + text_width(words.gettext("Mail Room"), 22, True)
+    # TRANSLATORS: beside the Mail Room's two Elf spaces; short (about 6 characters)
+    take = (("mail3", words.gettext("take ≤3")), ("mail2", words.gettext("take ≤2")))
+    for key, label in take:
+        station = _station(view, key)
+        c.text(sx, y + 8 + SPACE / 2, label, 20, fill=MUTED, anchor="lm")
+        sx += c.text_width(label) + 8
+        sx = _spaces(c, sx, y + 8, [_elf(words)], station.occupants, seat_of) + 16
+    c.text(
+        x + w - 12,
+        y + 8 + SPACE / 2,
+        words.gettext("deck {deck} · sleigh {sleigh}").format(
+            deck=view.deck_size, sleigh=view.sleigh_size
+        ),
+        20,
+        fill=MUTED,
+        anchor="rm",
+        max_width=int(x + w - 12 - sx - 6),  # clear of the Elf spaces
+    )
 
 
 def _toy_card(
@@ -437,16 +533,15 @@ def _toy_card(
 def _draw_toy_card(
     c: Canvas, toy: ToyView | None, x: float, y: float, w: float, h: float, words: Words
 ) -> None:
+    """Its name, what it needs ("W2 M1") and its points."""
     if toy is None:
         c.box((x, y, x + w, y + h), fill=PAPER, outline=LINE)
         c.text(x + w / 2, y + h / 2, words.gettext("empty"), 20, fill=MUTED, anchor="mm")
         return
-    c.box((x, y, x + w, y + h))
-    badge = _points_badge(c, x + w - 12, y + 19, toy.points, words)
-    english = c.text_width("11 pts", 20, True) + 14  # the widest English badge
-    name_width = int(w - 90 - max(0, badge - english))
-    c.text(x + 12, y + 8, words.gettext(toy.name), 20, bold=True, max_width=name_width)
-    _requirement(c, x + 12, y + h - 22, toy, progress=False, words=words)
+    c.box((x, y, x + w, y + h), radius=8)
+    c.text(x + 10, y + 5, words.gettext(toy.name), 20, bold=True, max_width=int(w - 20))
+    _need_chips(c, x + 10, y + h - 19, toy.requires, words)
+    _points_badge(c, x + w - 8, y + h - 19, toy.points, words)
 
 
 def _points_badge(c: Canvas, right: float, cy: float, points: int, words: Words) -> int:
@@ -454,60 +549,43 @@ def _points_badge(c: Canvas, right: float, cy: float, points: int, words: Words)
     # TRANSLATORS: a toy card's points, short ("pts" also for 1 point)
     label = words.gettext("{points} pts").format(points=points)
     width = c.text_width(label, 20, True) + 14
+    c.symbol(26)
     c.draw.rounded_rectangle((right - width, cy - 13, right, cy + 13), radius=8, fill=GREEN)
     c.text(right - width / 2, cy, label, 20, bold=True, fill=WHITE, anchor="mm")
     return width
 
 
-def _middle(
+def _side_row(
     c: Canvas, view: WorkshopView, y: int, seat_of: dict[PlayerId, int], words: Words
 ) -> int:
-    """Mail Room on the left; Stables, Donation Center and Christmas Tree on the right."""
-    height = 420
-    left_w = 700
-    x = MARGIN
-    c.box((x, y, x + left_w, y + height))
-    mail = tuple(tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("mail3", "mail2"))
-    c.reuse(
-        ("mail room", mail, view.deck_size, view.sleigh_size, words),
-        (x, y, x + left_w, y + 70),
-        lambda: _mail_room_head(c, view, x, y, left_w, seat_of, words),
-    )
-    card_w = (left_w - 28 - 10) / 2
-    for k, toy in enumerate(view.mail_slots[:6]):
-        cx = x + 14 + (k % 2) * (card_w + 10)
-        cy = y + 76 + (k // 2) * 104
-        _toy_card(c, toy, cx, cy, card_w, 94, words)
-
-    # right column, on the page
-    rx = x + left_w + GAP
-    rw = WIDTH - MARGIN - rx
+    """Reindeer Stables, Donation Center and Christmas Tree side by side."""
+    w = (WIDTH - 2 * MARGIN - 2 * GAP) / 3
+    xs = [MARGIN + k * (w + GAP) for k in range(3)]
+    bottom = y + ROW_HEIGHT
     stables = tuple(seat_of[p] for p in _station(view, "stables").occupants)
     c.reuse(
         ("stables", stables, view.reindeer_deck_size, tuple(view.stalls[:3]), words),
-        (rx, y, rx + rw, y + 148),
-        lambda: _stables(c, view, rx, y, rw, seat_of, words),
+        (xs[0], y, xs[0] + w, bottom),
+        lambda: _stables(c, view, xs[0], y, w, seat_of, words),
     )
-    dy = y + 148 + 10
     donation = tuple(seat_of[p] for p in _station(view, "donation").occupants[:8])
     c.reuse(
         ("donation", tuple(view.donation.items()), donation, tuple(view.supply.items()), words),
-        (rx, dy, rx + rw, dy + 112),
-        lambda: _donation(c, view, rx, dy, rw, seat_of, words),
+        (xs[1], y, xs[1] + w, bottom),
+        lambda: _donation(c, view, xs[1], y, w, seat_of, words),
     )
-    ty = dy + 112 + 10
     trees = tuple(
         tuple(seat_of[p] for p in _station(view, k).occupants) for k in ("tree1", "tree2")
     )
     c.reuse(
         ("tree", trees, tuple(view.ornaments_left.items()), words),
-        (rx, ty, rx + rw, y + height),
-        lambda: _christmas_tree(c, view, rx, ty, rw, y + height, seat_of, words),
+        (xs[2], y, xs[2] + w, bottom),
+        lambda: _christmas_tree(c, view, xs[2], y, w, seat_of, words),
     )
-    return y + height
+    return bottom
 
 
-def _mail_room_head(
+def _stables(
     c: Canvas,
     view: WorkshopView,
     x: float,
@@ -516,106 +594,205 @@ def _mail_room_head(
     seat_of: dict[PlayerId, int],
     words: Words,
 ) -> None:
-    """The Mail Room's title, Elf spaces and deck sizes, on its box (``CARD``)."""
-    _title(c, x + 14, y + 12, words.gettext("Mail Room"))
-    sx: float = x + 150
-    # TRANSLATORS: beside the Mail Room's two Elf spaces; short (about 6 characters)
-    take = (("mail3", words.gettext("take ≤3")), ("mail2", words.gettext("take ≤2")))
-    for key, label in take:
-        station = _station(view, key)
-        c.text(sx, y + 38, label, 20, fill=MUTED, anchor="lm")
-        sx += c.text_width(label) + 8
-        sx = _spaces(c, sx, y + 12, [_elf(words)], station.occupants, seat_of) + 14
+    c.box((x, y, x + w, y + ROW_HEIGHT))
+    _title(c, x + 12, y + 10, words.gettext("Reindeer Stables"))
+    stables = _station(view, "stables")
+    end = _spaces(c, x + 12, y + 42, ["+1", "+2", "+3"], stables.occupants, seat_of)
+    deck = words.gettext("deck {deck}").format(deck=view.reindeer_deck_size)
     c.text(
-        x + w - 14,
-        y + 38,
-        words.gettext("deck {deck} · sleigh {sleigh}").format(
-            deck=view.deck_size, sleigh=view.sleigh_size
-        ),
+        x + w - 12,
+        y + 42 + SPACE / 2,
+        deck,
         20,
         fill=MUTED,
         anchor="rm",
-        max_width=int(x + w - 14 - sx - 10),  # clear of the Elf spaces
+        max_width=int(x + w - 12 - end - 8),
     )
-
-
-def _stables(
-    c: Canvas,
-    view: WorkshopView,
-    rx: float,
-    y: float,
-    rw: float,
-    seat_of: dict[PlayerId, int],
-    words: Words,
-) -> None:
-    c.box((rx, y, rx + rw, y + 148))
-    _title(c, rx + 14, y + 12, words.gettext("Reindeer Stables"))
-    deck = words.gettext("deck {deck}").format(deck=view.reindeer_deck_size)
-    c.text(rx + rw - 14, y + 24, deck, 20, fill=MUTED, anchor="rm")
-    stables = _station(view, "stables")
-    _spaces(c, rx + 14, y + 46, ["+1", "+2", "+3"], stables.occupants, seat_of, size=44)
     empty = words.gettext("(empty)")
-    for k, name in enumerate(view.stalls[:3]):
-        c.text(
-            rx + 190,
-            y + 52 + k * 30,
-            f"{k + 1}. {name or empty}",
-            20,
-            fill=INK if name else MUTED,
-            max_width=int(rw - 200),
-        )
+    stalls = " · ".join(name or empty for name in view.stalls[:3])
+    for k, line in enumerate(wrap(stalls, w - 24)[:2]):
+        c.text(x + 12, y + 88 + k * 26, line, 20, max_width=int(w - 24))
 
 
 def _donation(
     c: Canvas,
     view: WorkshopView,
-    rx: float,
-    dy: float,
-    rw: float,
+    x: float,
+    y: float,
+    w: float,
     seat_of: dict[PlayerId, int],
     words: Words,
 ) -> None:
     donation = _station(view, "donation")
-    c.box((rx, dy, rx + rw, dy + 112))
-    _title(c, rx + 14, dy + 10, words.gettext("Donation Center"))
-    tx = rx + 14
+    c.box((x, y, x + w, y + ROW_HEIGHT))
+    _title(c, x + 12, y + 10, words.gettext("Donation Center"))
+    tx, ty = x + 12, y + 40
     for m, n in view.donation.items():
-        tx += c.chip(tx, dy + 44, f"{letter(m, words)} {n}", MATERIAL_COLOURS[m]) + 8
-    for k, player in enumerate(donation.occupants[:8]):
-        c.token(rx + 26 + k * 40, dy + 92, seat_of[player], r=14)
+        label = f"{letter(m, words)}{n}"
+        chip_w = text_width(label, 20, True) + 14
+        if tx + chip_w > x + w - 12:
+            tx, ty = x + 12, ty + 32
+        tx += c.chip(tx, ty, label, MATERIAL_COLOURS[m], height=26) + 5
+    row = ty + 26 + 6 + 12
+    for k, player in enumerate(donation.occupants[:7]):
+        c.token(x + 24 + k * 30, row, seat_of[player], r=12)
     if not donation.occupants:
-        c.text(rx + 14, dy + 92, words.gettext("no Elves"), 20, fill=MUTED, anchor="lm")
+        c.text(x + 12, row, words.gettext("no Elves"), 20, fill=MUTED, anchor="lm")
     supply = " ".join(f"{letter(m, words)}{n}" for m, n in view.supply.items())
-    label = words.gettext("supply {supply}").format(supply=supply)
-    c.text(rx + rw - 14, dy + 92, label, 20, fill=MUTED, anchor="rm")
+    lines = wrap(words.gettext("supply {supply}").format(supply=supply), w - 24)
+    for k, line in enumerate(lines):
+        cy = y + ROW_HEIGHT - 16 - 22 * (len(lines) - 1 - k)
+        c.text(x + 12, cy, line, 20, fill=MUTED, anchor="lm", max_width=int(w - 24))
 
 
 def _christmas_tree(
     c: Canvas,
     view: WorkshopView,
-    rx: float,
-    ty: float,
-    rw: float,
-    bottom: float,
+    x: float,
+    y: float,
+    w: float,
     seat_of: dict[PlayerId, int],
     words: Words,
 ) -> None:
-    c.box((rx, ty, rx + rw, bottom))
-    _title(c, rx + 14, ty + 10, words.gettext("Christmas Tree"))
-    sx = rx + rw - 14 - 2 * 54
+    c.box((x, y, x + w, y + ROW_HEIGHT))
+    _title(c, x + 12, y + 10, words.gettext("Christmas Tree"))
+    sx: float = x + 12
     for key in ("tree1", "tree2"):
         occupants = _station(view, key).occupants
-        sx = _spaces(c, sx, ty + 8, [_elf(words)], occupants, seat_of, size=44)
-    c.text(rx + 14, ty + 40, words.gettext("ornaments left"), 20, fill=MUTED)
+        sx = _spaces(c, sx, y + 42, [_elf(words)], occupants, seat_of) + 6
+    c.text(
+        sx + 6,
+        y + 42 + SPACE / 2,
+        words.gettext("ornaments left"),
+        20,
+        fill=MUTED,
+        anchor="lm",
+        max_width=int(x + w - 12 - sx - 6),
+    )
     for k, (colour, left) in enumerate(view.ornaments_left.items()):
         fill = ORNAMENT_COLOURS.get(colour, LINE)
-        ox = rx + 14 + (k % 3) * 140
-        oy = ty + 70 + (k // 3) * 32
-        c.draw.ellipse((ox, oy, ox + 24, oy + 24), fill=fill, outline=mix(fill, INK, 0.5), width=2)
+        ox = x + 12 + (k % 2) * ((w - 24) / 2)
+        oy = y + 86 + (k // 2) * 24
+        c.symbol(20)
+        c.draw.ellipse((ox, oy, ox + 20, oy + 20), fill=fill, outline=mix(fill, INK, 0.5), width=2)
         label = words.gettext("{colour} {left}").format(
             colour=colour_name(colour, words), left=left
         )
-        c.text(ox + 30, oy + 12, label, 20, anchor="lm", max_width=106)
+        c.text(ox + 26, oy + 10, label, 20, anchor="lm", max_width=int((w - 24) / 2 - 30))
+
+
+def _player_row(
+    c: Canvas,
+    view: WorkshopView,
+    player: PlayerView,
+    names: Mapping[PlayerId, str],
+    x: float,
+    y: float,
+    w: float,
+    words: Words,
+) -> None:
+    """A player at a glance: name, score, to act or first, Elves, reindeer, tree, their
+    finished toys and what their unfinished toys still need."""
+    acting = not view.over and view.pending.player == player.player
+    first = player.player == view.first_player and not view.over
+    won = view.over and player in _winners(view)[0] and _winners(view)[1]
+    needs: dict[str, int] = {}
+    for toy in player.unfinished:
+        for m, n in toy.requires.items():
+            needs[m] = needs.get(m, 0) + n - toy.placed.get(m, 0)
+    key = (
+        "player row",
+        words,
+        _name(names, player.player, words),
+        player.seat,
+        player.score,
+        player.elves_left,
+        player.reindeer_count,
+        player.ornaments,
+        len(player.unfinished),
+        len(player.completed),
+        tuple(needs.items()),
+        acting,
+        first,
+        won,
+        w,
+    )
+    c.reuse(
+        key,
+        (x, y, x + w, y + PLAYER_ROW_HEIGHT),
+        lambda: _draw_player_row(
+            c, player, names, needs, x, y, w, acting=acting, first=first, won=won, words=words
+        ),
+    )
+
+
+def _draw_player_row(
+    c: Canvas,
+    player: PlayerView,
+    names: Mapping[PlayerId, str],
+    needs: Mapping[str, int],
+    x: float,
+    y: float,
+    w: float,
+    *,
+    acting: bool,
+    first: bool,
+    won: bool,
+    words: Words,
+) -> None:
+    colour = PLAYER_COLOURS[player.seat % len(PLAYER_COLOURS)]
+    ground = mix(CARD, HIGHLIGHT, 0.6) if acting or won else CARD
+    h = PLAYER_ROW_HEIGHT
+    c.box((x, y, x + w, y + h), fill=ground, outline=colour, width=5 if acting else 3, radius=12)
+    c.draw.rounded_rectangle((x, y, x + 6, y + h), radius=3, fill=colour)
+    c.token(x + 30, y + 19, player.seat, r=14)
+    badges = []
+    if first:
+        badges.append((words.gettext("1st player"), INK))
+    if acting:
+        badges.append((words.gettext("to act"), RED))
+    if won:
+        badges.append((words.gettext("winner"), GREEN))
+    score = words.ngettext("{n} pt", "{n} pts", player.score).format(n=player.score)
+    score_w = c.text_width(score, 24, True)
+    badge_w = sum(c.text_width(b, 20, True) + 22 for b, _ in badges)
+    c.text(
+        x + 52,
+        y + 19,
+        _name(names, player.player, words),
+        22,
+        bold=True,
+        anchor="lm",
+        max_width=int(w - 52 - score_w - badge_w - 30),
+    )
+    bx = x + w - 14 - score_w - 12
+    for label, fill in reversed(badges):
+        bw = c.text_width(label, 20, True) + 14
+        bx -= bw
+        c.chip(bx, y + 6, label, fill, height=26)
+        bx -= 8
+    c.text(x + w - 14, y + 19, score, 24, bold=True, anchor="rm")
+
+    cy = y + 46
+    info = " · ".join(
+        [
+            words.gettext("Elves left {n}").format(n=player.elves_left),
+            words.gettext("Reindeer {n}").format(n=player.reindeer_count),
+            words.gettext("Tree {n}/6").format(n=player.ornaments),
+        ]
+    )
+    right = x + w - 14
+    if player.unfinished:
+        chips = _need_chips_width(needs, words)
+        _need_chips(c, right - chips, cy, needs, words)
+        right -= chips + 10
+    else:
+        none = words.gettext("No toys in progress")
+        right -= c.text(right, cy, none, 20, fill=MUTED, anchor="rm") + 10
+    if player.completed:
+        done = f"✓{len(player.completed)}"
+        right -= c.text(right, cy, done, 20, bold=True, fill=GREEN, anchor="rm") + 12
+    c.text(x + 20, cy, info, 20, fill=MUTED, anchor="lm", max_width=int(right - x - 20))
 
 
 # --------------------------------------------------------------------------- player area
@@ -771,7 +948,7 @@ def _requirement_width(c: Canvas, toy: ToyView, words: Words) -> float:
     width = 0.0
     for m, need in toy.requires.items():
         if need:
-            width += c.text_width(letter(m, words), 20, True) + 14 + 4 + need * 18 - 4 + 12
+            width += c.text_width(letter(m, words), 20, True) + 14 + 4 + need * 20 - 4 + 12
     return width - 12 if width else 0.0
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from render.canvas import MIN_TEXT_PX, Canvas, font, fresh_drawing, text_layout
+from render.canvas import MIN_TEXT_PX, Canvas, fitted, fresh_drawing, text_layout
 
 Box = tuple[int, int, int, int]
 
@@ -21,7 +21,7 @@ class Drawn:
     text: str
     """The text asked for ("" for a row of dots)."""
     cut: bool
-    """Shortened with "…" to fit its room."""
+    """Shortened with "…" to fit its room (even in the condensed font)."""
     box: Box
 
 
@@ -57,7 +57,7 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Layout]]:
         size_px = max(size, MIN_TEXT_PX)
         bold, anchor, room = kw.get("bold", False), kw.get("anchor", "la"), kw.get("max_width")
         mask, left, top, _ = text_layout(label, size_px, bold, anchor, room)
-        cut = room is not None and font(size_px, bold).getlength(label) > room
+        cut = fitted(label, size_px, bold, room)[2]
         x0, y0 = round(x + left), round(y + top)
         box = (x0, y0, x0 + mask.width, y0 + mask.height)
         items = layout_of(self).items
@@ -66,7 +66,7 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Layout]]:
         return text(self, x, y, label, size, **kw)
 
     def record_pips(
-        self: Canvas, x: float, y: float, filled: int, total: int, colour: Any, r: int = 7
+        self: Canvas, x: float, y: float, filled: int, total: int, colour: Any, r: int = 8
     ) -> int:
         width = pips(self, x, y, filled, total, colour, r)
         if total:

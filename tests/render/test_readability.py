@@ -12,9 +12,7 @@ from matplotlib.text import Text
 from PIL import Image, ImageChops
 
 import i18n
-from engine.tonttu.data import CARDS
 from engine.words import Words
-from engine.workshop.data import COMPONENTS
 from render import tonttu, workshop
 from render.canvas import (
     MIN_TEXT_PX,
@@ -97,9 +95,9 @@ def test_names_lose_the_characters_the_font_cannot_draw_instead_of_showing_boxes
 
 
 def _drawn_names(game: str, table: dict[str, str], words: Words) -> list[str]:
-    """Names a picture may cut to their room: players', toys' and gifts'."""
-    things = COMPONENTS.toy_names if game == "workshop" else [g.name for g in CARDS.gifts]
-    return [*table.values(), *(words.gettext(name) for name in things)]
+    """Names a picture may cut to their room: players' only (a toy's or a gift's name is
+    wrapped or drawn in the condensed font, never cut)."""
+    return list(table.values())
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -127,14 +125,15 @@ def test_every_label_fits_whole_inside_the_picture_and_clear_of_the_others(
 def test_the_layout_check_catches_a_label_too_long_for_its_place(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A translation twice as long as the Mail Room's deck line runs into its Elf spaces."""
+    """A translation twice as long as the Mail Room's deck line runs into its Elf spaces;
+    one far longer than a player's counts runs into what their toys need."""
 
     class Long:
         def gettext(self, message: str) -> str:
             if message == "deck {deck} · sleigh {sleigh}":
                 return "Kartenstapel {deck} · Schlitten {sleigh} · noch mehr Text hier"
-            if message == "Tree {n}/6":
-                return "Weihnachtsbaum {n}/6"
+            if message == "Elves left {n}":
+                return "Wichtel, die noch übrig sind und Geschenke machen wollen: {n}"
             return message
 
         def ngettext(self, singular: str, plural: str, n: int) -> str:
@@ -145,7 +144,7 @@ def test_the_layout_check_catches_a_label_too_long_for_its_place(
         workshop.draw_board(game.view(state, None), names(2), Long())
     found = problems(layouts[0], names(2).values())
     assert any(p.startswith("cut: 'Kartenstapel") for p in found), found
-    assert any(p.startswith("cut: 'Weihnachtsbaum") for p in found), found
+    assert any(p.startswith("cut: 'Wichtel, die") for p in found), found
 
 
 def _chart_texts(figure: Any) -> list[Text]:
