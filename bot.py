@@ -335,6 +335,7 @@ class WorkshopBot(Host):
             spawn=self.background,
             flood=flood_refusal(self.door.flood),
             api=discord.http.Route.BASE,  # Discord's (a test's fake: patched)
+            bot_token=self.settings.token,
         )
 
     def shard_states(self) -> dict[int, bool]:

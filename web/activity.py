@@ -48,6 +48,7 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -93,6 +94,11 @@ FRAME_ANCESTORS = (
 """Who may frame the Activity: Discord's own clients (the web app, ptb and canary, the
 desktop app) and its Activity proxy; nobody else (every other page: ``'none'``)."""
 TONTTU_PHASES = ("pick", "point")
+INSTANCE = re.compile(r"[A-Za-z0-9_-]{1,100}")
+INSTANCE_SECONDS = 10.0
+"""How long Discord's answer on an Activity instance is kept (a user who joined since
+is asked about again at once)."""
+INSTANCES_KEPT = 10_000
 PHASE_CHANGES = frozenset(
     {"picks_revealed", "points_revealed", "point_phase_closed", "round_ended", "game_ended"}
 )
@@ -105,6 +111,9 @@ REFUSED = N_("Discord did not accept the sign-in; close the Activity and open it
 AWAY = N_("Discord cannot be reached just now; try again in a moment.")
 MALFORMED = N_("That request is not one the Activity sends; reload it.")
 NOT_STARTED = N_("The game has not started yet.")
+NOT_THERE = N_(
+    "This Activity is not running in a channel you are in; start it from the game's channel."
+)
 TOO_MANY = N_("Too many requests at once: wait a second, then try again.")
 """The API's sentences (in the user's language, English before the sign-in)."""
 
@@ -206,6 +215,11 @@ class ActivityOptions:
     flood: Callable[[int], str | None] | None = None
     api: str = DISCORD_API
     """Discord's API (a test's fake)."""
+    bot_token: str | None = field(default=None, repr=False)
+    """To ask Discord which channel an Activity instance runs in, and who is in it."""
+    require_instance: bool = False
+    """Find a table only by the Activity instance the page runs in (``?instance=``),
+    never by a channel id the page names (``?channel=``)."""
     clock: Callable[[], float] = time.time
     session_seconds: int = SESSION_SECONDS
 
@@ -267,6 +281,8 @@ class Activity:
         )
         self._http: aiohttp.ClientSession | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._instances: dict[str, tuple[float, int | None, frozenset[int]]] = {}
+        """Activity instances asked of Discord lately: until when, channel, users."""
         """What follows a move, without a bot to spawn it (tests)."""
 
     @property
@@ -402,8 +418,6 @@ class Activity:
     async def _exchange(self, options: ActivityOptions, code: str) -> tuple[str, dict[str, Any]]:
         """Discord's access token for ``code``, and the user it belongs to. Nothing of
         the secret, the code or the token is logged: only Discord's status."""
-        if self._http is None:
-            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DISCORD_SECONDS))
         form = {
             "grant_type": "authorization_code",
             "client_id": str(options.client_id),
@@ -411,7 +425,7 @@ class Activity:
             "code": code,
         }
         try:
-            async with self._http.post(f"{options.api}/oauth2/token", data=form) as answer:
+            async with self._client().post(f"{options.api}/oauth2/token", data=form) as answer:
                 granted = await answer.json(content_type=None) if answer.status == 200 else None
                 status = answer.status
             access = granted.get("access_token") if isinstance(granted, dict) else None
@@ -419,7 +433,7 @@ class Activity:
                 log.info("activity: Discord refused a sign-in code (HTTP %s)", status)
                 raise Refused(401 if status < 500 else 502, REFUSED if status < 500 else AWAY)
             headers = {"Authorization": f"Bearer {access}"}
-            async with self._http.get(f"{options.api}/users/@me", headers=headers) as answer:
+            async with self._client().get(f"{options.api}/users/@me", headers=headers) as answer:
                 user = await answer.json(content_type=None) if answer.status == 200 else None
                 status = answer.status
         except (aiohttp.ClientError, TimeoutError, ValueError) as error:
@@ -441,18 +455,75 @@ class Activity:
             words = i18n.words(session.lang)
             token = request.query.get("game", "")
             channel = request.query.get("channel", "")
+            instance = request.query.get("instance")
             if token:
                 game = await self._game_of_token(token)
-            elif channel.isdigit() and len(channel) <= 20:
+            else:
+                if instance is not None:
+                    channel = str(await self._channel_of(instance, session))
+                elif self.options is not None and self.options.require_instance:
+                    raise Refused(400, MALFORMED)
+                if not channel.isdigit() or len(channel) > 20:
+                    raise Refused(400, MALFORMED)
                 found = await self.server.store.find_open(int(channel))
                 if found is None:
                     raise Refused(404, NO_GAME)
                 game = found
-            else:
-                raise Refused(400, MALFORMED)
             return self._json(await self.table_json(game, session))
         except Refused as refused:
             return self._refusal(refused, words)
+
+    async def _channel_of(self, instance: str, session: Session) -> int:
+        """The channel of the Activity's running instance ``instance`` (the SDK's
+        ``instanceId``), asked of Discord with the bot's token and kept a few seconds,
+        if the session's user is in it: a player sees the game of the channel they
+        started or joined the Activity in, and no other channel's."""
+        options = self.options
+        if options is None or options.bot_token is None:
+            raise Refused(503, OFF)
+        if not INSTANCE.fullmatch(instance):
+            raise Refused(400, MALFORMED)
+        now = time.monotonic()
+        kept = self._instances.get(instance)
+        if kept is None or kept[0] < now or session.user_id not in kept[2]:
+            kept = (now + INSTANCE_SECONDS, *await self._instance(options, instance))
+            self._instances[instance] = kept
+            while len(self._instances) > INSTANCES_KEPT:
+                self._instances.pop(next(iter(self._instances)))
+        _, channel, users = kept
+        if channel is None or session.user_id not in users:
+            raise Refused(403, NOT_THERE)
+        return channel
+
+    async def _instance(
+        self, options: ActivityOptions, instance: str
+    ) -> tuple[int | None, frozenset[int]]:
+        """Discord's ``GET /applications/{id}/activity-instances/{instance}``: the
+        instance's channel and users (``None`` and none: no such instance running)."""
+        url = f"{options.api}/applications/{options.client_id}/activity-instances/{instance}"
+        headers = {"Authorization": f"Bot {options.bot_token}"}
+        try:
+            async with self._client().get(url, headers=headers) as answer:
+                found = await answer.json(content_type=None) if answer.status == 200 else None
+                status = answer.status
+        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
+            log.warning(
+                "activity: Discord's activity instances unreachable (%s)", type(error).__name__
+            )
+            raise Refused(502, AWAY) from None
+        if status >= 500 or status == 429:
+            raise Refused(502, AWAY)
+        if not isinstance(found, dict):
+            return None, frozenset()
+        location = found.get("location") or {}
+        channel = str(location.get("channel_id") or "")
+        users = frozenset(int(u) for u in found.get("users") or () if str(u).isdigit())
+        return (int(channel) if channel.isdigit() else None), users
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._http is None:
+            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DISCORD_SECONDS))
+        return self._http
 
     async def _game_of_token(self, token: str) -> LoadedGame:
         info = await self.server.store.game_of_token(token) if len(token) <= 64 else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -64,6 +65,7 @@ async def server(
         tables=Tables(store),
         flood=lambda user: "Slow down a little." if user in refused else None,
         api=fake.api_base,
+        bot_token=fake.token,
         clock=clock,
     )
     web = WebServer(store, Pictures(), port=0, activity=options)
@@ -353,3 +355,27 @@ async def test_each_signed_in_player_has_an_allowance_of_their_own(
     statuses = [(await call(http, server, "api/table?channel=1", HOST))[0] for _ in range(60)]
     assert statuses[0] == 200 and statuses[-1] == 429  # one player, too fast
     assert (await call(http, server, "api/table?channel=1", GUEST))[0] == 200  # not another
+
+
+async def test_a_table_is_found_by_the_activity_instance_the_player_is_in(
+    store: SqlStorage, server: WebServer, fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    """Discord says which channel an Activity instance runs in and who is in it: a user
+    sees the game of a channel they opened or joined the Activity in, not any channel
+    whose id they know."""
+    await new_game(store, "workshop", 2, channel=7)
+    instance = fake.oauth.start_activity(7, HOST)
+    status, mine = await call(http, server, f"api/table?instance={instance}", HOST)
+    assert status == 200 and mine["seat"] == str(HOST)
+    status, answer = await call(http, server, f"api/table?instance={instance}", STRANGER)
+    assert status == 403 and "not running in a channel you are in" in answer["error"]
+    fake.oauth.join_activity(instance, STRANGER)  # asked again at once, not 10 s later
+    status, theirs = await call(http, server, f"api/table?instance={instance}", STRANGER)
+    assert status == 200 and theirs["seat"] is None and theirs["game"] == mine["game"]
+    elsewhere = fake.oauth.start_activity(8, HOST)
+    assert (await call(http, server, f"api/table?instance={elsewhere}", HOST))[0] == 404
+    assert (await call(http, server, "api/table?instance=i-404", HOST))[0] == 403
+    options = server.activity.options
+    assert options is not None
+    server.activity.options = dataclasses.replace(options, require_instance=True)
+    assert (await call(http, server, "api/table?channel=7", HOST))[0] == 400

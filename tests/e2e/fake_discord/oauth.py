@@ -9,6 +9,11 @@ As on Discord: a wrong client id or secret is ``401 invalid_client``; an unknown
 or expired code is ``400 invalid_grant`` (a code is good once, for 10 minutes); a
 missing or unknown bearer token is ``401``. ``GET /users/@me`` with the bot's token
 still answers the bot (the bot's own route).
+
+Running Activities: ``start_activity`` is a user starting the Activity in a channel
+(Discord's instance of it there), ``join_activity`` another joining it; the bot asks
+``GET /applications/{id}/activity-instances/{instance}`` with its token for the
+instance's channel and users, as on Discord (404 once no such instance runs).
 """
 
 from __future__ import annotations
@@ -51,6 +56,32 @@ class FakeOAuth:
     exchanges: list[Exchange] = field(default_factory=list)
     _codes: dict[str, tuple[int, float, tuple[str, ...]]] = field(default_factory=dict)
     _tokens: dict[str, tuple[int, float]] = field(default_factory=dict)
+    instances: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Running Activity instances, as Discord's API gives them, by instance id."""
+
+    def start_activity(self, channel_id: int, *user_ids: int, guild_id: int | None = None) -> str:
+        """Users start the Activity in a channel: the id of its instance there (the
+        SDK's ``instanceId``)."""
+        guild = guild_id if guild_id is not None else self.fake.guild.id
+        launch = self.fake.snowflake()
+        location = f"gc-{guild}-{channel_id}"
+        instance = f"i-{launch}-{location}"
+        self.instances[instance] = {
+            "application_id": str(self.client_id),
+            "instance_id": instance,
+            "launch_id": str(launch),
+            "location": {
+                "id": location,
+                "kind": "gc",
+                "channel_id": str(channel_id),
+                "guild_id": str(guild),
+            },
+            "users": [str(u) for u in user_ids],
+        }
+        return instance
+
+    def join_activity(self, instance: str, user_id: int) -> None:
+        self.instances[instance]["users"].append(str(user_id))
 
     @property
     def client_id(self) -> int:
@@ -77,6 +108,19 @@ class FakeOAuth:
             return result
 
         app.router.add_route("GET", f"{API_PREFIX}/users/@me", me)
+        app.router.add_route(
+            "GET",
+            f"{API_PREFIX}/applications/{{application_id}}/activity-instances/{{instance}}",
+            self._instance,
+        )
+
+    async def _instance(self, request: web.Request) -> web.Response:
+        if request.headers.get("Authorization") != f"Bot {self.fake.token}":
+            return json_response({"message": "401: Unauthorized", "code": 0}, 401)
+        found = self.instances.get(request.match_info["instance"])
+        if request.match_info["application_id"] != str(self.client_id) or found is None:
+            return json_response({"message": "404: Not Found", "code": 0}, 404)
+        return json_response(found)
 
     async def _token(self, request: web.Request) -> web.Response:
         form = await request.post()
