@@ -106,6 +106,10 @@ class ChoiceFacts(Model):
     """Points scored at once, by seat, in seat order (a Workshop shop's cooperation goes
     to the seats whose Elves are there already; a donation or a completed toy to the
     player)."""
+    donated: dict[str, int] = Field(default_factory=dict)
+    """Santa's Workshop: the tokens of :attr:`gives` that no unfinished toy of the
+    player needs, so they are donated at once for a point each (W-4.1; the points are
+    in :attr:`scores`)."""
     final: int | None = None
     """Santa's Workshop, a reindeer: the points it adds to the player's reindeer score
     at the end of the game (W-6.1: more for a name they do not hold yet), counted with

@@ -35,6 +35,7 @@ from engine.workshop.rules import (
     TOY_POINTS,
     C,
     current_seat,
+    needs_type,
     reindeer_points,
 )
 
@@ -126,7 +127,11 @@ def describe_choice(s: WorkshopState, player: PlayerId, action: Any) -> ChoiceFa
         t = C.tree_space_material[k]
         gives, short = _split(MATERIALS[t], 1, _left(s, t))
         return ChoiceFacts(
-            kind=action.kind, target=f"tree:{action.space}", gives=gives, short=short
+            kind=action.kind,
+            target=f"tree:{action.space}",
+            gives=gives,
+            short=short,
+            **_unneeded(s, player, t, gives, {}),
         )
     if isinstance(action, TakeDonated):
         toy = _own_toy(s, action.toy)
@@ -170,9 +175,26 @@ def _place_elf(s: WorkshopState, player: PlayerId, action: PlaceElf) -> ChoiceFa
                 gives[m] = min(need, s.donation[t])
     else:  # W-3.5: an ornament (and a tree space for it)
         gives = {"ornament": 1}
+    extra: dict[str, Any] = {"scores": scores}
+    if i < 4:  # W-4.1: tokens no toy needs are donated at once
+        extra = _unneeded(s, player, i, gives, scores)
     return ChoiceFacts(
-        kind=action.kind, target=target, gives=gives, short=short, costs={"elf": 1}, scores=scores
+        kind=action.kind, target=target, gives=gives, short=short, costs={"elf": 1}, **extra
     )
+
+
+def _unneeded(
+    s: WorkshopState, player: PlayerId, t: int, gives: dict[str, int], scores: dict[PlayerId, int]
+) -> dict[str, Any]:
+    """``donated`` and ``scores`` of tokens of type ``t`` that no unfinished toy of the
+    player needs: donated at once, a point each (W-4.1)."""
+    given = gives.get(MATERIALS[t], 0)
+    if not given or needs_type(s.seats[current_seat(s)].toys, t):
+        return {"scores": scores}
+    scores = dict(scores)
+    scores[player] = scores.get(player, 0) + given
+    ordered = {p: scores[p] for p in s.players if p in scores}  # in seat order
+    return {"scores": ordered, "donated": {MATERIALS[t]: given}}
 
 
 __all__ = ["describe_choice"]

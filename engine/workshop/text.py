@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engine.choices import ChoiceFacts
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words, listed
 from engine.workshop.choices import describe_choice
@@ -217,7 +218,7 @@ def describe_action(
             return words.gettext("{label}: nothing, the supply has no {material}").format(
                 label=text, material=material(lacking, words)
             )
-        return text
+        return text + _donated(facts, words)
     if isinstance(action, TakeDonated):
         return words.gettext("Take 1 donated {material} for {toy}").format(
             material=material(action.material, words), toy=words.gettext(TOY_NAMES[action.toy])
@@ -251,10 +252,12 @@ def _place_elf_label(
             )
         else:
             label = words.gettext("{station}, {space}: {count} {material}")
-        label = label.format(count=given, short=short, **fields)
-        if facts.scores:
+        label = label.format(count=given, short=short, **fields) + _donated(facts, words)
+        donated = sum(facts.donated.values())
+        cooperation = {p: n - (donated if p == player else 0) for p, n in facts.scores.items()}
+        if any(cooperation.values()):
             bonus = ", ".join(
-                _cooperation(names.get(p, p), n, words) for p, n in facts.scores.items()
+                _cooperation(names.get(p, p), n, words) for p, n in cooperation.items() if n
             )
             label += f" ({bonus})"
         return label
@@ -298,6 +301,18 @@ def _place_elf_label(
             "{station}: take donated tokens your toys need (up to {tokens})"
         ).format(station=name, tokens=_counts(facts.gives, words))
     return words.gettext("{station}: 1 ornament + a tree space").format(station=name)
+
+
+def _donated(facts: ChoiceFacts, words: Words) -> str:
+    """W-4.1: what a label adds for received tokens no toy of the player needs."""
+    if not facts.donated:
+        return ""
+    ((m, n),) = facts.donated.items()
+    return words.ngettext(
+        " (no toy needs {material}: donated, +{n} point)",
+        " (no toy needs {material}: donated, +{n} points)",
+        n,
+    ).format(material=material(m, words), n=n)
 
 
 def _counts(tokens: Mapping[str, int], words: Words) -> str:

@@ -28,13 +28,21 @@ def _says_nothing_if_it_gives_nothing(label: str, facts: ChoiceFacts) -> None:
         assert "nothing" not in label, (label, facts)
 
 
-def _workshop_label_agrees(label: str, facts: ChoiceFacts) -> None:
+def _workshop_label_agrees(label: str, facts: ChoiceFacts, player: str) -> None:
     """The numbers a Workshop label shows are its facts' numbers."""
     _says_nothing_if_it_gives_nothing(label, facts)
     kind, target = facts.kind, facts.target
-    for player, points in facts.scores.items():
-        if kind == "place_elf":  # a shop's cooperation (W-3.1)
-            assert f"+{points} cooperation to {NAMES[player]}" in label, (label, facts)
+    # W-4.1: received tokens no toy needs are donated at once, a point each
+    donated = sum(facts.donated.values())
+    for material, n in facts.donated.items():
+        assert f"(no toy needs {SHOPS[material]}: donated, +{n} point" in label, (label, facts)
+        assert facts.gives[material] == n
+    if not facts.donated:
+        assert "donated, +" not in label, (label, facts)
+    for seat, points in facts.scores.items():
+        cooperation = points - (donated if seat == player else 0)
+        if kind == "place_elf" and cooperation:  # a shop's cooperation (W-3.1)
+            assert f"+{cooperation} cooperation to {NAMES[seat]}" in label, (label, facts)
     if kind == "place_elf":
         station = target.split(":")[1]
         if station in SHOPS:
@@ -73,8 +81,8 @@ def _workshop_label_agrees(label: str, facts: ChoiceFacts) -> None:
         ((_, count),) = facts.costs.items()
         assert label.startswith(f"Donate {count} ") and facts.scores, (label, facts)
         assert f"(+{count} point" in label, (label, facts)
-    elif kind == "cover_space":
-        for points in facts.scores.values():
+    elif kind == "cover_space" and not facts.donated:
+        for points in facts.scores.values():  # the star or the 2 points space
             assert label.endswith(f"{points} points'"), (label, facts)
 
 
@@ -87,7 +95,7 @@ def _scarce(state: WorkshopState, rng: Rng) -> WorkshopState:
 
 def test_workshop_labels_say_what_the_facts_say_in_many_positions() -> None:
     rng = Rng(47)
-    met: dict[str, int] = {"short": 0, "nothing": 0, "reindeer": 0, "mail_short": 0}
+    met = {"short": 0, "nothing": 0, "reindeer": 0, "mail_short": 0, "donated": 0}
     for game, players in enumerate((2, 3, 5)):
         seats = tuple(NAMES)[:players]
         state = WORKSHOP.new_game(seats, 100 + game, WORKSHOP.parse_options({}))
@@ -97,11 +105,12 @@ def test_workshop_labels_say_what_the_facts_say_in_many_positions() -> None:
                 for action in WORKSHOP.legal_actions(position, player):
                     facts = WORKSHOP.describe_choice(position, player, action)
                     label = WORKSHOP.describe_action(position, player, action, NAMES)
-                    _workshop_label_agrees(label, facts)
+                    _workshop_label_agrees(label, facts, player)
                     met["short"] += bool(facts.short)
                     met["nothing"] += bool(facts.short and not facts.gives)
                     met["reindeer"] += facts.kind == "take_reindeer"
                     met["mail_short"] += "toy" in facts.short
+                    met["donated"] += bool(facts.donated)
             state, _ = WORKSHOP.apply(
                 state, player, rng.choice(WORKSHOP.legal_actions(state, player))
             )
