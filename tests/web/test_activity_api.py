@@ -379,3 +379,48 @@ async def test_a_table_is_found_by_the_activity_instance_the_player_is_in(
     assert options is not None
     server.activity.options = dataclasses.replace(options, require_instance=True)
     assert (await call(http, server, "api/table?channel=7", HOST))[0] == 400
+
+
+async def test_a_race_point_goes_to_the_first_and_the_second_is_told(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    """A Tonttu speed race (T-4) by the Activity: the first valid point at a face-down
+    material takes it; the same point a moment later is refused with a sentence and
+    changes nothing."""
+    lobby = await store.create_lobby(
+        guild_id=1,
+        channel_id=1,
+        kind="tonttu",
+        options={"mode": "speed"},
+        host_id=HOST,
+        host_name="Aino",
+    )
+    for seat in (GUEST, 12):
+        await store.join(lobby.id, seat, f"user {seat}")
+    game = await store.start(lobby.id, seed=5)
+    for user in (HOST, GUEST, 12):  # everyone picks: the race opens
+        _, table = await call(http, server, "api/table?channel=1", user)
+        move = {"game": table["game"], "version": table["version"], "round": table["round"]}
+        assert (await call(http, server, "api/move", user, {**move, "phase": "pick", "index": 0}))[
+            0
+        ] == 200
+    _, mine = await call(http, server, "api/table?channel=1", HOST)
+    _, theirs = await call(http, server, "api/table?channel=1", GUEST)
+    assert mine["race"] and mine["phase"] == "point"
+    gift = next(c for c in mine["choices"] if c["kind"] == "point_material")
+    race = {"game": mine["game"], "version": mine["version"], "round": mine["round"]}
+    status, won = await call(
+        http, server, "api/move", HOST, {**race, "phase": "point", "action": gift["action"]}
+    )
+    assert status == 200 and won["note"].startswith("You pointed.")
+    version = (await store.load(game.id)).version
+    same = next(c for c in theirs["choices"] if c.get("action") == gift["action"])
+    status, late = await call(
+        http, server, "api/move", GUEST, {**race, "phase": "point", "action": same["action"]}
+    )
+    assert status == 409 and late["error"] and (await store.load(game.id)).version == version
+    # a number from a race that moved on no longer says which card: refused
+    status, stale = await call(
+        http, server, "api/move", GUEST, {**race, "phase": "point", "index": 0}
+    )
+    assert status == 409 and stale["error"].startswith("The board has changed since")
