@@ -38,7 +38,9 @@ async def test_the_board_message_carries_a_picture_edited_in_place_after_an_acti
     _, board = await open_table(fake, alice, [bob])
     (thread,) = fake.threads(fake.channel)
     before = picture(fake, board, "board.png")
-    assert before.width >= 1000 and "Day 1 of 6" in board.text()
+    # the chat's picture (issue 47): 800 px wide, at most 1.3 times as tall
+    assert before.width == 800 and before.height <= 1.3 * before.width
+    assert "Day 1 of 6" in board.text()
     first_bytes = fake.files[int(board.attachments[0]["id"])]
 
     acting = alice if str(alice.id) in turn_prompts(fake, thread)[-1].content else bob
@@ -76,7 +78,7 @@ async def test_me_adds_a_private_picture_only_its_owner_sees(
     result = await fake.slash(alice, thread, "me")
     assert result.ephemeral and result.message is not None
     mine = picture(fake, result.message, "me.png")
-    assert mine.width < 1000  # one player's area, not the whole table
+    assert mine.width < 800  # one player's area, not the whole table
     public_ids = {a["id"] for m in fake.messages(thread) for a in m.attachments}
     assert result.message.attachments[0]["id"] not in public_ids
     assert result.message.id in {m.id for m in fake.visible_messages(alice, thread)}
