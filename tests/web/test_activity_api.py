@@ -179,6 +179,12 @@ async def test_a_player_sees_their_choices_and_a_spectator_none(
     assert waiting["choices"] == [] and waiting["prompt"].startswith("Waiting for Aino")
     status, none = await call(http, server, "api/table?channel=8", HOST)
     assert status == 404 and "no game in this channel" in none["error"]
+    await store.create_lobby(
+        guild_id=1, channel_id=9, kind="tonttu", options=None, host_id=HOST, host_name="Aino"
+    )
+    status, lobby = await call(http, server, "api/table?channel=9", HOST)
+    assert status == 200 and lobby["status"] == "lobby" and lobby["choices"] == []
+    assert lobby["prompt"] == "The game has not started yet." and lobby["html"] == ""
 
 
 async def test_forged_expired_tampered_and_stale_moves_change_nothing(
