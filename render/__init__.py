@@ -81,7 +81,8 @@ def warm() -> None:
     from render import canvas, png, tonttu, workshop  # noqa: F401
 
     for bold in (False, True):
-        canvas.font(20, bold)
+        for condensed in (False, True):
+            canvas.font(20, bold, condensed)
     png.palette()
     for lang in i18n.LANGUAGES:
         i18n.words(lang)

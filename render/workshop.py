@@ -828,6 +828,7 @@ def _player_panel(
         player.ornaments,
         acting,
         first,
+        view.over,
         w,
         h,
     )
@@ -835,7 +836,7 @@ def _player_panel(
         key,
         (x, y, x + w, y + h),
         lambda: _draw_player_panel(
-            c, player, names, x, y, w, h, acting=acting, first=first, words=words
+            c, player, names, x, y, w, h, acting=acting, first=first, over=view.over, words=words
         ),
     )
 
@@ -851,6 +852,7 @@ def _draw_player_panel(
     *,
     acting: bool,
     first: bool,
+    over: bool,
     words: Words,
 ) -> None:
     colour = PLAYER_COLOURS[player.seat % len(PLAYER_COLOURS)]
@@ -912,17 +914,18 @@ def _draw_player_panel(
             partial(_toy_row, c, toy, x, row, w, words),
         )
 
-    # completed toys awaiting inspection
+    # completed toys awaiting inspection (none waits once the game is over)
     cy = ty + 5 * 34 + 4
     done = ", ".join(words.gettext(t.name) for t in player.completed)
-    c.text(
-        x + 16,
-        cy,
-        "✓ " + (done or words.gettext("no completed toys awaiting inspection")),
-        20,
-        fill=GREEN if done else MUTED,
-        max_width=int(w - 32),
-    )
+    if done or not over:
+        c.text(
+            x + 16,
+            cy,
+            "✓ " + (done or words.gettext("no completed toys awaiting inspection")),
+            20,
+            fill=GREEN if done else MUTED,
+            max_width=int(w - 32),
+        )
 
     tree_y = y + h - 64
     c.reuse(
