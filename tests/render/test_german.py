@@ -36,7 +36,7 @@ def test_a_workshop_board_in_german(monkeypatch: pytest.MonkeyPatch) -> None:
         assert label in german
     assert {"Poststelle", "Spendenzentrale", "Weihnachtsbaum", "Am Zug:", "Holz"} <= set(german)
     assert "einen Wichtel platzieren" in german  # what the player to act decides
-    assert {"0 Pkt.", "Wichtel übrig 3 · Rentiere 0 · Baum 0/6"} <= set(german)
+    assert {"0 Pkt.", "Wichtel: 3 übrig · Rentiere 0 · Baum 0/6"} <= set(german)
     assert "frei" in german and "Elf" not in german  # an empty Elf space
     # the material letters: H(olz), M(etall), S(toff), Mo(ntage), as the text board
     assert {"H", "M", "S", "Mo"} <= set(german) and "W" not in german
