@@ -105,20 +105,22 @@ def text_mask(
 
 
 @lru_cache(maxsize=8192)
-def fitted(text: str, size: int, bold: bool, max_width: int | None) -> tuple[str, bool, bool]:
-    """How ``text`` is drawn in ``max_width``: (the text, in the condensed font, cut).
+def fitted(text: str, size: int, bold: bool, max_width: int | None) -> tuple[str, bool, bool, bool]:
+    """How ``text`` is drawn in ``max_width``: (the text, in the condensed font, cut,
+    bold).
 
-    A text too wide for its room is drawn in the condensed font; only if even that is
-    too wide is it cut with an ellipsis (the pictures' layout tests allow that for
-    players' names only)."""
+    A text too wide for its room is drawn in the condensed font (a bold one, if need
+    be, in the condensed regular weight); only if even that is too wide is it cut with
+    an ellipsis (the pictures' layout tests allow that for players' names only)."""
     if max_width is None or font(size, bold).getlength(text) <= max_width:
-        return text, False, False
-    narrow = font(size, bold, True)
-    if narrow.getlength(text) <= max_width:
-        return text, True, False
+        return text, False, False, bold
+    for weight in (bold, False) if bold else (False,):
+        if font(size, weight, True).getlength(text) <= max_width:
+            return text, True, False, weight
+    narrow = font(size, False, True)
     while text and narrow.getlength(text + "…") > max_width:
         text = text[:-1]
-    return text.rstrip() + "…", True, True
+    return text.rstrip() + "…", True, True, False
 
 
 @lru_cache(maxsize=8192)
@@ -126,7 +128,7 @@ def text_layout(
     text: str, size: int, bold: bool, anchor: str, max_width: int | None
 ) -> tuple[Image.Image, int, int, int]:
     """``text`` fitted to ``max_width`` (:func:`fitted`): its mask, offset and drawn width."""
-    text, condensed, _ = fitted(text, size, bold, max_width)
+    text, condensed, _, bold = fitted(text, size, bold, max_width)
     mask, left, top = text_mask(text, size, bold, anchor, condensed)
     return mask, left, top, int(font(size, bold, condensed).getlength(text))
 

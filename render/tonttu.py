@@ -216,10 +216,12 @@ def _status_lines(view: TonttuView, names: Mapping[PlayerId, str], words: Words)
         status = words.gettext("Point race: the first valid point at a card wins it")
     else:
         status = words.gettext(PHASE_TEXT[view.phase]) if view.phase in PHASE_TEXT else view.phase
-    room = WIDTH - 2 * MARGIN - _rotation_width(view.rotation, words) - 16
-    lines = wrap(status, room, 22)
+    room = WIDTH - 2 * MARGIN
+    if _passing(view):
+        room -= _rotation_width(view.rotation, words) + 16
+    lines = wrap(status, room, 20)
     if len(lines) > 1:
-        lines = [lines[0], *wrap(" ".join(lines[1:]), WIDTH - 2 * MARGIN, 22)]
+        lines = [lines[0], *wrap(" ".join(lines[1:]), WIDTH - 2 * MARGIN, 20)]
     return lines or [""]
 
 
@@ -235,10 +237,17 @@ def _header(c: Canvas, view: TonttuView, status: list[str], words: Words) -> int
     band = 16 + 28 * len(status)
     c.draw.rectangle((0, 48, WIDTH, 48 + band), fill=RED)
     cy = 48 + 8 + 14
-    _rotation(c, WIDTH - MARGIN, cy, view.rotation, words)
+    if _passing(view):
+        _rotation(c, WIDTH - MARGIN, cy, view.rotation, words)
     for k, line in enumerate(status):
-        c.text(MARGIN, cy + k * 28, line, 22, fill=WHITE, anchor="lm")
+        c.text(MARGIN, cy + k * 28, line, 20, fill=WHITE, anchor="lm")
     return 48 + band
+
+
+def _passing(view: TonttuView) -> bool:
+    """Whether hands are passed in this phase (T-2.3: during the picks), so the rotation
+    card is shown."""
+    return view.phase == "pick"
 
 
 def _rotation_label(rotation: str, words: Words) -> str:
@@ -328,7 +337,7 @@ def _gift_layout(view: TonttuView, words: Words) -> tuple[int, int]:
     for gift in view.middle_gifts:
         if gift is None:
             continue
-        names = max(names, len(wrap(words.gettext(gift.name), w - 16, 20, True)))
+        names = max(names, len(wrap(words.gettext(gift.name), w - 12, 20, True)))
         chips = max(chips, len(_need_rows(gift, w - 16, words)))
     return min(names, 3), chips
 
@@ -350,7 +359,7 @@ def _facts_lines(view: TonttuView, words: Words) -> list[str]:
             words.ngettext("{n} round without a gift", "{n} rounds without a gift", n).format(n=n)
         )
     hand = _same_hands(view)
-    if hand is not None and view.phase != "over":
+    if hand and view.phase != "over":
         facts.append(
             words.ngettext("{n} card in each hand", "{n} cards in each hand", hand).format(n=hand)
         )
@@ -493,9 +502,9 @@ def _draw_gift_card(
         anchor="mm",
         max_width=int(w - 8),
     )
-    lines = wrap(words.gettext(gift.name), w - 16, 20, True)
+    lines = wrap(words.gettext(gift.name), w - 12, 20, True)
     for k, line in enumerate(lines[:3]):
-        c.text(x + 8, y + 33 + k * NAME_LINE, line, 20, bold=True, max_width=int(w - 16))
+        c.text(x + 6, y + 33 + k * NAME_LINE, line, 20, bold=True, max_width=int(w - 12))
     names = max(1, min(3, len(lines)))
     rows = _need_rows(gift, w - 16, words)
     chips_top = y + h - 4 - len(rows) * CHIP_ROW
@@ -962,7 +971,20 @@ def draw_private(view: TonttuView, names: Mapping[PlayerId, str], words: Words =
     if index is None:
         raise ValueError("A private picture needs a player's own view, not a spectator's.")
     width = 620
-    height = 64 + MARGIN + SEAT_HEIGHT + GAP + 190 + MARGIN
+    if view.my_choice:
+        choice = choice_label(view, words)
+    elif view.phase != "over":
+        choice = words.gettext("no choice yet")
+    else:
+        choice = words.gettext("game over")
+    # the choice in as many lines as it needs (a point's label says what it would win)
+    said = wrap(
+        words.gettext("Your choice: {choice}").format(choice=choice),
+        width - 2 * MARGIN - 28,
+        20,
+        True,
+    )
+    height = 64 + MARGIN + SEAT_HEIGHT + GAP + 164 + 26 * len(said) + MARGIN
     c = Canvas(width, height)
     c.draw.rectangle((0, 0, width, 64), fill=GREEN)
     title = words.gettext("Your table (private)")
@@ -984,20 +1006,10 @@ def draw_private(view: TonttuView, names: Mapping[PlayerId, str], words: Words =
         name = material_name(material, words)
         ink = ink_on(colour)
         c.text(cx + 42, y + 88, name, 20, bold=True, fill=ink, anchor="mm", max_width=80)
-    if view.my_choice:
-        choice = choice_label(view, words)
-    elif view.phase != "over":
-        choice = words.gettext("no choice yet")
-    else:
-        choice = words.gettext("game over")
-    c.text(
-        MARGIN + 14,
-        y + 150,
-        words.gettext("Your choice: {choice}").format(choice=choice),
-        20,
-        bold=True,
-        max_width=width - 2 * MARGIN - 28,
-    )
+    for k, line in enumerate(said):
+        c.text(
+            MARGIN + 14, y + 150 + 26 * k, line, 20, bold=True, max_width=width - 2 * MARGIN - 28
+        )
     return c
 
 
