@@ -24,6 +24,7 @@ from cogs.helpers.common import (
     reply,
     seat_of_clicker,
 )
+from cogs.helpers.components import GuideButton, guide_button
 from cogs.helpers.desk import BOARD_DELAY
 from cogs.helpers.host import Host
 from cogs.helpers.language import private
@@ -58,10 +59,11 @@ from cogs.table.components import (
 )
 from engine import undo as undo_events
 from engine.core import PlayerId
+from engine.guide import first_time
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, human_player
 from tables.publishing import pending_reminder
-from tables.service import StaleBoard, choices_for, engine_of
+from tables.service import StaleBoard, choices_for, engine_of, view_of
 from tables.surfaces import log_from, news, seat_surface
 from tables.texts import event_lines
 
@@ -100,7 +102,12 @@ def panel(
     if not choices:
         waiting = ", ".join(mention(game, p) for p in seat.waiting_for)
         content = note + words.gettext("Waiting for {names}.").format(names=waiting)
+        view.add_item(guide_button(game.id, words))
         return {"content": content, "embed": embed, "view": view}
+    # the first time a player meets a decision, one sentence on what it is for
+    met = first_time(game.kind, view_of(game, player), words)
+    if met:
+        note += met + "\n"
     if len(choices) <= MAX_BUTTON_CHOICES:
         for choice in choices:
             button = ActButton(game.id, game.version, choice.index, choice.label)
@@ -116,6 +123,7 @@ def panel(
         view.add_item(ActSelect(game.id, game.version, options, words.gettext(CHOOSE)))
     if seat.can_undo:
         view.add_item(UndoButton(game.id, game.version, words.gettext(UNDO_LABEL)))
+    view.add_item(guide_button(game.id, words))
     if suggested is not None:
         template = words.gettext(
             "Your move in {title}: choose one (★ green: what a careful player would do)."
@@ -542,6 +550,6 @@ class Table(commands.Cog):
 
 async def setup(bot: Host) -> None:
     await bot.add_cog(Table(bot))
-    items = (TurnButton, ActButton, ActSelect, UndoButton, AbandonButton)
+    items = (TurnButton, ActButton, ActSelect, UndoButton, AbandonButton, GuideButton)
     bot.add_dynamic_items(*items)
     register_components(*items)

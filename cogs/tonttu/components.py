@@ -8,15 +8,17 @@ from typing import Any, Protocol, cast
 import discord
 
 from cogs.helpers.common import chosen_value, components, guarded
+from cogs.helpers.components import GuideButton, guide_button
 from cogs.helpers.host import bot_of
 from cogs.helpers.render import BUTTON_LABEL, OPTION_LABEL, board_embed, cut, title_of
 from cogs.tonttu.text import encode, phase_name
 from engine.core import PlayerId
+from engine.guide import first_time
 from engine.tonttu.game import chosen_action, is_race, phase_of
 from engine.tonttu.text import describe_parts
 from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame
-from tables.service import engine_of
+from tables.service import engine_of, view_of
 
 # --------------------------------------------------------------------------- components
 
@@ -153,6 +155,7 @@ COMPONENTS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     PrivateButton,
     DmAgainButton,
     RaceButton,
+    GuideButton,
 )
 
 
@@ -200,12 +203,18 @@ def panel(
         content = head + gettext(
             "It's a race: point with the buttons on the race message in the thread."
         )
+        view.add_item(guide_button(game.id, words))
         return {"content": content, "embed": embed, "view": view}
     rules = engine_of(game)
     legal = rules.legal_actions(state, player)  # labelled below, once each
     if not legal:
         content = head + gettext("Your hand is empty, so you skip this pick.")  # T-2.5
+        view.add_item(guide_button(game.id, words))
         return {"content": content, "embed": embed, "view": view}
+    # the first time a player meets a phase, one sentence on what it is for
+    met = first_time(game.kind, view_of(game, player), words)
+    if met:
+        head += met + "\n"
     mine = chosen_action(state, player)  # the pending choice, for this player's eyes
     options = []
     for action in legal[:25]:
@@ -220,6 +229,7 @@ def panel(
             )
         )
     view.add_item(ChoiceSelect(game.id, state.round, state.phase, options, words))
+    view.add_item(guide_button(game.id, words))
     if phase_of(state) == "pick":
         ask = gettext(
             "Pick one card from your hand; it goes face up on your workbench at the reveal."

@@ -48,7 +48,9 @@ async def test_a_player_out_of_turn_sees_whose_turn_it_is(
     waiting, acting = (bob, alice) if str(alice.id) in first.content else (alice, bob)
     result = await open_panel(fake, waiting, thread)
     assert result.ephemeral and f"Waiting for <@{acting.id}>" in result.content
-    assert result.message is not None and result.message.buttons() == []
+    # nothing to choose: only How to play
+    assert result.message is not None
+    assert [b["custom_id"] for b in result.message.buttons()] == ["guide:1"]
 
 
 async def test_a_stale_panel_says_the_board_changed_and_shows_the_current_one(
@@ -67,8 +69,10 @@ async def test_a_stale_panel_says_the_board_changed_and_shows_the_current_one(
     assert "The board has changed" in stale.message.content  # type: ignore[union-attr]
     assert await version_of(bot, fake) == version  # nothing applied
     current = [b["custom_id"] for b in stale.message.buttons()]  # type: ignore[union-attr]
-    # every choice, and the Undo button (the click just made can be taken back), is current
-    assert all(cid.startswith((f"act:1:{version}:", f"undo:1:{version}")) for cid in current)
+    # every choice, and the Undo button (the click just made can be taken back), is
+    # current; How to play needs no version
+    assert current[-1] == "guide:1"
+    assert all(cid.startswith((f"act:1:{version}:", f"undo:1:{version}")) for cid in current[:-1])
 
 
 @pytest.mark.parametrize(
