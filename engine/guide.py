@@ -137,8 +137,9 @@ TONTTU_LINES = (
         "them all; a tie means nobody gets it and nobody pays."
     ),
     N_(
-        "Pointing at a face-down material: alone, you take it (face down if\n"
-        "your workbench has no face-down card yet); two or more, nothing."
+        "Pointing at a face-down material: alone, you take it, face down\n"
+        "unless you choose face up or already have a face-down card; two or\n"
+        "more pointers: nothing happens."
     ),
     N_(
         "Symbols: [1:#] a face-down material in middle slot 1, [2: ] an empty\n"
