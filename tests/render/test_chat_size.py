@@ -11,6 +11,7 @@ the drawing. Text size is the font's em size, the size the picture asks the font
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -87,3 +88,44 @@ def test_the_canvas_records_a_symbol_too_small_for_the_chat() -> None:
     canvas.text(10, 40, "small", 14)  # raised to the smallest font size drawn
     assert canvas.at_chat_width()[0] == 10
     assert canvas.at_chat_width()[2] == 0.75
+
+
+@pytest.mark.parametrize(
+    ("kind", "count"),
+    [("workshop", n) for n in (2, 3, 4, 5)] + [("tonttu", n) for n in (3, 4, 5, 6)],
+)
+def test_random_games_fit_the_chat_in_every_language(
+    kind: str, count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Along a random game of each player count (every 10th decision and the end), the
+    board keeps the 400 px rule, and no label of the board or of a panel picture is cut,
+    leaves the picture or lies on another, in every language."""
+    from engine.core import Rng
+    from engine.records import pick_random
+    from engine.tonttu import GAME as TONTTU
+    from engine.workshop import GAME as WORKSHOP
+    from tests.render.layout import problems, recording
+    from tests.render.states import players
+
+    game: Any = WORKSHOP if kind == "workshop" else TONTTU
+    module: Any = workshop if kind == "workshop" else tonttu
+    seats, table = players(count), names(count)
+    state = game.new_game(seats, 3, game.parse_options({}))
+    rng = Rng(3)
+    decision = 0
+    while True:
+        if decision % 10 == 0 or game.outcome(state) is not None:
+            for lang in i18n.LANGUAGES:
+                words = i18n.words(lang)
+                with recording(monkeypatch) as layouts:
+                    board = module.draw_board(game.view(state, None), table, words)
+                    viewer = seats[decision % count]
+                    module.draw_private(game.view(state, viewer), table, words)
+                _check(board, f"{kind} {count} players, decision {decision}, {lang}")
+                for layout in layouts:
+                    assert problems(layout, table.values()) == [], (decision, lang)
+        if game.outcome(state) is not None:
+            break
+        player, action = pick_random(game, state, rng)
+        state, _ = game.apply(state, player, action)
+        decision += 1
