@@ -78,11 +78,10 @@ WORKSHOP_LINES = (
         "3 Elves, one at a time, the first player (*) first."
     ),
     N_(
-        "Stations: the Wood, Metal and Fabric Shops and the Assembly Hall give\n"
-        "2, 3, 4, 5 tokens by space; every Elf already there scores its owner\n"
-        "1 cooperation point. Mail Room: toy cards. Stables: a reindeer and\n"
-        "Materials of choice. Christmas Tree: an ornament. Donation Center:\n"
-        "tokens others donated."
+        "Stations: the Shops and the Assembly Hall give 2, 3, 4, 5 tokens by\n"
+        "space, and each Elf already there scores its owner 1 (cooperation).\n"
+        "Mail Room: toy cards. Stables: a reindeer + Materials of choice.\n"
+        "Christmas Tree: an ornament. Donation Center: donated tokens."
     ),
     N_(
         "Tokens: W Wood, M Metal, F Fabric, A Assembly. A toy's W1/2 means\n"
@@ -92,6 +91,11 @@ WORKSHOP_LINES = (
     N_(
         "A toy scores its points when its last token is placed; it then waits\n"
         "beside your mat (completed) until the next Inspection."
+    ),
+    N_(
+        "Tree (tree 2/6: 2 ornaments of 6): an ornament gives its hidden reward,\n"
+        "then covers a tree space of your choice for that space's reward: the\n"
+        "star 3 points, 2 points, or 1 Wood, Metal, Fabric or Assembly."
     ),
     N_(
         "Inspections after Day 3 and Day 6: Cheer = your completed toys +\n"
@@ -257,7 +261,12 @@ def _tonttu_now(view: Any, words: Words) -> str:
     if phase == "point" and view.mode == "speed":
         phase = "speed"
     template = TONTTU_NOW.get(phase)
-    return words.gettext(template) if template else ""
+    if template is None:
+        return ""
+    text = words.gettext(template)
+    if view.viewer is None and phase != "over":  # a spectator: what the players do
+        return words.gettext("The players are choosing; this is what they do:") + "\n" + text
+    return text
 
 
 def _initials(words: Words) -> str:
