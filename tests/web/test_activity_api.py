@@ -430,3 +430,15 @@ async def test_a_race_point_goes_to_the_first_and_the_second_is_told(
         http, server, "api/move", GUEST, {**race, "phase": "point", "index": 0}
     )
     assert status == 409 and stale["error"].startswith("The board has changed since")
+
+
+async def test_a_german_player_is_answered_in_german(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    """The language of the player's Discord client (the session's), as the panel's."""
+    game = await new_game(store, "workshop", 2)
+    status, mine = await call(http, server, "api/table?channel=1", signed_in(server, HOST, "de"))
+    assert status == 200 and mine["lang"] == "de" and mine["prompt"].startswith("Dein Zug in")
+    move = {"game": mine["game"], "version": game.version, "index": 0}
+    status, answer = await call(http, server, "api/move", signed_in(server, GUEST, "de"), move)
+    assert status == 409 and answer["error"] == "Du bist nicht am Zug."
