@@ -72,7 +72,7 @@ from engine.records import (
     random_playout,
     replay,
 )
-from engine.words import ENGLISH, N_, Words
+from engine.words import ENGLISH, N_, Words, listed
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -338,7 +338,7 @@ def _play(
     assert result is not None
     if getattr(game, "board_has_final_scores", False):
         # the final board has the breakdown already (Workshop Tonttu): the winners alone
-        winners = _and([shown[p] for p in players if p in result.winners], words)
+        winners = listed([shown[p] for p in players if p in result.winners], words)
         count = len(result.winners)
         line = words.ngettext("Winner: {names}", "Winners: {names}", count).format(names=winners)
         out.write(f"\n★ {line}\n")
@@ -356,16 +356,6 @@ def _play(
             line += "  ★ " + words.gettext("winner")
         out.write(f"  {line}\n")
     return 0
-
-
-def _and(items: Sequence[str], words: Words = ENGLISH) -> str:
-    """Names joined with "and": "Ann and Bob", "Ann and Bob and Cid"."""
-    if not items:
-        return ""
-    text = items[0]
-    for item in items[1:]:
-        text = words.gettext("{first} and {second}").format(first=text, second=item)
-    return text
 
 
 class Board:
