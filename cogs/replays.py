@@ -318,7 +318,7 @@ class Replays(commands.Cog):
         return choices
 
     @app_commands.command(
-        name="export", description=N_("A game's record as a JSON file (python -m engine replay).")
+        name="export", description=N_("A game's record as a JSON file (./dev replay FILE).")
     )
     @app_commands.describe(game=N_("The game's number (/history lists finished ones)"))
     async def export(self, interaction: discord.Interaction, game: int) -> None:
@@ -340,7 +340,7 @@ class Replays(commands.Cog):
             if info.status == "finished":
                 record = finished_record(info, await self.bot.store.log(info.id))
                 text = gettext(
-                    "The record of {title}: `python -m engine replay` plays it "
+                    "The record of {title}: `./dev replay FILE` plays it "
                     "again from its seed and checks the final scores."
                 ).format(title=title)
             else:

@@ -19,6 +19,7 @@ import engine.ai
 from cogs.helpers.common import GAME_CHOICES, game_title, guarded, reply
 from cogs.helpers.host import Host
 from cogs.helpers.language import private
+from cogs.helpers.render import LEVEL_NAMES
 from cogs.helpers.visibility import visible_channel_ids
 from engine.ratings import Rating, identity_of, strategy_kind, strategy_label
 from engine.words import ENGLISH, N_, Words
@@ -27,8 +28,6 @@ from storage.ratings import LEADERBOARD_MIN_GAMES
 
 LEADERBOARD_SIZE = 10
 KINDS = tuple(choice.value for choice in GAME_CHOICES)
-LEVEL_NAMES = {"random": N_("random"), "greedy": N_("greedy"), "strong": N_("strong")}
-"""The computer levels (``engine.ai.LEVELS``) as /stats names them."""
 LEVEL_CHOICES = [
     app_commands.Choice(name=LEVEL_NAMES.get(level, level), value=level)
     for level in engine.ai.LEVELS

@@ -120,14 +120,14 @@ async def test_tonttu_stats_and_leaderboard_rate_computer_levels(
     answer = await fake.slash(dana, fake.channel, "leaderboard", game="tonttu")
     board = rows_of(answer.text)
     assert len(board) == 3
-    assert any("Computer (strong)" in row for row in board)
-    assert any("Computer (random)" in row for row in board)
+    assert any("Computer (hard)" in row for row in board)
+    assert any("Computer (easy)" in row for row in board)
     assert "Workshop Tonttu" in answer.text
     own = await fake.slash(dana, fake.channel, "stats", game="tonttu")
     assert "Games 3 " in own.text and "Workshop Tonttu" in own.text
     assert re.search(r"Favourite gifts: (Toys|Clothing|Decorations)", own.text)
     level = await fake.slash(dana, fake.channel, "stats", computer="strong")
-    assert "Computer (strong)" in level.text and "Games 3 " in level.text
+    assert "Computer (hard)" in level.text and "Games 3 " in level.text
     # The leaderboard without a game shows each game played; no Santa's Workshop yet.
     both = await fake.slash(dana, fake.channel, "leaderboard")
     assert "Workshop Tonttu" in both.text and "Santa's Workshop" not in both.text
