@@ -291,7 +291,7 @@ class Activity:
 
     def routes(self) -> list[web.RouteDef]:
         return [
-            web.get(f"{PREFIX}", self.redirect),
+            web.get(f"{PREFIX}", self.page),  # Discord's proxy may ask without the slash
             web.get(f"{PREFIX}/", self.page),
             web.get(f"{PREFIX}/static/{{name}}", self.server.static),
             web.post(f"{PREFIX}/api/token", self.token),
@@ -307,9 +307,6 @@ class Activity:
             self._http = None
 
     # ------------------------------------------------------------ the page
-
-    async def redirect(self, request: web.Request) -> web.Response:
-        raise web.HTTPFound(f"{PREFIX}/")
 
     async def page(self, request: web.Request) -> web.Response:
         lang = self.server.language(request, None)
