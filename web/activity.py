@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
 import aiohttp
-import jinja2
 from aiohttp import web
 from pydantic import ValidationError
 
@@ -281,9 +280,9 @@ class Activity:
         )
         self._http: aiohttp.ClientSession | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        """What follows a move, without a bot to spawn it (tests)."""
         self._instances: dict[str, tuple[float, int | None, frozenset[int]]] = {}
         """Activity instances asked of Discord lately: until when, channel, users."""
-        """What follows a move, without a bot to spawn it (tests)."""
 
     @property
     def on(self) -> bool:
@@ -313,14 +312,9 @@ class Activity:
         words = i18n.words(lang)
         context: dict[str, Any] = {"lang": lang, "root": "", "assets": self.server.version}
         if self.options is not None and "activity.js" in self.server.files:
-            try:
-                html = render(
-                    "activity.html", words, client_id=str(self.options.client_id), **context
-                )
-            except jinja2.TemplateNotFound:
-                html = None
-            if html is not None:
-                return web.Response(text=html, content_type="text/html")
+            client_id = str(self.options.client_id)
+            html = render("activity.html", words, client_id=client_id, **context)
+            return web.Response(text=html, content_type="text/html")
         reason = (
             words.gettext(
                 "Its operator sets DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET (the bot's "
@@ -428,7 +422,9 @@ class Activity:
             access = granted.get("access_token") if isinstance(granted, dict) else None
             if not isinstance(access, str) or not access:
                 log.info("activity: Discord refused a sign-in code (HTTP %s)", status)
-                raise Refused(401 if status < 500 else 502, REFUSED if status < 500 else AWAY)
+                if status >= 500 or status == 429:  # Discord's trouble, not the code's
+                    raise Refused(502, AWAY)
+                raise Refused(401, REFUSED)
             headers = {"Authorization": f"Bearer {access}"}
             async with self._client().get(f"{options.api}/users/@me", headers=headers) as answer:
                 user = await answer.json(content_type=None) if answer.status == 200 else None
