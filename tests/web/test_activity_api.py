@@ -131,6 +131,7 @@ async def test_a_sign_in_exchanges_the_code_and_the_secret_is_never_shown(
     assert status == 200
     assert body["user"] == {"id": str(player.id), "name": "Aino"} and body["lang"] == "de"
     assert body["access_token"] and fake.oauth.exchanges[-1].secret_right
+    access, session = body["access_token"], body["session"]
     # the session is the bot's own: it opens the table API as that user
     status, table = await call(
         http, server, "api/table?channel=1", {"Authorization": f"Bearer {body['session']}"}
@@ -152,6 +153,8 @@ async def test_a_sign_in_exchanges_the_code_and_the_secret_is_never_shown(
     assert caplog.records  # the refusals were logged …
     for text in seen + logged:  # … and nothing anywhere shows the secret
         assert secret not in text
+    for text in logged:  # nor Discord's access token, the code or the session
+        assert access not in text and code not in text and session not in text
 
 
 async def test_a_player_sees_their_choices_and_a_spectator_none(
