@@ -19,6 +19,7 @@ from tests.web.test_activity_api import read_data
 
 from .bot_helpers import make_bot, open_panel, open_table, turn_prompts
 from .fake_discord import FakeDiscord
+from .test_bot_check import clean_env
 from .test_bot_workshop_game import choose, panel_choices
 
 
@@ -108,3 +109,30 @@ async def test_the_command_sync_keeps_the_activitys_entry_point(
     names = {c["name"]: c for c in fake.global_commands}
     assert "newgame" in names and names["launch"]["type"] == launch["type"]
     assert names["launch"]["handler"] == 2
+
+
+async def test_check_says_where_discord_must_point_and_refuses_another_application(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    secret = fake.oauth.client_secret
+    env = clean_env(
+        DATABASE_URL=f"sqlite:///{tmp_path}/bot.db",
+        WEB_PORT="8080",
+        WEB_BASE_URL="https://games.example.org/workshop",
+        DISCORD_CLIENT_ID=str(fake.application_id),
+        DISCORD_CLIENT_SECRET=secret,
+    )
+    status, out, err = await fake.run_script("bot.py", "--check", env=env)
+    assert (status, err) == (0, ""), out
+    assert (
+        "Discord Activity: on; in the Developer Portal (Activities → URL Mappings) the root "
+        "(/) must map to games.example.org/workshop/activity." in out
+    )
+    status, out, err = await fake.run_script(
+        "bot.py", "--check", env={**env, "DISCORD_CLIENT_ID": "12345"}
+    )
+    assert status == 1
+    assert (
+        f"DISCORD_CLIENT_ID is 12345, but the token is application {fake.application_id}'s" in err
+    )
+    assert secret not in out + err
