@@ -145,12 +145,14 @@ class Activity {
 
   async fetchTable() {
     clearTimeout(this.retry);
-    const channel = this.sdk.channelId || "";
+    // the channel's game until one is shown, then that game by its token: once it is
+    // over the channel has no open game, and the page keeps its final board
+    const where = this.table
+      ? `game=${encodeURIComponent(this.table.game)}`
+      : `channel=${encodeURIComponent(this.sdk.channelId || "")}`;
     let table;
     try {
-      table = await this.withSession(() =>
-        api(`api/table?channel=${encodeURIComponent(channel)}`, this.authorized()),
-      );
+      table = await this.withSession(() => api(`api/table?${where}`, this.authorized()));
     } catch (error) {
       if (error instanceof Refused && error.status === 404) {
         this.showNoGame(error.sentence);
