@@ -16,6 +16,10 @@ errors`` for their throwaway self-signed certificate: :meth:`DiscordClient.flags
 - ``https://<client id>.discordsays.com`` is Discord's proxy: every request goes on to the
   bot's web server under ``/activity`` (the Activity's URL mapping: its root to
   ``<WEB_BASE_URL>/activity``), streamed both ways (the page's Server-Sent Events too).
+  It keeps what it passed (:attr:`DiscordClient.passed`: each request's method, path,
+  status and the whole answer's body as it came, a stream's growing while it runs), so a
+  test can read every byte a page received: one ``DiscordClient`` per player (each with
+  its own Chromium) keeps each player's apart.
 
 The SDK accepts messages only from Discord's origins (``https://discord.com`` among
 them) and answers to the origin of ``document.referrer``: hence the real names, on 443.
@@ -25,13 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import shutil
 import ssl
 import subprocess
 import tempfile
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -105,6 +110,40 @@ def certificate() -> tuple[Path, Path]:
 
 
 @dataclass
+class Passed:
+    """One request the proxy passed on, and the answer it passed back."""
+
+    method: str
+    path: str
+    """Path and query, under the Activity's root (``/api/table?channel=…``)."""
+    status: int
+    content_type: str
+    encoding: str
+    """The answer's ``Content-Encoding`` (``""``: none)."""
+    raw: bytearray = field(default_factory=bytearray)
+    """The body as it came, chunk by chunk (a stream's grows while it is open)."""
+    done: bool = False
+
+    @property
+    def body(self) -> bytes:
+        """The body, decoded from its ``Content-Encoding`` (gzip or identity)."""
+        if self.encoding in ("", "identity"):
+            return bytes(self.raw)
+        if self.encoding == "gzip" and self.done:
+            return gzip.decompress(bytes(self.raw))
+        raise AssertionError(f"{self.path}: a body in {self.encoding!r} the tests cannot read")
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8")
+
+    @property
+    def route(self) -> str:
+        """The path without its query."""
+        return self.path.split("?", 1)[0]
+
+
+@dataclass
 class Launch:
     """Where the client opens the Activity, and as whom."""
 
@@ -135,6 +174,8 @@ class DiscordClient:
         self.launches: dict[str, Launch] = {}
         self.proxied: list[tuple[str, str, int]] = []
         """Every request the proxy passed on: (method, path and query, status)."""
+        self.passed: list[Passed] = []
+        """The same, each with the body of its answer (:class:`Passed`)."""
         self.ports: dict[str, int] = {}
         self._runners: list[web.AppRunner] = []
         self._http: aiohttp.ClientSession | None = None
@@ -287,6 +328,14 @@ class DiscordClient:
             request.method, target, headers=headers, data=body, allow_redirects=False
         ) as upstream:
             self.proxied.append((request.method, str(request.rel_url), upstream.status))
+            passed = Passed(
+                request.method,
+                str(request.rel_url),
+                upstream.status,
+                upstream.headers.get("Content-Type", ""),
+                upstream.headers.get("Content-Encoding", ""),
+            )
+            self.passed.append(passed)
             answer = web.StreamResponse(status=upstream.status, reason=upstream.reason)
             for name, value in upstream.headers.items():
                 if name.lower() not in HOP_BY_HOP:
@@ -296,7 +345,9 @@ class DiscordClient:
             await answer.prepare(request)
             with contextlib.suppress(ConnectionResetError, aiohttp.ClientPayloadError):
                 async for chunk in upstream.content.iter_any():
+                    passed.raw += chunk
                     await answer.write(chunk)
+                passed.done = True
             with contextlib.suppress(ConnectionResetError):
                 await answer.write_eof()
             return answer
