@@ -51,7 +51,7 @@ WORKSHOP_NOW: dict[str, str] = {
     "reindeer": N_(
         "Now: take a reindeer. At the end, different names score more:\n"
         "1, 3, 6, 9, 12, 16… points for 1, 2, 3, 4, 5, 6… names; a second copy\n"
-        "of a name adds only 2. Only you see your reindeers' names."
+        "of a name adds only 2. Only you see the names of your reindeer."
     ),
     "choose_material": N_("Now: name the Material of choice you receive: Wood, Metal or Fabric."),
     "place_tokens": N_(
@@ -197,7 +197,7 @@ INSPECTION_DAY = N_(
 )
 LAST_DAY = N_(
     "The last day: after it, Santa's second Inspection, +1 point per token on your "
-    "unfinished toys, and your reindeer's points."
+    "unfinished toys, and the points of your reindeer."
 )
 FIRST_PICK = N_(
     "Your first pick: the card goes face up onto your workbench, where it pays for gifts."
