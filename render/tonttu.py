@@ -5,9 +5,14 @@ The view is stripped for its viewer (T-6): the public table comes from
 player's private picture comes from their own view and adds their hand, their
 face-down card and their pending choice.
 
-Regions that a choice seldom changes (each workbench, gift cards, card backs, the
-legend) are drawn through :meth:`Canvas.reuse`, keyed by what they show and what
-lies under them.
+The public table is made for a phone's chat (800 px wide, at most 1.3 times as tall:
+``render/canvas.py``'s chat rules): the middle, then one row per seat (score, whether
+it still chooses, its workbench, its gifts by category). A seat's whole area (its
+gifts by name, its hand) is its panel picture (:func:`draw_private`).
+
+Regions that a choice seldom changes (the middle, gift cards, card backs, each seat's
+row and its workbench, the legend) are drawn through :meth:`Canvas.reuse`, keyed by
+what they show and what lies under them.
 """
 
 from __future__ import annotations

@@ -4,14 +4,19 @@ The view is already stripped for its viewer (W-7), so nothing secret can reach a
 picture: the public board is drawn from ``view(state, None)``; a player's private
 picture from their own view, which adds their reindeer names (W-7.2).
 
-Regions that a decision seldom changes (each player's area, the shops, the calendar,
-toy cards, Elf spaces, tree rows) are drawn through :meth:`Canvas.reuse`, keyed by
-what they show (the ``*_key`` functions below) and what lies under them.
+The public board is made for a phone's chat (800 px wide, at most 1.3 times as tall:
+``render/canvas.py``'s chat rules): the shared board, then one row per player with
+what a spectator needs at a glance. A player's whole area (each toy's progress, their
+tree, their reindeer) is their panel picture (:func:`draw_private`).
 
-One file, about 800 lines, on purpose: it is one picture, and its regions are placed
-relative to each other (the calendar beside the shops, each player's area under the
-board, the legend in the space left); a region in another file would still need the
-whole layout to know where it goes.
+Regions that a decision seldom changes (the shops, toy cards, Elf spaces, the
+Stables, Donation Center and Tree, each player's row and area, tree rows) are drawn
+through :meth:`Canvas.reuse`, keyed by what they show (the ``*_key`` functions below)
+and what lies under them.
+
+One file on purpose: it is one picture (and the panel picture), and its regions are
+placed relative to each other; a region in another file would still need the whole
+layout to know where it goes.
 """
 
 from __future__ import annotations
