@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -393,6 +394,12 @@ async def check_answers(
             assert answer["user"]["id"] == str(player.user.id)
             checked["token"] += 1
         elif passed.route == "/api/events":
+            # the stream's address names its player (its allowance is theirs, not that
+            # of Discord's proxy, which every player comes through)
+            ticket = parse_qs(urlsplit(passed.path).query)["ticket"][0]
+            assert activity.sessions is not None
+            named = activity.sessions.read(ticket, "events")
+            assert named is not None and named.user_id == player.user.id
             for line in passed.text.splitlines():
                 if line.startswith("data:"):
                     data = json.loads(line.removeprefix("data:"))

@@ -214,7 +214,10 @@ class Activity {
     this.events = null;
     this.eventsGame = game;
     if (!game) return;
-    const events = new EventSource(`api/events?game=${encodeURIComponent(game)}`);
+    // the server's address carries a ticket naming this player: through Discord's proxy
+    // every player comes from a few addresses, and a stream counts as its player's
+    const url = this.table && this.table.game === game && this.table.events;
+    const events = new EventSource(url || `api/events?game=${encodeURIComponent(game)}`);
     const changed = () => this.refresh();
     events.addEventListener("table", changed);
     events.addEventListener("message", changed);
