@@ -210,10 +210,9 @@ def draw_board(view: WorkshopView, names: Mapping[PlayerId, str], words: Words =
 
 def _legend_lines(words: Words) -> list[str]:
     """How to read a player's row, under the rows when the picture has room for it."""
-    text = words.gettext(
-        "Beside a player: ✓ their finished toys, then the Materials their unfinished "
-        "toys still need."
-    )
+    # TRANSLATORS: one line under the players' rows of the board picture (at most about
+    # 70 characters); the chips are the Materials' letters with a count ("W2")
+    text = words.gettext("✓ finished toys · chips: the Materials a player's toys still need")
     return wrap(text, WIDTH - 2 * MARGIN)
 
 
