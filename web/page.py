@@ -90,13 +90,17 @@ def live_html(
     token: str,
     deadline: datetime | None,
 ) -> str:
-    """The live table at the game's version: status, board, log (``log``: its last
-    entries), the end; ``token``: the page's, for its links. Pure CPU, run in the
+    """The live table at the game's version: status, board (the cards a reveal just
+    turned up animated), log (``log``: its last entries), the end; ``token``: the
+    page's, for its links. Pure CPU, run in the
     drawing process (``tables.drawing``) like the board pictures, so the event loop
     keeps answering the tables."""
     words = i18n.words(lang)
     moves = [(entry, _lines(game, entry, lang)) for entry in reversed(log)]
-    view = get_game(game.kind).view(game.state, None) if game.state is not None else None
+    rules = get_game(game.kind)
+    view = rules.view(game.state, None) if game.state is not None else None
+    last = next((entry for entry in log if entry.seq == game.version), None)
+    events = undo.parse_events_json(rules, last.events_json) if last is not None else []
     html = render(
         "table.html",
         words,
@@ -104,7 +108,11 @@ def live_html(
         title=title(game, words),
         lang=lang,
         token=token,
-        board=board_html(game.kind, view, game.names, words) if view is not None else None,
+        board=(
+            board_html(game.kind, view, game.names, words, events=events)
+            if view is not None
+            else None
+        ),
         status=status_html(game.kind, view, game.names, words) if view is not None else None,
         since=since(game, log),
         deadline=deadline if game.status == "active" else None,

@@ -48,6 +48,9 @@ async def wait_for_version(browser: AsyncBrowser, version: int) -> None:
     )
 
 
+REVEALED = "return document.querySelectorAll('.board .revealed').length"
+
+
 async def test_a_tonttu_page_never_shows_a_pick_before_the_reveal(
     store: SqlStorage, server: WebServer, browser: AsyncBrowser
 ) -> None:
@@ -64,12 +67,14 @@ async def test_a_tonttu_page_never_shows_a_pick_before_the_reveal(
     assert game.state is not None and rules.to_act(game.state) == {last}
     assert await browser.run(AREAS_WITHOUT_STATUS) == before  # nothing but "picked"
     assert await browser.texts(".board-players .badge") != []
+    assert await browser.run(REVEALED) == 0
     # the last pick reveals them all, at once
     action = rules.legal_actions(game.state, last)[-1]
     await store.submit(game.id, last, action, game.version)
     game = await store.load(game.id)
     await wait_for_version(browser, game.version)
     assert await browser.run(AREAS_WITHOUT_STATUS) != before
+    assert await browser.run(REVEALED) >= 3  # the three picks, animated for every watcher
     assert await browser.console_errors() == []
 
 
