@@ -200,11 +200,12 @@ LAST_DAY = N_(
     "unfinished toys, and the points of your reindeer."
 )
 FIRST_PICK = N_(
-    "Your first pick: the card goes face up onto your workbench, where it pays for gifts."
+    "Your first pick: the cards on your workbench pay for gifts; after the round, the "
+    "rest of your hand passes to a neighbour."
 )
 FIRST_POINT = N_(
-    "Your first point: a gift you can pay from your workbench, or a face-down material; "
-    "all points are shown and resolved together."
+    "Your first point: a gift is yours only if your workbench can pay it and nobody "
+    "who can pay it too offers more; all points are shown together."
 )
 FIRST_RACE = N_(
     "Your first race: the first valid point at a card wins it at once; a gift you "
