@@ -1,7 +1,8 @@
 """The live web pages under load: what 1,000 spectators cost the tables, and what they see.
 
     python -m benchmarks.web_load [--spectators 1000] [--tables 50] [--seconds 15]
-        [--rounds 3] [--think 1.0] [--loads 5] [--quick]
+        [--rounds 3] [--think 1.0] [--loads 5] [--activity-tables 20]
+        [--activity-seconds 20] [--quick]
 
 The real bot in its own process (``bot.py`` through ``FakeDiscord.start_bot_process``,
 SQLite, pictures drawn as in production, its web pages on a free port with
@@ -35,6 +36,16 @@ table's acting player decides after a think time drawn from 0.2 s to 2 × ``--th
 4. Chromium's first contentful paint of those two pages (Debian's headless Chromium
    through ``tests/web/browser.py``, a phone's viewport, a cold cache each load), the
    median of ``--loads`` loads each, once the tables are at rest. Target: < 1 s.
+
+5. Clicks through the Discord Activity (``benchmarks/web_activity.py``), the bot's
+   Activity on (``DISCORD_CLIENT_ID`` and ``DISCORD_CLIENT_SECRET``, signed in through
+   the fake Discord's OAuth2): ``--activity-tables`` more tables of two players, each
+   player an Activity page over HTTP (its event stream, its table fetched again at each
+   event), the acting one clicking after the same think times for
+   ``--activity-seconds`` (the other tables at rest). Click → board in the clicking
+   page (the move's answer carries the new table), p50/p99; target: p99 < 200 ms. Also
+   click → the event on the clicking page's stream, and → the other player's board
+   (their event, then their table fetched).
 
 No figure is asserted on; ``--quick`` runs everything with tiny sizes (the benchmarks'
 test runs it to prove it still works).
@@ -76,13 +87,24 @@ from benchmarks.bot_latency import (
     percentile,
     quiet,
 )
+from benchmarks.web_activity import Result, clicks_through_the_activity
 from tables.pictures import Pictures
-from tests.e2e.fake_discord import FakeDiscord, HarnessError
+from tests.e2e.fake_discord import FakeDiscord, FakeUser, HarnessError
 from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
 from tests.web.games import new_game, play
 from web.server import WebServer
 
-QUICK = {"spectators": 10, "tables": 2, "seconds": 1.0, "rounds": 1, "think": 0.05, "loads": 1}
+QUICK = {
+    "spectators": 10,
+    "tables": 2,
+    "seconds": 1.0,
+    "rounds": 1,
+    "think": 0.05,
+    "loads": 1,
+    "activity_tables": 2,
+    "activity_seconds": 1.0,
+}
+CLICK_TO_BOARD_P99 = 0.2
 RATIO_TARGET = 1.2
 COMMIT_TO_PAGE_P99 = 0.3
 WEIGHT_TARGET = 150_000
@@ -415,6 +437,8 @@ async def run_in(args: argparse.Namespace, folder: Path) -> None:
             "WEB_PORT": str(port),
             "WEB_BASE_URL": base,
             "FAKE_DISCORD_SENT_LOG": str(sent_log),
+            "DISCORD_CLIENT_ID": str(fake.application_id),  # the Activity on
+            "DISCORD_CLIENT_SECRET": fake.oauth.client_secret,
         }
         process = await fake.start_bot_process(ROOT / "bot.py", env=env, timeout=90)
         store = await storage.open(url)
@@ -455,15 +479,48 @@ async def run_in(args: argparse.Namespace, folder: Path) -> None:
                     phase = await run_phase(bench, kind, number)
                     phases.append(phase)
                     print_phase(phase)
+            activity = await activity_clicks(bench)
             async with page_server(folder) as urls:
                 async with aiohttp.ClientSession() as session:
                     weights = [await weigh(session, name, page) for name, page in urls.items()]
                 paints = await first_paints(urls, args.loads)
             ended = sum([await players.state(table) is None for table in tables])
-            summary(phases, weights, paints, ended)
+            summary(phases, weights, paints, ended, activity)
         finally:
             await store.close()
             await fake.stop_bot_process(process)
+
+
+async def activity_clicks(bench: Bench) -> Result:
+    """Clicks through the Activity at ``--activity-tables`` tables of their own."""
+    args, players = bench.args, bench.players
+
+    async def open_table(index: int) -> tuple[int, list[FakeUser]]:
+        table = await players.open_table(index, "workshop-2", prefix="activity")
+        return table.channel.id, list(table.seated.values())
+
+    print(
+        f"\nthe Activity: {args.activity_tables} more tables of 2, each player's page over "
+        f"HTTP, {args.activity_seconds:g} s of paced clicks",
+        flush=True,
+    )
+    bot_before = cpu_seconds(bench.bot_pid)
+    result = await clicks_through_the_activity(
+        players.fake,
+        bench.base,
+        open_table,
+        args.activity_tables,
+        args.activity_seconds,
+        args.think,
+    )
+    bot_after = cpu_seconds(bench.bot_pid)
+    result.cpu = [
+        (after - before) / max(result.seconds, 1e-9) * 100
+        for before, after in zip(bot_before, bot_after, strict=True)
+    ]
+    with contextlib.suppress(HarnessError):
+        await quiet(players.fake, 0.5, timeout=10)
+    return result
 
 
 def print_phase(phase: Phase) -> None:
@@ -491,6 +548,7 @@ def summary(
     weights: list[Weight],
     paints: dict[str, list[float]] | str,
     ended: int,
+    activity: Result | None = None,
 ) -> None:
     nan = float("nan")
     delays = [x for p in phases for x in p.delays]
@@ -544,6 +602,8 @@ def summary(
                 weight.size < WEIGHT_TARGET,
             )
         )
+    if activity is not None:
+        rows += activity_rows(activity)
     if isinstance(paints, str):
         rows.append(("Chromium first contentful paint", f"not measured: {paints}", "< 1 s", None))
     for weight in weights:
@@ -582,8 +642,45 @@ def summary(
         notes.append(f"spectators' streams: {reconnects} reconnects, {refused} refused")
     if ended:
         notes.append(f"{ended} tables had ended by the last phase")
+    if activity is not None:
+        refused = [c.refused for c in activity.clicks if c.refused]
+        notes.append(
+            f"the Activity: {len(activity.clicks)} clicks in {activity.seconds:.1f} s at "
+            f"{len(activity.pages)} tables, {len(refused)} refused"
+            + (f" ({refused[0]!r}…)" if refused else "")
+            + f"; bot CPU {activity.cpu[0]:.0f}%, drawing {activity.cpu[1]:.0f}% of a core"
+            + (
+                f"; stream errors: {', '.join(sorted(set(activity.errors)))}"
+                if activity.errors
+                else ""
+            )
+        )
     for note in notes:
         print(f"  {note}")
+
+
+def activity_rows(activity: Result) -> list[tuple[str, str, str, bool | None]]:
+    answered, events, others = activity.answered(), activity.own_events(), activity.others_boards()
+    return [
+        (
+            "Activity click -> board in the clicking page: p50 / p99",
+            f"{ms(answered, 50):.0f} / {ms(answered, 99):.0f} ms ({len(answered)} clicks)",
+            f"p99 < {CLICK_TO_BOARD_P99 * 1000:.0f} ms",
+            bool(answered) and percentile(answered, 99) < CLICK_TO_BOARD_P99,
+        ),
+        (
+            "  click -> event on the clicking page's stream: p50 / p99",
+            f"{ms(events, 50):.0f} / {ms(events, 99):.0f} ms ({activity.missed()} never came)",
+            "",
+            None,
+        ),
+        (
+            "  click -> the other player's board (event, then table): p50 / p99",
+            f"{ms(others, 50):.0f} / {ms(others, 99):.0f} ms ({len(others)} clicks)",
+            "",
+            None,
+        ),
+    ]
 
 
 def main() -> None:
@@ -594,6 +691,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="of both phases")
     parser.add_argument("--think", type=float, default=1.0, help="mean think time, seconds")
     parser.add_argument("--loads", type=int, default=5, help="Chromium loads of each page")
+    parser.add_argument(
+        "--activity-tables", type=int, default=20, help="tables played through the Activity"
+    )
+    parser.add_argument(
+        "--activity-seconds", type=float, default=20.0, help="of clicking in the Activity"
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes: check that it runs")
     args = parser.parse_args()
     if args.quick:
