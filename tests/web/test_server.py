@@ -155,6 +155,19 @@ async def test_a_finished_game_has_final_scores_a_chart_and_its_replay(
     assert "Final scores" in last["html"]
 
 
+async def test_a_finished_workshop_board_says_nothing_waits_for_an_inspection(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    """After Day 6's inspection no toy waits for another: the board does not say so."""
+    game = await new_game(store, "workshop", 2)
+    async with http.get(url(server, await page_of(store, game.id))) as response:
+        assert "awaiting inspection" in await response.text()
+    game = await finish(store, game)
+    async with http.get(url(server, await page_of(store, game.id))) as response:
+        text = await response.text()
+    assert "Final scores" in text and "awaiting inspection" not in text
+
+
 async def test_a_flood_from_one_address_is_slowed_and_others_are_served(
     store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
 ) -> None:
