@@ -90,7 +90,8 @@ async def test_a_whole_workshop_game_clicked_on_the_board_ends_with_the_threads_
     began = time.perf_counter()
     async with discord_around(fake, bot.web.port) as client, chromium_for(client) as browser:
         await open_activity(browser, client, fake, aino, fake.channel.id)
-        clicks = await play_by_clicks(browser, random.Random(CHOOSER))
+        places: Counter[str] = Counter()
+        clicks = await play_by_clicks(browser, random.Random(CHOOSER), places)
         await browser.wait_until("document.getElementById('activity').dataset.state")
         assert await browser.console_errors() == []
     played_for = time.perf_counter() - began
@@ -112,6 +113,10 @@ async def test_a_whole_workshop_game_clicked_on_the_board_ends_with_the_threads_
     assert sum(clicks.values()) - clicks["refused"] == len(mine)
     # every kind of place was clicked: a target, a target's menu, the row under the board
     assert clicks["target"] and clicks["menu"] and clicks["row"], clicks
+    # on the parts of the board a game uses (W-3, W-4): the shops' and stations' spaces,
+    # the Mail Room, the stables, the Donation Center, ornaments, the tree, the toys
+    parts = {"station", "mail", "stall", "donation", "ornament", "tree", "toy"}
+    assert parts <= set(places), places
 
     # the thread ends with the same final scores
     await fake.wait_for(
@@ -125,7 +130,7 @@ async def test_a_whole_workshop_game_clicked_on_the_board_ends_with_the_threads_
     assert_secrets_kept([client], fake, caplog.records)
     print(  # the figure CI keeps an eye on (not asserted: time is not a test's business)
         f"\nwhole game by clicks: {len(mine)} moves of Aino's, {len(entries)} in all, "
-        f"{played_for:.1f} s in Chromium ({dict(clicks)})"
+        f"{played_for:.1f} s in Chromium ({dict(clicks)}; at {dict(places)})"
     )
 
 
@@ -137,11 +142,15 @@ async def click_in_view(browser: AsyncBrowser, css: str) -> None:
     await browser.click(css)
 
 
-async def play_by_clicks(browser: AsyncBrowser, chance: random.Random) -> Counter[str]:
+async def play_by_clicks(
+    browser: AsyncBrowser, chance: random.Random, places: Counter[str]
+) -> Counter[str]:
     """Play the signed-in seat to the end of the game by clicking what the page makes
     clickable (the Activity's frame entered); the clicks by kind (``target``: a target
     with one choice, ``menu``: one with several, ``row``: a button under the board;
-    ``refused``: clicks the server refused, e.g. a table shown a moment too long)."""
+    ``refused``: clicks the server refused, e.g. a table shown a moment too long);
+    ``places`` counts the board's areas clicked (a target's first part: ``station``,
+    ``mail``, ``toy``, ``tree``...)."""
     clicks: Counter[str] = Counter()
     while True:
         look = await browser.run(LOOK_JS)
@@ -165,6 +174,7 @@ async def play_by_clicks(browser: AsyncBrowser, chance: random.Random) -> Counte
             await click_in_view(browser, f"#choices button[data-index='{what}']")
         else:
             target, several = what
+            places[target.split(":")[0]] += 1
             await click_in_view(browser, f"#board .clickable[data-target='{target}']")
             if several:
                 await browser.wait_until("document.getElementById('menu').open")
