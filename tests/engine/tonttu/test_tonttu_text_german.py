@@ -55,7 +55,9 @@ def test_the_menu_labels_are_german() -> None:
     )
     label = GAME.describe_action(state, "ann", point_gift("Rocking Horse"), NAMES, DE)
     assert label == (
-        "Auf Schaukelpferd (braucht Holz, Holz, Farbe) zeigen" + HINT + "fehlt: Holz, Farbe"
+        "Auf Schaukelpferd (braucht Holz, Holz, Farbe) zeigen"
+        + HINT
+        + "fehlt: Holz, Farbe; du kannst nicht bezahlen, es bringt dir nichts"
     )
     assert GAME.describe_action(state, "ann", PointMaterial(slot=0), NAMES, DE) == (
         "Auf verdecktes Material 1 zeigen: verdeckt behalten"

@@ -48,6 +48,6 @@ def test_german_terminal_board_while_taking_toys() -> None:
         f"Poststelle (Stapel {deck}, Schlitten 0): ihre Spielzeuge stehen unten zur Wahl" in board
     )
     assert (
-        "Am Zug: Du, eine Spielzeugkarte nehmen (oder aufhören); heute noch 2 Wichtel übrig"
+        "Am Zug: Du, eine Spielzeugkarte nehmen; heute noch 2 Wichtel übrig"
         in board
     )
