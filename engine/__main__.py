@@ -63,7 +63,7 @@ from engine import get_game
 from engine.ai import LEVEL_NAMES, choose, level_id
 from engine.ai.match import play_match
 from engine.core import AnyGame, InvalidSetup, PlayerId, Rng, RuleError, derive_seed
-from engine.guide import legend
+from engine.guide import first_time, legend
 from engine.records import (
     PartialRecord,
     Record,
@@ -297,6 +297,9 @@ def _play(
         if YOU in acting:
             view = game.view(state, YOU)
             board.show(view)
+            hint = first_time(game.name, view, words)  # a decision met the first time
+            if hint:
+                out.write(f"» {hint}\n")
             legal = game.legal_actions(state, YOU)
             menu = [game.describe_action(state, YOU, action, names, words) for action in legal]
             _write_menu(out, menu)

@@ -178,6 +178,15 @@ def test_question_mark_shows_how_to_play_then_the_same_menu() -> None:
     assert text.rstrip().endswith("Bye.")
 
 
+def test_a_decision_met_the_first_time_is_explained_once() -> None:
+    """Tonttu's first pick says what a pick is for, before the menu, and only then."""
+    text = play_tonttu(["--seed", "2"])
+    first = text.index("» Your first pick: the cards on your workbench pay for gifts")
+    assert first < text.index("   1. Pick")  # before the first menu
+    assert text.count("» Your first pick") == 1
+    assert text.count("» Your first point") == 1
+
+
 class GermanNotifyingOut(NotifyingOut):
     def write(self, text: str) -> int:
         if "denkt nach" in text:
