@@ -67,6 +67,18 @@ class StorageError(Exception):
         return f"{type(self).__name__}({str(self)!r}{named})"
 
 
+class DatabaseUnavailable(StorageError):
+    """The database server cannot be reached (restarting, down, the network): nothing
+    was read; a write may or may not have been stored (its commit's answer was lost)."""
+
+    def __init__(self, reason: str = "") -> None:
+        super().__init__("The database cannot be reached just now; try again soon.")
+        self._reason = reason
+
+    def __repr__(self) -> str:
+        return f"DatabaseUnavailable({self._reason!r})"
+
+
 class SchemaTooNew(StorageError):
     """The database was written by a newer version of the bot."""
 

@@ -55,6 +55,12 @@ commits (``wal_writer_delay``) but never corrupts anything. Waiting for the disk
 on every commit would cost a flush per group commit (milliseconds on ordinary
 disks) for a guarantee the SQLite default does not give either.
 
+A connection the server closed (a restart, a crash, a terminated backend) is dropped
+and opened again at its next use: a read is tried once more on the new connection; a
+write is not (its commit may have happened before the answer was lost), it raises
+:class:`~storage.errors.DatabaseUnavailable`, whose sentence the player reads. While
+the server is away every call raises that, and the first one after it is back works.
+
 Migrations run in one transaction holding an advisory lock, so processes starting
 at once migrate once (see :mod:`storage.migrations`).
 """
@@ -65,20 +71,28 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
 import asyncpg
 
 from storage.core import INFO_COLUMNS, RELOAD_COLUMNS, Clock, Tx, Write, is_postgres_url, utc_now
-from storage.errors import BadDatabaseUrl, SchemaTooNew, StorageError, shown_url
+from storage.errors import (
+    BadDatabaseUrl,
+    DatabaseUnavailable,
+    SchemaTooNew,
+    StorageError,
+    shown_url,
+)
 from storage.migrations import MIGRATIONS, Dialect, Migration, migrate
 from storage.repository import SqlStorage
 
 log = logging.getLogger(__name__)
 
 READERS = 4
+RECONNECT_TIMEOUT = 5.0
+"""Seconds to wait for the server when connecting again after it closed a connection."""
 """Reader connections per process (reads run in parallel, writes go through one)."""
 MIGRATION_LOCK = 7_202_611
 """The advisory lock key that migrations hold (any constant of this application)."""
@@ -111,6 +125,31 @@ def numbered(sql: str) -> str:
     for n, piece in enumerate(pieces[1:], start=1):
         out.append(f"${n}{piece}")
     return "".join(out)
+
+
+LOST = (
+    asyncpg.PostgresConnectionError,  # class 08: the connection does not exist, failed
+    asyncpg.OperatorInterventionError,  # class 57: shut down, terminated, starting up
+    asyncpg.InterfaceError,  # "connection is closed" (and asyncpg's misuse errors)
+    asyncpg.exceptions.InternalClientError,  # the server's FATAL came in mid-operation
+    OSError,
+    TimeoutError,
+)
+
+
+@contextlib.contextmanager
+def lost_as_unavailable(connection: asyncpg.Connection) -> Iterator[None]:
+    """The server closed ``connection`` (a restart, a crash, a terminated backend):
+    :class:`DatabaseUnavailable`, a sentence for the player and one warning line in the
+    log, and the connection is dropped (the next use connects again)."""
+    try:
+        yield
+    except LOST as error:
+        if isinstance(error, asyncpg.InterfaceError) and not connection.is_closed():
+            raise  # asyncpg's own misuse error: a bug, not the server
+        with contextlib.suppress(Exception):
+            connection.terminate()
+        raise DatabaseUnavailable(repr(error)) from None
 
 
 def _rowcount(status: str) -> int:
@@ -186,7 +225,9 @@ async def open_postgres(
         for connection in connections:
             await connection.close()
         raise
-    return PostgresStorage(where, writer, connections[1:], clock)
+    return PostgresStorage(
+        where, writer, connections[1:], clock, url=database_url, writer_settings=settings
+    )
 
 
 APPLY = """
@@ -264,14 +305,44 @@ class PostgresStorage(SqlStorage):
         writer: asyncpg.Connection,
         readers: Sequence[asyncpg.Connection],
         clock: Clock = utc_now,
+        url: str | None = None,
+        writer_settings: dict[str, str] | None = None,
     ) -> None:
         super().__init__(clock)
         self.where = where
+        self._url = url
+        self._writer_settings = dict(writer_settings or {})
         self._writer = writer
         self._all_readers = list(readers)
         self._readers: asyncio.Queue[asyncpg.Connection] = asyncio.Queue()
         for reader in readers:
             self._readers.put_nowait(reader)
+
+    async def _reconnect(self, settings: dict[str, str]) -> asyncpg.Connection:
+        """A new connection in place of one the server closed (a restart); raises
+        :class:`DatabaseUnavailable` while the server is away."""
+        if self._url is None:
+            raise DatabaseUnavailable("the connection was lost, and there is no URL")
+        try:
+            return await asyncpg.connect(
+                self._url, server_settings=settings, timeout=RECONNECT_TIMEOUT
+            )
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            raise DatabaseUnavailable(repr(error)) from None
+
+    async def _writable(self) -> asyncpg.Connection:
+        if self._writer.is_closed():
+            self._writer = await self._reconnect(self._writer_settings)
+            log.warning("%s: the writer's connection was lost; connected again", self.where)
+        return self._writer
+
+    async def _open_reader(self, reader: asyncpg.Connection) -> asyncpg.Connection:
+        if not reader.is_closed():
+            return reader
+        fresh = await self._reconnect({})
+        self._all_readers = [fresh if r is reader else r for r in self._all_readers]
+        log.warning("%s: a reader's connection was lost; connected again", self.where)
+        return fresh
 
     async def _close_connections(self) -> None:
         for connection in (self._writer, *self._all_readers):
@@ -280,24 +351,37 @@ class PostgresStorage(SqlStorage):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[_Tx]:
-        transaction = self._writer.transaction()
-        await transaction.start()
-        try:
-            yield _Tx(self._writer)
-        except BaseException:
-            await transaction.rollback()
-            raise
-        await transaction.commit()
+        writer = await self._writable()
+        with lost_as_unavailable(writer):
+            transaction = writer.transaction()
+            await transaction.start()
+            try:
+                yield _Tx(writer)
+            except BaseException:
+                if not writer.is_closed():
+                    await transaction.rollback()
+                raise
+            await transaction.commit()
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         reader = await self._readers.get()
         try:
-            return [tuple(row) for row in await reader.fetch(numbered(sql), *params)]
+            for attempt in range(2):  # a read is safe to try again on a new connection
+                reader = await self._open_reader(reader)
+                try:
+                    with lost_as_unavailable(reader):
+                        return [tuple(row) for row in await reader.fetch(numbered(sql), *params)]
+                except DatabaseUnavailable:
+                    if attempt:
+                        raise
+            raise AssertionError("unreachable")
         finally:
             self._readers.put_nowait(reader)
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
-        return [tuple(row) for row in await self._writer.fetch(numbered(sql), *params)]
+        writer = await self._writable()
+        with lost_as_unavailable(writer):
+            return [tuple(row) for row in await writer.fetch(numbered(sql), *params)]
 
     async def _apply(self, writes: Sequence[Write], now: float) -> dict[int, Exception | None]:
         ordered = sorted(writes, key=lambda write: write.game_id)  # lock rows in one order
@@ -310,9 +394,11 @@ class PostgresStorage(SqlStorage):
             [w.snapshot for w in ordered],
             [w.result for w in ordered],
         )
+        writer = await self._writable()
         for attempt in range(1, DEADLOCK_RETRIES + 1):
             try:
-                rows = await self._writer.fetch(APPLY, *columns, now)
+                with lost_as_unavailable(writer):  # stored or not: the player is told so
+                    rows = await writer.fetch(APPLY, *columns, now)
             except asyncpg.DeadlockDetectedError:
                 if attempt == DEADLOCK_RETRIES:
                     raise

@@ -25,7 +25,7 @@ from storage import (
     WrongStatus,
     human_player,
 )
-from storage.errors import AlreadySeated, LobbyFull, NotSeated
+from storage.errors import AlreadySeated, DatabaseUnavailable, LobbyFull, NotSeated
 from tables import metrics
 from tables.publishing import Publisher
 
@@ -51,6 +51,7 @@ STORAGE_SENTENCE: dict[type[StorageError], str] = {
     AlreadySeated: N_("You already have a seat in game #{game}."),
     LobbyFull: N_("Game #{game} is full: it seats at most {n} players."),
     NotSeated: N_("That player has no seat in game #{game}."),
+    DatabaseUnavailable: N_("The database cannot be reached just now; try again soon."),
 }
 """Storage's sentences for players, as templates (``str(error)`` is the English one;
 the fields come from the error's attributes: ``storage`` keeps no language)."""
