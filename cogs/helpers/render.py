@@ -15,7 +15,7 @@ import i18n
 from cogs.helpers.common import game_title
 from engine import get_game
 from engine.core import PlayerId
-from engine.words import ENGLISH, N_, Words
+from engine.words import ENGLISH, N_, Words, listed
 from storage import GameInfo, LoadedGame
 from tables.pictures import render_private_png
 from tables.service import computer_level, engine_of, view_of
@@ -230,7 +230,7 @@ def final_embed(info: GameInfo, words: Words = ENGLISH) -> discord.Embed:
     scores: dict[str, int] = result.get("scores", {})
     winners: list[str] = result.get("winners", [])
     names = info.names
-    who = ", ".join(f"**{names.get(w, w)}**" for w in winners)
+    who = listed([f"**{names.get(w, w)}**" for w in winners], words)
     embed = discord.Embed(
         title=words.gettext("{title}: final scores").format(title=title_of(info, words)),
         description=words.ngettext("Winner: {names}", "Winners: {names}", len(winners) or 1).format(

@@ -86,8 +86,8 @@ def test_final_scores_with_plurals_in_both_languages() -> None:
     assert german.startswith("Santas Werkstatt · Spiel #7: Endwertung\nSieger: **Bo**")
     assert "Bo: 2 Punkte = Spielzeuge 2" in german and "Aino: 1 Punkt = Spielzeuge 1" in german
     tie = finished({"a": 2, "b": 2}, ["a", "b"])
-    assert "Winners: **Aino**, **Bo**" in text(final_embed(tie))
-    assert "Sieger: **Aino**, **Bo**" in text(final_embed(tie, DE))
+    assert "Winners: **Aino** and **Bo**" in text(final_embed(tie))
+    assert "Sieger: **Aino** und **Bo**" in text(final_embed(tie, DE))
 
 
 def test_a_view_is_built_once_per_state_and_viewer_and_never_for_another_state() -> None:
