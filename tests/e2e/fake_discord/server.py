@@ -226,13 +226,15 @@ class FakeDiscord(InteractionsMixin, ThreadsMixin, GuildsMixin, FaultsMixin):
         env: dict[str, str] | None = None,
         timeout: float = 30.0,  # noqa: ASYNC109 - a harness setting, not a cancel scope
         shards: Iterable[int] | None = None,
+        settle: bool = True,
     ) -> asyncio.subprocess.Process:
         """Start ``python script args`` in a new process against this fake (see run_bot.py)
         and wait until it has identified and gone quiet. The token is in DISCORD_TOKEN;
         output goes to ``fake.process_logs[pid]``.
 
         ``shards``: the shard ids the process runs; it counts as connected once each of
-        them got a new READY (``None``: once any shard did)."""
+        them got a new READY (``None``: once any shard did). ``settle=False``: return once
+        connected, without waiting for every bot to go quiet (a load that never stops)."""
         readies = self.gateway_log.count("READY")
         shard_readies = {s: self.readies.get(s, 0) for s in shards} if shards is not None else None
 
@@ -269,7 +271,8 @@ class FakeDiscord(InteractionsMixin, ThreadsMixin, GuildsMixin, FaultsMixin):
                 await self.stop_bot_process(process)
                 raise HarnessError(f"the bot process did not connect:\n{output}")
             await asyncio.sleep(0.02)
-        await self.settle(quiet=0.2)
+        if settle:
+            await self.settle(quiet=0.2)
         return process
 
     def _script_env(self, env: dict[str, str] | None) -> dict[str, str]:

@@ -1,0 +1,417 @@
+"""The checks after the chaos soak (``benchmarks/chaos.py``) and its verdict table.
+
+Everything is read after the faults are over: the players' interactions and what they
+were answered (the fake Discord's records), every message of every thread and DM (with
+every version of it), the stored games, their logs and timers, the bot processes' logs.
+
+* **Nothing lost**: every Santa's Workshop choice or undo the player was answered as
+  accepted (the panel updated without "The board has changed") is the log entry right
+  after the version the button was drawn at, by that player; every Tonttu player has at
+  least as many log entries as (round, phase)s they were confirmed ("You picked ...",
+  "You pointed at ..."); no player's log entry lacks a click of theirs for that game,
+  beyond the moves the turn limits made for them.
+* **Nothing done twice**: one final-scores post per finished game (none for the others);
+  one turn-limit announcement per fired turn-limit timer, one race close per fired close,
+  no more reminders than fired reminder timers; no two posts in a thread alike in words,
+  embeds and buttons one after the other; no DM choice panel sent twice for one phase.
+* **Nothing wrong**: every stored game replays through the engine to its snapshot; a
+  finished game's result is the engine's outcome, and its posted final scores are those;
+  the thread's board shows the stored version's move; no board's move number and no
+  status's chosen players ever went back; no answer broke Discord's rules (other than
+  answering late, counted apart).
+* **Nothing stuck**: after the last fault, every game's thread caught up (the ledger's
+  marks: ``Publisher.behind``) within 10 s; every game whose player played to the end
+  finished.
+* **Nothing leaked**: no traceback in any bot process's output; no request over
+  Discord's limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from cogs.timers import MAX_STAND_IN_MOVES
+from engine import get_game
+from engine.core import TIMER
+from storage import Storage, sqlite_path
+from tables.publishing import Publisher
+from tables.timers import TIMER_LEASE
+from tests.e2e.bot_helpers import rode_on, shown_scores
+from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.fake_discord.model import InteractionRecord
+from tests.e2e.test_scale_out import board_regressions, fired_timers, status_regressions
+
+if TYPE_CHECKING:
+    from benchmarks.chaos import Cluster, Run
+    from benchmarks.chaos_play import Players
+
+STALE = "The board has changed"
+CONFIRMED = ("You picked ", "You pointed at ")
+MOVE_NUMBER = re.compile(r"Move (\d+)")
+LATE_KINDS = ("not_acknowledged", "deferred_never_completed")
+CAUGHT_UP_SECONDS = 10.0
+
+
+async def stand_in_windows(url: str) -> dict[int, list[tuple[float, float]]]:
+    """game id → (claimed, finished) bot-clock times of each fired turn-limit timer: the
+    stand-in moves its firing made were stored in between."""
+    lease = TIMER_LEASE.total_seconds()
+    sql = (
+        "SELECT game_id, claimed_until, fired_at FROM timers"
+        " WHERE kind = 'turn_limit' AND fired_at IS NOT NULL"
+    )
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(sqlite_path(url)) as db:
+            rows = db.execute(sql).fetchall()
+    else:
+        connection = await asyncpg.connect(url)
+        try:
+            rows = [tuple(row) for row in await connection.fetch(sql)]
+        finally:
+            await connection.close()
+    windows: dict[int, list[tuple[float, float]]] = {}
+    for game_id, until, fired in rows:
+        windows.setdefault(game_id, []).append((until - lease - 1, fired + 1))
+    return windows
+
+
+def edits_of(fake: FakeDiscord, thread: Any, started: float) -> list[str]:
+    """Every request that posted or edited a message of ``thread``: when, its answer, the
+    move its embeds showed."""
+    lines = []
+    for r in fake.requests:
+        if not r.path.startswith(f"/channels/{thread.id}/messages"):
+            continue
+        footers = [
+            (e.get("footer") or {}).get("text", "")
+            for e in (r.json or {}).get("embeds") or []
+            if isinstance(r.json, dict)
+        ]
+        moves = [m[1] for f in footers if (m := MOVE_NUMBER.search(f))]
+        if moves:
+            lines.append(
+                f"    {r.at - started:8.2f} s {r.method} {r.path} {r.status} {r.fault or ''}"
+                f" answered={r.answered} move {moves}"
+            )
+    return lines
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else 0.0
+
+
+@dataclass
+class Verdict:
+    rows: list[tuple[str, str, bool, str]] = field(default_factory=list)
+    """(group, check, passed, what was found)."""
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    """What a failed check found, in full (written beside the bot logs)."""
+
+    def add(self, group: str, name: str, problems: list[str], counted: str = "") -> None:
+        found = counted if not problems else f"{len(problems)}: " + "; ".join(problems[:3])
+        self.rows.append((group, name, not problems, found))
+
+    @property
+    def ok(self) -> bool:
+        return all(passed for _, _, passed, _ in self.rows)
+
+    def table(self, seconds: float) -> str:
+        lines = ["", f"verdict ({seconds / 60:.1f} min in all)", ""]
+        lines.append(f"{'':<18} {'check':<58} {'':<5} found")
+        for group, name, passed, found in self.rows:
+            lines.append(f"{group:<18} {name:<58} {'ok' if passed else 'FAIL':<5} {found}")
+        lines += ["", "figures", ""]
+        lines += [f"  {name:<52} {value}" for name, value in self.figures]
+        lines += ["", "PASSED" if self.ok else "FAILED: see the rows marked FAIL"]
+        return "\n".join(lines)
+
+
+def custom_id(record: InteractionRecord) -> str:
+    return str((record.payload.get("data") or {}).get("custom_id") or "")
+
+
+def answer_text(record: InteractionRecord) -> str | None:
+    """What the player was answered (content and embeds' text); ``None``: no answer."""
+    if record.callback is None:
+        return None
+    bodies = [record.callback.get("data") or {}]
+    bodies += [body for _what, body in record.events if isinstance(body, dict)]
+    texts = []
+    for body in bodies:
+        texts.append(str(body.get("content") or ""))
+        for embed in body.get("embeds") or []:
+            texts.append(str(embed.get("title") or "") + str(embed.get("description") or ""))
+    return "\n".join(texts)
+
+
+def accepted_workshop(record: InteractionRecord) -> bool:
+    """A Workshop choice or undo the player was told was taken: the panel was updated
+    (not an ephemeral sentence), without the stale board's note."""
+    if record.callback is None or record.callback.get("type") not in (6, 7):
+        return False
+    text = answer_text(record) or ""
+    return (STALE not in text and record.callback.get("type") == 7) or (
+        record.callback.get("type") == 6 and bool(text) and STALE not in text
+    )
+
+
+async def check(
+    fake: FakeDiscord, store: Storage, url: str, cluster: Cluster, players: Players, run: Run,
+    started: float,
+) -> Verdict:  # fmt: skip
+    verdict = Verdict()
+    loop = asyncio.get_running_loop()
+    # -- nothing stuck (first: it is timed from the end of the faults)
+    opened = [g for g in players.games if g.game_id]
+    ids = [g.game_id for g in opened]
+    began = loop.time()
+    behind: list[int] = ids
+    while behind and loop.time() - began < 60:
+        infos = [await store.info(i) for i in behind]
+        behind = [i.id for i in infos if Publisher.behind(i)]
+        if behind:
+            await asyncio.sleep(0.25)
+    caught_up = loop.time() - began
+    since_fault = loop.time() - run.last_fault_over
+    verdict.add(
+        "nothing stuck",
+        f"every thread caught up within {CAUGHT_UP_SECONDS:.0f} s after the faults",
+        [f"game {i} still behind after 60 s" for i in behind]
+        + ([f"took {caught_up:.1f} s"] if caught_up > CAUGHT_UP_SECONDS else []),
+        f"{caught_up:.1f} s ({since_fault:.0f} s after the last fault)",
+    )
+    games = {i: await store.load(i) for i in ids}
+    unfinished = [
+        f"game {g.game_id} ({g.kind}) {games[g.game_id].status}"
+        for g in opened
+        if g.behaviour == "full" and games[g.game_id].status != "finished"
+    ]
+    full = sum(1 for g in opened if g.behaviour == "full")
+    verdict.add(
+        "nothing stuck", "every game whose player played to the end finished", unfinished,
+        f"{full} of {full}",
+    )  # fmt: skip
+
+    # -- the interactions, by game
+    by_game: dict[int, list[InteractionRecord]] = {}
+    for record in fake.interactions.values():
+        parts = custom_id(record).split(":")
+        if len(parts) >= 2 and parts[1].isdigit():
+            by_game.setdefault(int(parts[1]), []).append(record)
+    fired = await fired_timers(url)
+    windows = await stand_in_windows(url)
+    lost: list[str] = []
+    unsent: list[str] = []
+    acknowledged = 0
+    for game in opened:
+        loaded = games[game.game_id]
+        logged = await store.log(game.game_id)
+        player = str(game.human.id)
+        mine = [a for a in logged if a.player == player]
+        stand_ins = fired.get((game.game_id, "turn_limit"), 0)
+        records = [r for r in by_game.get(game.game_id, []) if r.user.id == game.human.id]
+        if loaded.kind == "workshop":
+            by_seq = {a.seq: a for a in logged}
+            sent_versions: set[int] = set()
+            for record in records:
+                parts = custom_id(record).split(":")
+                if parts[0] not in ("act", "acts", "undo"):
+                    continue
+                version = int(parts[2])
+                sent_versions.add(version)
+                if not accepted_workshop(record):
+                    continue
+                acknowledged += 1
+                entry = by_seq.get(version + 1)
+                is_undo = parts[0] == "undo"
+                if (
+                    entry is None
+                    or entry.player != player
+                    or (entry.action.get("kind") == "undo") != is_undo
+                ):
+                    lost.append(f"game {game.game_id}: {custom_id(record)} acknowledged")
+            extra = [
+                a
+                for a in mine
+                if a.seq - 1 not in sent_versions
+                and not any(
+                    lo <= a.created_at.timestamp() <= hi for lo, hi in windows.get(game.game_id, [])
+                )
+            ]
+            if extra:
+                unsent.append(f"game {game.game_id}: moves {[a.seq for a in extra]} unsent")
+        else:
+            confirmed = {
+                tuple(custom_id(r).split(":")[2:4])
+                for r in records
+                if any(c in (answer_text(r) or "") for c in CONFIRMED)
+            }
+            acknowledged += len(confirmed)
+            if len(confirmed) > len(mine):
+                lost.append(f"game {game.game_id}: {len(confirmed)} confirmed, {len(mine)} logged")
+            sent = sum(1 for r in records if custom_id(r).startswith(("tt:", "ttr:")))
+            if len(mine) > sent + stand_ins * MAX_STAND_IN_MOVES:
+                unsent.append(
+                    f"game {game.game_id}: {len(mine)} moves, {sent} sent, {stand_ins} limits"
+                )
+    verdict.add(
+        "nothing lost", "every acknowledged action is in the stored log once", lost,
+        f"{acknowledged} acknowledged, all stored",
+    )  # fmt: skip
+    verdict.add("nothing lost", "no stored action that no player sent (beyond turn limits)", unsent)
+
+    # -- nothing done twice
+    finals: list[str] = []
+    timers: list[str] = []
+    twice: list[str] = []
+    for game in opened:
+        loaded = games[game.game_id]
+        messages = fake.messages(game.thread)
+        posted = sum(1 for m in messages if "final scores" in m.text())
+        wanted = 1 if loaded.status == "finished" else 0
+        if posted != wanted:
+            finals.append(f"game {game.game_id} ({loaded.status}): {posted} final-score posts")
+        texts = [m.content for m in messages]
+        limits = sum("did not move within" in t for t in texts)
+        reminders = sum(t.startswith("Reminder") for t in texts)
+        closes = sum(1 for a in await store.log(game.game_id) if a.player == TIMER)
+        if limits > fired.get((game.game_id, "turn_limit"), 0):
+            timers.append(
+                f"game {game.game_id}: {limits} turn-limit posts,"
+                f" {fired.get((game.game_id, 'turn_limit'), 0)} fired"
+            )
+        if closes != fired.get((game.game_id, "speed_close"), 0):
+            timers.append(f"game {game.game_id}: {closes} race closes")
+        if reminders > fired.get((game.game_id, "remind"), 0):
+            timers.append(f"game {game.game_id}: {reminders} reminders posted")
+        previous = None
+        for message in messages:
+            if message.content.startswith("Reminder"):
+                continue  # counted against the fired reminders above
+            shape = (
+                message.content, repr(message.embeds), repr(message.buttons()), rode_on(message)
+            )  # fmt: skip
+            if shape == previous and message.content:
+                twice.append(f"game {game.game_id}: posted twice: {message.content[:60]!r}")
+            previous = shape
+        if game.kind == "tonttu":
+            panels: Counter[str] = Counter()
+            for message in fake.dm_messages(game.human) if game.dms_open else []:
+                for select in message.selects():
+                    if select["custom_id"].startswith(f"tt:{game.game_id}:"):
+                        panels[select["custom_id"]] += 1
+            twice += [f"DM {c} sent {n} times" for c, n in panels.items() if n > 1]
+    verdict.add("nothing done twice", "one final-scores post per finished game", finals)
+    verdict.add("nothing done twice", "each fired timer's post or close once", timers)
+    verdict.add("nothing done twice", "no post or DM panel sent twice", twice)
+
+    # -- nothing wrong
+    replays: list[str] = []
+    shown: list[str] = []
+    for game in opened:
+        loaded = games[game.game_id]
+        report = await store.replay(game.game_id)
+        if not report.ok:
+            replays.append(f"game {game.game_id}: {report}")
+        outcome = get_game(loaded.kind).outcome(loaded.state)
+        if loaded.status == "finished":
+            if outcome is None or loaded.result != outcome.model_dump(mode="json"):
+                replays.append(f"game {game.game_id}: result is not the engine's outcome")
+            final = [m for m in fake.messages(game.thread) if "final scores" in m.text()]
+            if final and outcome is not None:
+                names = loaded.names
+                expected = {names[p]: s for p, s in outcome.scores.items()}
+                if shown_scores(final[-1]) != expected:
+                    shown.append(f"game {game.game_id}: final scores {shown_scores(final[-1])}")
+        boards = [
+            int(m[1])
+            for message in fake.messages(game.thread)
+            for embed in message.embeds
+            if (m := MOVE_NUMBER.search((embed.get("footer") or {}).get("text", "")))
+        ]
+        if loaded.status in ("active", "finished") and boards and max(boards) != loaded.version:
+            shown.append(f"game {game.game_id}: board shows move {max(boards)}, v{loaded.version}")
+        went_back = board_regressions(fake, game.thread) + status_regressions(fake, game.thread)
+        shown += [f"game {game.game_id}: {problem[:90]}" for problem in went_back]
+        if went_back:
+            verdict.details.append(f"game {game.game_id} went back: {went_back}")
+            verdict.details += edits_of(fake, game.thread, started)
+    taken = fake.take_violations()
+    violations = Counter(v.kind for v in taken)
+    verdict.details += [f"violation: {v}" for v in taken if v.kind not in LATE_KINDS][:50]
+    broken = [f"{kind} × {n}" for kind, n in violations.items() if kind not in LATE_KINDS]
+    verdict.add(
+        "nothing wrong", "every game replays to its snapshot and outcome", replays,
+        f"{len(opened)} games replayed",
+    )  # fmt: skip
+    verdict.add("nothing wrong", "threads show the stored game; never went back", shown)
+    verdict.add("nothing wrong", "no answer broke Discord's rules (late ones apart)", broken)
+
+    # -- nothing leaked
+    tracebacks = []
+    refusals = []
+    for pid, path in fake.process_logs.items():
+        text = path.read_text(errors="replace")
+        if pid in cluster.refused:  # tests/e2e/clocked_bot.py prints what bot.py says
+            refusals.append(text.strip().splitlines()[-1][-100:] if text.strip() else "")
+            continue
+        for part in text.split("Traceback (most recent call last)")[1:]:
+            tracebacks.append(f"process {pid}: {part.strip().splitlines()[-1][:120]}")
+    verdict.add("nothing leaked", "no traceback in the bot processes' logs", tracebacks)
+    hits = [f"{r.over_limit}: {r.method} {r.path}" for r in fake.limit_hits()]
+    for hit in fake.limit_hits()[:10]:
+        verdict.details.append(f"over the limit at {hit.at - started:.1f} s: {hit.path}")
+        verdict.details += [
+            f"    {r.at - started:8.2f} s {r.method} {r.status} {r.fault} {str(r.json)[:100]}"
+            for r in fake.requests
+            if r.path == hit.path and hit.at - 6 <= r.at <= hit.at
+        ]
+    verdict.add("nothing leaked", "no request over Discord's limits", hits)
+
+    # -- figures
+    statuses = Counter(g.status for g in games.values())
+    behaviours = Counter(g.behaviour for g in players.games)
+    figures = verdict.figures
+    figures.append(("games opened (lobbies that did not start)", f"{len(players.games)} "
+                    f"({len(players.games) - len(opened)})"))  # fmt: skip
+    figures.append(("games by status", ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()))))
+    figures.append(("players by behaviour", ", ".join(f"{k} {n}" for k, n in behaviours.items())))
+    figures.append(("actions acknowledged", str(acknowledged)))
+    figures.append(
+        ("faults injected", ", ".join(f"{k} {n}" for k, n in sorted(run.faults.items())))
+    )
+    injected = fake.rest_stats().injected
+    figures.append(("REST faults answered", ", ".join(f"{k} {n}" for k, n in injected.items())))
+    figures.append(("clock jumps; fast clicker's clicks", f"{run.jumps}; {run.fast_clicks}"))
+    figures.append(("SIGTERM exit status", str(run.sigterm_status)))
+    figures.append(("longest time a table stayed stale", f"{run.longest_stale:.1f} s"))
+    during: list[float] = []
+    outside: list[float] = []
+    fast = {g.human.id for g in players.games if g.behaviour == "fast"}
+    for record in fake.interactions.values():
+        if record.answered_at is None or record.user.id in fast:
+            continue  # the fast clicker's (mostly refused by the flood gate): apart
+        ms = 1000 * (record.answered_at - record.dispatched_at)
+        faulty = any(a <= record.dispatched_at <= b for a, b, _ in run.windows)
+        (during if faulty else outside).append(ms)
+    for name, values in (("during faults", during), ("outside faults", outside)):
+        figures.append(
+            (f"first response p50 / p99, {name}",
+             f"{percentile(values, 50):.0f} / {percentile(values, 99):.0f} ms ({len(values)})")
+        )  # fmt: skip
+    figures.append(("answers later than 3 s (the user saw a failure)",
+                    ", ".join(f"{k} {violations[k]}" for k in LATE_KINDS)))  # fmt: skip
+    figures.append(("bot starts that exited at once (a service manager's retry)",
+                    f"{len(refusals)}: " + "; ".join(sorted(set(refusals)))[:200]))  # fmt: skip
+    figures.append(("harness-side failures", ", ".join(
+        f"{k} {n}" for k, n in sorted(players.errors.items())) or "none"))  # fmt: skip
+    return verdict
