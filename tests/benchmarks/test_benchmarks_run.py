@@ -45,7 +45,7 @@ RUNS = {  # the command line after python, and a figure its output must show
         "-m benchmarks.scale_out --games 2 --seconds 1 --think 0.1 --submits 5",
         "PostgreSQL, 2 processes / 1 process",
     ),
-    "web_load": ("-m benchmarks.web_load --quick", "commit -> page update"),
+    "web_load": ("-m benchmarks.web_load --quick", "Activity click -> board in the clicking page"),
 }
 
 
