@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 
 from discord.ext import commands
 
+from cogs.helpers.common import DISCORD_DOWN
 from cogs.helpers.host import Host
 from storage import LoadedGame, Timer
 from tables.logs import tag
 from tables.publishing import reminder_asked
 from tables.service import engine_of
+from tables.timers import OWNER
 
 log = logging.getLogger("bot.timers")
 
 MAX_STAND_IN_MOVES = 50
+NOTICE_ONCE = timedelta(days=3650)
+"""A turn limit's notice is claimed by name for good: posted once, by one process, even if
+the timer fires twice (its process died after the notice, or its lease ran out)."""
 """Decisions the computer makes for an absent player in one turn, at most."""
 
 
@@ -27,6 +33,7 @@ class Timers(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.core.timers.fire = self.fire
+        self.bot.core.timers.unreachable = DISCORD_DOWN
         self._task = self.bot.background(self._loop(), "timers")
 
     async def cog_unload(self) -> None:
@@ -92,8 +99,12 @@ class Timers(commands.Cog):
                 "{names} did not move within {n} hours: the computer moves for them.",
                 hours,
             ).format(names=names, n=hours)
-            await desk.announce(game, text)
-            # one computer move per decision until those players are done for this turn
+            # one computer move per decision until those players are done for this turn;
+            # the notice once the first is stored (a timer fired twice, or again after
+            # Discord or the database was away, finds the turn moved on and says nothing
+            # twice), and Discord being away loses at most the notice: the moves are
+            # stored and shown when it is back, and the computers' turns follow
+            played_any = False
             for _ in range(MAX_STAND_IN_MOVES):
                 waiting = set(engine_of(game).to_act(game.state)) & acting
                 if not waiting:
@@ -102,10 +113,28 @@ class Timers(commands.Cog):
                 played = await self.bot.tables.play_for(game.id, player, game.version)
                 if played is None:
                     break
-                await desk.publish(played)
+                if not played_any:
+                    played_any = True
+                    await self.notice(game, timer, text)
+                try:
+                    await desk.publish(played)
+                except DISCORD_DOWN as error:
+                    log.warning("game %s: the thread waits for Discord (%r)", game.id, error)
+                    self.bot.publisher.request(game.id)
                 game = played.game
+            if not played_any:
+                return False
             await core.run_computers(game.id)
         return True
+
+    async def notice(self, game: LoadedGame, timer: Timer, text: str) -> None:
+        """Post a turn limit's notice in the thread, once whatever fires it again."""
+        if not await self.bot.store.try_claim(f"limit-notice:{timer.id}", OWNER, NOTICE_ONCE):
+            return
+        try:
+            await self.bot.desk.announce(game, text)
+        except DISCORD_DOWN as error:  # shown at most once: this one is lost
+            log.warning("game %s: the turn limit's notice was not posted (%r)", game.id, error)
 
 
 async def setup(bot: Host) -> None:

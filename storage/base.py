@@ -239,6 +239,10 @@ class Storage(Protocol):
         still holds its claim."""
         ...
 
+    async def retry_timer(self, timer_id: int, owner: str, delay: timedelta) -> bool:
+        """Give a claimed timer back, due again after ``delay`` (its work had to wait)."""
+        ...
+
     # ------------------------------------------------------------------ audit
     async def replay(self, game_id: int) -> ReplayReport: ...
 

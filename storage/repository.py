@@ -694,6 +694,18 @@ class SqlStorage(UndoStore, RatingStore, PageStore, ForgetStore):
             )
             return changed == 1
 
+    async def retry_timer(self, timer_id: int, owner: str, delay: timedelta) -> bool:
+        """Give back a claimed timer that could not do its work now (a service out of
+        reach): due again after ``delay``, for any owner. False if ``owner`` no longer
+        holds it, or it was finished meanwhile."""
+        async with self._write() as db:
+            changed = await db.execute(
+                "UPDATE timers SET claimed_until = ? WHERE id = ? AND claimed_by = ?"
+                " AND fired_at IS NULL AND cancelled_at IS NULL",
+                (self._now() + delay.total_seconds(), timer_id, owner),
+            )
+            return changed == 1
+
     async def mark_fired(self, timer_id: int) -> bool:
         """Record that a timer fired; False if it already had (or was cancelled).
 

@@ -1,0 +1,42 @@
+"""Turn limits that fall due while Discord is away (found by the chaos soak,
+``benchmarks/chaos.py``): the notice went out first, so a REST outage at that moment
+made the timer fail before the computer's move, the timer counted as fired, and the
+absent player's game waited for ever. Now the moves come first and the notice, once,
+after the first: Discord away loses at most the notice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .bot_helpers import Clock, make_bot, open_table, turn_prompts
+from .fake_discord import FakeDiscord
+
+
+async def test_a_turn_limit_during_an_outage_still_moves_for_the_absent_player(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    (thread,) = fake.threads(fake.channel)
+    first = turn_prompts(fake, thread)[-1]
+    other = bob if str(alice.id) in first.content else alice
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.version == 0
+    timers = bot.get_cog("Timers")
+    clock.advance(hours=25)  # the 12-hour reminder and the 24-hour limit are due
+    fake.rest_outage(True)
+    await timers.run_due()  # type: ignore[union-attr]
+    fake.rest_outage(False)
+    moved = await bot.store.load(game.id)
+    assert moved.version >= 1, "the absent player's turn was not played"
+    await fake.wait_for(
+        lambda: f"<@{other.id}>: it's your turn" in turn_prompts(fake, thread)[-1].content,
+        timeout=20,
+        what="the next player's prompt once Discord is back",
+    )
+    notices = [m for m in fake.messages(thread) if "did not move within" in m.content]
+    assert len(notices) <= 1
+    await timers.run_due()  # type: ignore[union-attr]  # nothing more is due
+    assert [m for m in fake.messages(thread) if "did not move within" in m.content] == notices
