@@ -7,7 +7,8 @@ player against an easy computer player clicks the board as a player would, every
 decision of the game: a target with one choice, a target with several (its menu), and
 the row of choices the board does not draw (``stop``), picked by a seeded random among
 what the page makes clickable. The thread in the fake Discord then shows the same final
-scores as the stored game and as the engine replaying the stored moves from the seed.
+scores as the stored game, as the engine replaying the stored moves from the seed, and as
+the page's final board (which it keeps once the game is over).
 Meanwhile the client secret is in no answer the page received and in no log record of
 the bot, and Discord's access token only in the sign-in's answer.
 """
@@ -92,7 +93,11 @@ async def test_a_whole_workshop_game_clicked_on_the_board_ends_with_the_threads_
         await open_activity(browser, client, fake, aino, fake.channel.id)
         places: Counter[str] = Counter()
         clicks = await play_by_clicks(browser, random.Random(CHOOSER), places)
-        await browser.wait_until("document.getElementById('activity').dataset.state")
+        # the page keeps the final board (not "no game in this channel")
+        page_scores = await browser.run(
+            "return [...document.querySelectorAll('#board .area')].map(a => ["
+            "a.querySelector('.area-name').textContent, a.querySelector('.score').textContent])"
+        )
         assert await browser.console_errors() == []
     played_for = time.perf_counter() - began
 
@@ -125,7 +130,9 @@ async def test_a_whole_workshop_game_clicked_on_the_board_ends_with_the_threads_
         what="the final scores in the thread",
     )
     posted = next(m for m in fake.messages(thread) if "final scores" in m.text())
-    assert shown_scores(posted) == {final.names[p]: s for p, s in outcome.scores.items()}
+    scores = {final.names[p]: s for p, s in outcome.scores.items()}
+    assert shown_scores(posted) == scores
+    assert {name: int(score.split()[0]) for name, score in page_scores} == scores
     assert not fake.take_violations()
     assert_secrets_kept([client], fake, caplog.records)
     print(  # the figure CI keeps an eye on (not asserted: time is not a test's business)
