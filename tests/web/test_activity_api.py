@@ -136,7 +136,7 @@ async def test_a_sign_in_exchanges_the_code_and_the_secret_is_never_shown(
     status, table = await call(
         http, server, "api/table?channel=1", {"Authorization": f"Bearer {body['session']}"}
     )
-    assert status == 404 and "no game in this channel" in table["error"]  # (not a 401)
+    assert status == 404 and "läuft kein Spiel" in table["error"]  # German, not a 401
     # a code is good once; a made-up one is refused alike, with a sentence
     for again in (code, "made-up"):
         status, body = await exchange(again)
