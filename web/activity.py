@@ -61,8 +61,9 @@ from pydantic import ValidationError
 import i18n
 from engine import undo as undo_events
 from engine.errors import NotInGame, RuleError
+from engine.guide import first_time
 from engine.tonttu.rules import is_race, still_open
-from engine.words import N_, Words
+from engine.words import N_, Words, listed
 from storage import GameInfo, GameNotFound, LoadedGame, Storage, human_player
 from tables import drawing
 from tables.service import (
@@ -74,7 +75,7 @@ from tables.service import (
     engine_of,
     suggested_index,
 )
-from web.boards import board_html, status_html
+from web.boards import board_html, decision_text, plain_text, status_html
 from web.live import Live
 from web.templating import render
 
@@ -564,10 +565,10 @@ class Activity:
         out["html"] = await drawing.POOL.run(viewer_html, game, seat, lang, events)
         public = rules.view(state, None)
         if game.status != "active":
-            out["prompt"] = words.gettext("This game is over.")
+            out["prompt"] = _over(game, words)
             return out
         if seat is None:
-            out["prompt"] = status_html(game.kind, public, game.names, words).striptags()
+            out["prompt"] = _watching(game, public, words)
             return out
         choices = choices_for(game, seat, words)
         for choice in choices:
@@ -584,13 +585,14 @@ class Activity:
         out["suggested"] = suggested_index(game, seat, choices)
         out["undo"] = await self._tables.can_undo(game, seat)
         if choices:
-            out["prompt"] = words.gettext("Your move in {title}: choose one.").format(
-                title=words.gettext(rules.title)
+            own = rules.view(state, seat)
+            prompt = words.gettext("Your move: {decision}").format(
+                decision=decision_text(game.kind, own, words)
             )
+            met = first_time(game.kind, own, words)  # as the panel says it
+            out["prompt"] = f"{prompt}. {met}" if met else prompt
         else:
-            waiting = sorted(rules.to_act(state), key=game.players.index)
-            names = ", ".join(game.names.get(p, p) for p in waiting)
-            out["prompt"] = words.gettext("Waiting for {names}.").format(names=names)
+            out["prompt"] = _watching(game, public, words)
         return out
 
     @property
@@ -752,6 +754,27 @@ class Activity:
         if info is None:
             return self._json({"error": i18n.words(None).gettext(NO_GAME)}, 404)
         return await self.server.stream_changes(request, info)
+
+
+def _watching(game: LoadedGame, public: Any, words: Words) -> str:
+    """The prompt of a page whose player has nothing to choose: who acts and what they
+    decide, as the board's status line says it."""
+    if game.kind == "workshop":
+        return plain_text(status_html(game.kind, public, game.names, words))
+    waiting = sorted(engine_of(game).to_act(game.state), key=game.players.index)
+    names = listed([game.names.get(p, p) for p in waiting], words)
+    wait = words.gettext("Waiting for {names}.").format(names=names)
+    return f"{decision_text(game.kind, public, words)} · {wait}"
+
+
+def _over(game: LoadedGame, words: Words) -> str:
+    """The prompt at the end: the game is over, and who won."""
+    winners = list((game.result or {}).get("winners", []))
+    if not winners:
+        return words.gettext("This game is over.")
+    names = listed([game.names.get(w, w) for w in winners], words)
+    won = words.ngettext("Winner: {names}", "Winners: {names}", len(winners))
+    return f"{words.gettext('This game is over.')} {won.format(names=names)}"
 
 
 def _label(game: LoadedGame, user_id: int, index: int, words: Words) -> str:

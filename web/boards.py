@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from typing import Any, Literal
 
 from markupsafe import Markup
@@ -688,4 +689,52 @@ def status_html(
     raise ValueError(f"No status for the game {kind!r} and a {type(view).__name__}.")
 
 
-__all__ = ["Revealed", "board_html", "revealed_by", "status_html"]
+def decision_text(kind: str, view: Any, words: Words) -> str:
+    """What the table decides now, in words: the Workshop's pending decision (with the
+    tokens or the ornament in hand), Tonttu's phase sentence; as :func:`status_html`
+    says it, without who."""
+    if kind == "workshop" and isinstance(view, WorkshopView):
+        return _workshop_doing(view, words)
+    if kind == "tonttu" and isinstance(view, TonttuView):
+        return _tonttu_phase(view, words)
+    raise ValueError(f"No decision for the game {kind!r} and a {type(view).__name__}.")
+
+
+class _Text(HTMLParser):
+    """The text a reader meets in some markup: what ``aria-hidden`` hides (the seats'
+    shapes and numbers) left out, runs of white space made one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.hidden = 0  # depth inside an aria-hidden element
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.hidden or ("aria-hidden", "true") in attrs:
+            self.hidden += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.hidden:
+            self.hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def plain_text(markup: Markup) -> str:
+    """``markup`` (from these templates: every element closed) as a screen reader says it."""
+    reader = _Text()
+    reader.feed(str(markup))
+    reader.close()
+    return " ".join("".join(reader.parts).split())
+
+
+__all__ = [
+    "Revealed",
+    "board_html",
+    "decision_text",
+    "plain_text",
+    "revealed_by",
+    "status_html",
+]

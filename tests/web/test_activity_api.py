@@ -22,7 +22,7 @@ from storage import SqlStorage
 from tables.pictures import Pictures
 from tables.service import Tables
 from tests.e2e.fake_discord import FakeDiscord
-from tests.web.games import new_game
+from tests.web.games import finish, new_game
 from web.activity import SESSION_SECONDS, ActivityOptions
 from web.server import WebServer
 
@@ -174,12 +174,12 @@ async def test_a_player_sees_their_choices_and_a_spectator_none(
         assert choice["label"]
         if facts.target != "stop":  # drawn where it sits on the player's own board
             assert f'data-target="{facts.target}"' in mine["html"]
-    assert "Santa's Workshop" in mine["prompt"] and "<" in mine["html"]
+    assert mine["prompt"].startswith("Your move: to place an Elf") and "<" in mine["html"]
     status, theirs = await call(http, server, f"api/table?game={mine['game']}", STRANGER)
     assert status == 200 and theirs["seat"] is None
     assert theirs["choices"] == [] and theirs["undo"] is False and theirs["html"]
     status, waiting = await call(http, server, "api/table?channel=7", GUEST)
-    assert waiting["choices"] == [] and waiting["prompt"].startswith("Waiting for Aino")
+    assert waiting["choices"] == [] and waiting["prompt"].startswith("To act: Aino to place")
     status, none = await call(http, server, "api/table?channel=8", HOST)
     assert status == 404 and "no game in this channel" in none["error"]
     await store.create_lobby(
@@ -188,6 +188,29 @@ async def test_a_player_sees_their_choices_and_a_spectator_none(
     status, lobby = await call(http, server, "api/table?channel=9", HOST)
     assert status == 200 and lobby["status"] == "lobby" and lobby["choices"] == []
     assert lobby["prompt"] == "The game has not started yet." and lobby["html"] == ""
+
+
+async def test_the_prompt_says_what_is_decided_and_at_the_end_who_won(
+    store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
+) -> None:
+    game = await new_game(store, "tonttu", 3)
+    status, watching = await call(http, server, "api/table?channel=1", signed_in(server, STRANGER))
+    first, second, third = (game.names[p] for p in game.players)
+    assert watching["prompt"] == (
+        "Pick: everyone chooses a hand card in secret"
+        f" · Waiting for {first}, {second} and {third}."
+    )
+    status, mine = await call(http, server, "api/table?channel=1", signed_in(server, HOST))
+    assert mine["prompt"].startswith("Your move: Pick: everyone chooses")
+    assert "Your first pick:" in mine["prompt"]  # the sentence of a decision met first
+    game = await finish(store, game)
+    result = game.result or {}
+    status, over = await call(
+        http, server, f"api/table?game={mine['game']}", signed_in(server, HOST)
+    )
+    names = [game.names[w] for w in result["winners"]]
+    assert over["prompt"].startswith("This game is over. Winner")
+    assert all(name in over["prompt"] for name in names) and over["choices"] == []
 
 
 async def test_forged_expired_tampered_and_stale_moves_change_nothing(
@@ -441,7 +464,7 @@ async def test_a_german_player_is_answered_in_german(
     """The language of the player's Discord client (the session's), as the panel's."""
     game = await new_game(store, "workshop", 2)
     status, mine = await call(http, server, "api/table?channel=1", signed_in(server, HOST, "de"))
-    assert status == 200 and mine["lang"] == "de" and mine["prompt"].startswith("Dein Zug in")
+    assert status == 200 and mine["lang"] == "de" and mine["prompt"].startswith("Du bist dran:")
     move = {"game": mine["game"], "version": game.version, "index": 0}
     status, answer = await call(http, server, "api/move", signed_in(server, GUEST, "de"), move)
     assert status == 409 and answer["error"] == "Du bist nicht am Zug."

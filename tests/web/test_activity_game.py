@@ -161,13 +161,13 @@ async def play_by_clicks(
     clicks: Counter[str] = Counter()
     while True:
         look = await browser.run(LOOK_JS)
-        if look["prompt"] == "This game is over.":
+        if look["prompt"].startswith("This game is over."):
             return clicks
         if look["busy"] or not (look["targets"] or look["row"]):
             try:
                 await browser.wait_until(
                     f"({CHOICES_SHOWN}) || document.getElementById('prompt').textContent"
-                    " === 'This game is over.'",
+                    ".startsWith('This game is over.')",
                     timeout=60,
                 )
             except AssertionError as error:
