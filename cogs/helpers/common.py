@@ -176,6 +176,15 @@ DISCORD_DOWN = (discord.DiscordServerError, aiohttp.ClientError, asyncio.Timeout
 """Discord answered 5xx (after discord.py's retries), or not at all."""
 
 
+UNKNOWN_INTERACTION = 10062
+"""Discord's error code for an answer to an interaction whose 3 s (or 15 min) are over."""
+
+
+def expired(error: Exception) -> bool:
+    """Whether Discord refused an answer because the interaction had expired."""
+    return isinstance(error, discord.NotFound) and error.code == UNKNOWN_INTERACTION
+
+
 ANSWER_WITHIN = 1.5
 """Seconds a click's handler may take before its answer is deferred (Discord shows
 "This interaction failed" when a click is not answered within 3 s)."""
@@ -321,6 +330,18 @@ async def _guarded(
         if game_id is not None:
             cast(Publishes, interaction.client).publisher.request(game_id)
     except Exception as error:
+        if expired(error):  # it came too late (a gateway away, a slow machine): no one
+            metrics.mark("unreachable")  # hears an answer; what was stored is shown
+            log.warning(
+                "interaction %s (game %s, user %s): it expired before it was answered (%s)",
+                interaction.id,
+                game_id,
+                interaction.user.id,
+                error,
+            )
+            if game_id is not None:
+                cast(Publishes, interaction.client).publisher.request(game_id)
+            return
         words = private(interaction)
         sentence = sentence_for(error, words)
         metrics.mark("refused" if sentence is not None else "failed")
