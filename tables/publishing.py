@@ -55,6 +55,7 @@ import i18n
 from engine import get_game, undo
 from engine.words import Words
 from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Storage
+from storage.errors import DatabaseUnavailable
 from tables import logs
 from tables.metrics import OFF, Metrics
 
@@ -359,12 +360,13 @@ class Publisher:
         self._failures[game_id] = count + 1
         self.metrics.round_ended(False)
         delay = self.failure_delay(error, RETRY_DELAYS[min(count, len(RETRY_DELAYS) - 1)])
+        away = isinstance(error, DatabaseUnavailable) or self.expected(error)
         log.warning(
             "game %s: the thread could not be updated (%r); again in %ss",
             game_id,
             error,
             delay,
-            exc_info=None if self.expected(error) else error,
+            exc_info=None if away else error,
         )
         if not self._closed:
             self._defer(game_id, delay, retry=True)

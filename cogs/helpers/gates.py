@@ -76,6 +76,7 @@ import yarl
 import i18n
 from cogs.helpers.logs import interaction_place
 from engine.words import N_
+from storage.errors import DatabaseUnavailable
 from tables.logs import about
 from tables.metrics import OFF, Metrics
 
@@ -136,8 +137,12 @@ class Work:
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self.background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work %s failed", task.get_name(), exc_info=task.exception())
+        if task.cancelled() or (error := task.exception()) is None:
+            return
+        if isinstance(error, DatabaseUnavailable):  # its stored timer does it later
+            log.warning("background work %s: %r", task.get_name(), error)
+        else:
+            log.error("background work %s failed", task.get_name(), exc_info=error)
 
     def running(self) -> set[asyncio.Future[Any]]:
         tasks: set[asyncio.Future[Any]] = self.handlers | self.background
