@@ -211,6 +211,31 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
+RECONNECTING = ("discord.client", "discord.shard")
+"""discord.py's loggers that report each attempt to reach its gateway again."""
+
+
+class Reconnects(logging.Filter):
+    """discord.py logs each attempt to reconnect to Discord's gateway as an error with a
+    traceback; a dropped connection or the gateway away for a while is expected and
+    retried, so it is one warning line with the error's name."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if (
+            record.name in RECONNECTING
+            and record.exc_info
+            and str(record.msg).startswith("Attempting a reconnect")
+        ):
+            try:
+                message = record.getMessage()
+            except Exception:
+                message = str(record.msg)
+            record.msg, record.args = f"{message} ({record.exc_info[1]!r})", None
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 class SafeHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """A stream handler (stderr by default) whose lines are redacted (:class:`Redactor`,
     as a filter and once more on the formatted line) and placed (:class:`Placing`)."""
@@ -218,6 +243,7 @@ class SafeHandler(logging.StreamHandler):  # type: ignore[type-arg]
     def __init__(self, redactor: Redactor, stream: TextIO | None = None) -> None:
         super().__init__(sys.stderr if stream is None else stream)
         self.redactor = redactor
+        self.addFilter(Reconnects())
         self.addFilter(redactor)
         self.addFilter(Placing())
 
