@@ -6,9 +6,9 @@ over HTTP (no browser: 40 pages at once would measure Chromium, not the bot):
 
 - signed in through the fake Discord's OAuth2 (``POST /activity/api/token`` with a code
   the fake issued for the user, as the SDK's ``authorize`` gets it);
-- the table of its channel (``GET /activity/api/table``), then its event stream (the
-  address the table gives, its ticket naming the player) and, at each event, the
-  table again, as the page refetches its own view;
+- the table of its channel (``GET /activity/api/table``, by the Activity's instance
+  there), then its event stream (the address the table gives, its ticket naming the
+  player) and, at each event, the table again, as the page refetches its own view;
 - the player to act, after a think time drawn from 0.2 s to 2 × ``think`` (as the paced
   players of ``benchmarks/bot_latency.py``), clicks one of the choices their page shows
   at random: ``POST /activity/api/move`` with the version the page shows.
@@ -143,9 +143,11 @@ class Activities:
         for channel, users in self.tables:
             pages = [Page(user) for user in users]
             self.result.pages.append(pages)
+            # both players in the Activity's instance of that channel, as Discord tells
+            instance = self.fake.oauth.start_activity(channel, *(user.id for user in users))
             for page in pages:
                 await self.sign_in(page)
-                page.table = await self.get(page, f"api/table?channel={channel}")
+                page.table = await self.get(page, f"api/table?instance={instance}")
                 self._streams.append(asyncio.create_task(self.follow(page)))
         return self
 

@@ -217,9 +217,11 @@ class ActivityOptions:
     """Discord's API (a test's fake)."""
     bot_token: str | None = field(default=None, repr=False)
     """To ask Discord which channel an Activity instance runs in, and who is in it."""
-    require_instance: bool = False
+    require_instance: bool = True
     """Find a table only by the Activity instance the page runs in (``?instance=``),
-    never by a channel id the page names (``?channel=``)."""
+    whose channel and users Discord tells, never by a channel id the page names
+    (``?channel=``): else anyone signed in could watch the game of a channel they
+    cannot see. Off only in tests of the table's answers."""
     clock: Callable[[], float] = time.time
     session_seconds: int = SESSION_SECONDS
 

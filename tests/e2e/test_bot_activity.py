@@ -47,7 +47,9 @@ async def test_a_move_in_the_activity_shows_in_the_thread_as_a_buttons_does(
             assert answer.status == 200
             signed = await answer.json()
         session = {"Authorization": f"Bearer {signed['session']}"}
-        async with http.get(f"{base}/api/table?channel={thread.id}", headers=session) as answer:
+        instance = fake.oauth.start_activity(thread.id, alice.id)  # she opens it in the thread
+        where = f"{base}/api/table?instance={instance}"
+        async with http.get(where, headers=session) as answer:
             table = await answer.json()
         assert table["seat"] == str(alice.id) and table["choices"]
         moves = 0
@@ -58,7 +60,7 @@ async def test_a_move_in_the_activity_shows_in_the_thread_as_a_buttons_does(
                 played = await answer.json()
             assert played["note"] == table["choices"][0]["label"]
             table, moves = played["table"], moves + 1
-        assert table["prompt"] == "Waiting for bob."
+        assert table["prompt"] == "To act: bob to place an Elf"
 
         # the thread shows them: the moves' log lines ride on bob's turn prompt
         (game,) = await bot.store.list_games(statuses=["active"])

@@ -166,11 +166,15 @@ class DiscordClient:
         upstream: str,
         authorize: Authorize,
         authenticate: Authenticate,
+        instance: Callable[[Launch], str] | None = None,
     ) -> None:
         self.client_id = client_id
         self.upstream = upstream.rstrip("/")
         self.authorize = authorize
         self.authenticate = authenticate
+        self.instance = instance
+        """The id of the Activity's instance a launch opens (Discord's, which the bot asks
+        about); without it, one per channel that no one registered."""
         self.launches: dict[str, Launch] = {}
         self.proxied: list[tuple[str, str, int]] = []
         """Every request the proxy passed on: (method, path and query, status)."""
@@ -201,7 +205,9 @@ class DiscordClient:
         query = {
             "client_id": str(self.client_id),
             "frame_id": frame,
-            "instance_id": f"instance-{launch.channel_id}",
+            "instance_id": (
+                self.instance(launch) if self.instance else f"instance-{launch.channel_id}"
+            ),
             "platform": launch.platform,
             "guild_id": str(launch.guild_id),
             "channel_id": str(launch.channel_id),

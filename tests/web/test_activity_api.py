@@ -66,6 +66,9 @@ async def server(
         flood=lambda user: "Slow down a little." if user in refused else None,
         api=fake.api_base,
         bot_token=fake.token,
+        # the table's answers are asked by channel here; finding a channel by the
+        # Activity's instance (the default) has its own test below
+        require_instance=False,
         clock=clock,
     )
     web = WebServer(store, Pictures(), port=0, activity=options)
@@ -194,20 +197,17 @@ async def test_the_prompt_says_what_is_decided_and_at_the_end_who_won(
     store: SqlStorage, server: WebServer, http: aiohttp.ClientSession
 ) -> None:
     game = await new_game(store, "tonttu", 3)
-    status, watching = await call(http, server, "api/table?channel=1", signed_in(server, STRANGER))
+    _, watching = await call(http, server, "api/table?channel=1", signed_in(server, STRANGER))
     first, second, third = (game.names[p] for p in game.players)
     assert watching["prompt"] == (
-        "Pick: everyone chooses a hand card in secret"
-        f" · Waiting for {first}, {second} and {third}."
+        f"Pick: everyone chooses a hand card in secret · Waiting for {first}, {second} and {third}."
     )
-    status, mine = await call(http, server, "api/table?channel=1", signed_in(server, HOST))
+    _, mine = await call(http, server, "api/table?channel=1", signed_in(server, HOST))
     assert mine["prompt"].startswith("Your move: Pick: everyone chooses")
     assert "Your first pick:" in mine["prompt"]  # the sentence of a decision met first
     game = await finish(store, game)
     result = game.result or {}
-    status, over = await call(
-        http, server, f"api/table?game={mine['game']}", signed_in(server, HOST)
-    )
+    _, over = await call(http, server, f"api/table?game={mine['game']}", signed_in(server, HOST))
     names = [game.names[w] for w in result["winners"]]
     assert over["prompt"].startswith("This game is over. Winner")
     assert all(name in over["prompt"] for name in names) and over["choices"] == []
@@ -411,6 +411,7 @@ async def test_a_table_is_found_by_the_activity_instance_the_player_is_in(
     assert options is not None
     server.activity.options = dataclasses.replace(options, require_instance=True)
     assert (await call(http, server, "api/table?channel=7", HOST))[0] == 400
+    assert ActivityOptions(client_id=1, client_secret="s").require_instance  # the default
 
 
 async def test_a_race_point_goes_to_the_first_and_the_second_is_told(

@@ -105,6 +105,7 @@ async def activity_server(
         client_secret=fake.oauth.client_secret,
         tables=Tables(store),
         api=fake.api_base,
+        bot_token=fake.token,
         flood=lambda user: SLOW_DOWN if user in flooding else None,
         clock=clock,
     )
@@ -127,9 +128,20 @@ async def discord_around(fake: FakeDiscord, web_port: int) -> AsyncIterator[Disc
             f"http://127.0.0.1:{web_port}",
             authorize=lambda user_id, scopes: _code(fake, user_id, scopes),
             authenticate=lambda token: _me(http, fake, token),
+            instance=lambda launch: _instance(fake, launch),
         ) as running,
     ):
         yield running
+
+
+def _instance(fake: FakeDiscord, launch: Launch) -> str:
+    """The Activity's instance in the launch's channel: started by the first user there,
+    joined by the others (the bot asks the fake Discord which channel and users)."""
+    for instance, running in fake.oauth.instances.items():
+        if running["location"]["channel_id"] == str(launch.channel_id):
+            fake.oauth.join_activity(instance, launch.user_id)
+            return instance
+    return fake.oauth.start_activity(launch.channel_id, launch.user_id, guild_id=launch.guild_id)
 
 
 async def _code(fake: FakeDiscord, user_id: int, scopes: list[str]) -> str:

@@ -145,11 +145,13 @@ class Activity {
 
   async fetchTable() {
     clearTimeout(this.retry);
-    // the channel's game until one is shown, then that game by its token: once it is
-    // over the channel has no open game, and the page keeps its final board
+    // the game of the channel this Activity instance runs in (the server asks Discord
+    // which channel that is, and whether this user is in it) until one is shown, then
+    // that game by its token: once it is over the channel has no open game, and the
+    // page keeps its final board
     const where = this.table
       ? `game=${encodeURIComponent(this.table.game)}`
-      : `channel=${encodeURIComponent(this.sdk.channelId || "")}`;
+      : `instance=${encodeURIComponent(this.sdk.instanceId || "")}`;
     let table;
     try {
       table = await this.withSession(() => api(`api/table?${where}`, this.authorized()));
