@@ -13,6 +13,11 @@ gifts by name, its hand) is its panel picture (:func:`draw_private`).
 Regions that a choice seldom changes (the middle, gift cards, card backs, each seat's
 row and its workbench, the legend) are drawn through :meth:`Canvas.reuse`, keyed by
 what they show and what lies under them.
+
+One file on purpose, as ``render/workshop.py``: the table and the panel picture share
+their cards, chips and measures, and each region is placed by the sizes of the others
+(a seat's row is as tall as its workbench wraps, the middle as its gifts); a region in
+another file would still need the whole layout to know where it goes.
 """
 
 from __future__ import annotations

@@ -166,8 +166,8 @@ def test_dev_play_help_shows_the_play_options(tmp_path: Path) -> None:
     result = run("./dev", "play", "--help", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
-    assert "./dev play [workshop|tonttu] [players] [options]" in result.stdout
-    assert "--players" in result.stdout and "--opponents" in result.stdout
+    assert result.stdout.startswith("usage: ./dev play ")  # named as typed
+    assert "[game] [players]" in result.stdout and "--opponents" in result.stdout
 
 
 @pytest.mark.skipif(not dev_is_set_up(), reason="./dev has not set up .venv (run ./dev test)")

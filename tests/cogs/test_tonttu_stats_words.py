@@ -116,10 +116,10 @@ def test_stats_lines_in_german_with_their_plurals() -> None:
     one = BoardEntry(identity="ai:strong", rating=rating, games=1, wins=1)
     two = BoardEntry(identity="42", rating=rating, games=2, wins=2)
     assert board_lines([one, two]) == (
-        "1. Computer (strong) · 27.2 ± 4.1 · 1 game, 1 win\n2. <@42> · 27.2 ± 4.1 · 2 games, 2 wins"
+        "1. Computer (hard) · 27.2 ± 4.1 · 1 game, 1 win\n2. <@42> · 27.2 ± 4.1 · 2 games, 2 wins"
     )
     assert board_lines([one, two], DE) == (
-        "1. Computer (stark) · 27.2 ± 4.1 · 1 Spiel, 1 Sieg\n"
+        "1. Computer (schwer) · 27.2 ± 4.1 · 1 Spiel, 1 Sieg\n"
         "2. <@42> · 27.2 ± 4.1 · 2 Spiele, 2 Siege"
     )
     assert shown_rating(None, DE) == "noch offen"

@@ -38,7 +38,7 @@ async def test_the_board_message_carries_a_picture_edited_in_place_after_an_acti
     _, board = await open_table(fake, alice, [bob])
     (thread,) = fake.threads(fake.channel)
     before = picture(fake, board, "board.png")
-    # the chat's picture (issue 47): 800 px wide, at most 1.3 times as tall
+    # the chat's picture (a phone shows it 400 px wide): 800 px wide, at most 1.3 times as tall
     assert before.width == 800 and before.height <= 1.3 * before.width
     assert "Day 1 of 6" in board.text()
     first_bytes = fake.files[int(board.attachments[0]["id"])]

@@ -1,4 +1,4 @@
-"""The board picture is made for a phone's chat (issue 47): scaled to 400 px wide, as
+"""The board picture is made for a phone's chat: scaled to 400 px wide, as
 Discord shows it on a phone, its smallest text is at least 9 px, no symbol a player must
 tell apart (a token, a dot, a chip, a star, a card's back, an ornament) is under 8 px,
 and it is at most 1.3 times as tall as it is wide.

@@ -1,5 +1,5 @@
 """The Tonttu text table keeps its columns apart: the widest workbench sets the
-workbench column, in English and in a language with longer words (issue 47)."""
+workbench column, in English and in a language with longer words."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Workshop board's heading says what the player to act may do, as the menu offers
 it: no "(or stop)" before the first toy card or donated token (W-3.2, W-3.3), and one
-Material of choice in the singular (issue 47)."""
+Material of choice in the singular."""
 
 from __future__ import annotations
 
