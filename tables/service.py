@@ -333,7 +333,10 @@ class Tables:
         if player not in engine_of(game).to_act(game.state):
             return None
         action = await self.computers.choose(await self._decision(game, player, STAND_IN_LEVEL))
-        return await self._submit(game, player, action)
+        try:
+            return await self._submit(game, player, action)
+        except StaleBoard:  # the player (or another process's stand-in) moved meanwhile
+            return None
 
     async def _decision(self, game: LoadedGame, player: PlayerId, level: str) -> Decision:
         """:func:`decision_for`, with the game's decisions so far when the level remembers

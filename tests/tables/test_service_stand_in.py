@@ -1,0 +1,35 @@
+"""A turn limit's stand-in move that meets the player's own move, stored a moment before
+(found by the chaos soak, ``benchmarks/chaos.py``): ``play_for`` says the turn moved on
+(``None``), as its contract says, instead of raising the stale board a click gets; the
+timer then ends quietly instead of failing with a traceback before the computers' turns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import storage
+from engine.workshop import GAME
+from tables.computers import Computers, Decision, decide
+from tables.service import Tables
+
+
+async def test_a_stand_in_move_that_lost_the_race_to_the_player_is_none(tmp_path: Path) -> None:
+    async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
+        lobby = await store.create_lobby(
+            guild_id=1, channel_id=1, kind="workshop", options={}, host_id=1, host_name="a"
+        )
+        await store.join(lobby.id, 2, "b")
+        game = await store.start(lobby.id, seed=3)
+        (player,) = GAME.to_act(game.state)
+
+        async def runner(d: Decision) -> Any:
+            # the player's own click is stored while the computer decides for them
+            mine = GAME.legal_actions(game.state, player)[0]
+            await store.submit(game.id, player, mine, game.version)
+            return decide(d.kind, d.state, d.player, "greedy", d.seed)
+
+        tables = Tables(store, computers=Computers(runner=runner))
+        assert await tables.play_for(game.id, player, game.version) is None
+        log = await store.log(game.id)
+        assert len(log) == 1  # the player's move, not the stand-in's
