@@ -81,6 +81,9 @@ class Players:
     open during an outage, ...): figures, not verdicts."""
     draining: bool = False
     """After the faults: the ``full`` players finish their games, no one opens one."""
+    full_until: float = float("inf")
+    """Loop time after which no game is opened to be played to the end (the last ones
+    must finish before the drain ends): later games are abandoned or left."""
     _names: int = 0
 
     def count(self, what: str) -> None:
@@ -95,6 +98,8 @@ class Players:
             mode = ("tactical", "speed")[rng.below(2)]
         roll = rng.below(100)
         behaviour = "full" if roll < 30 else "abandon" if roll < 80 else "silent"
+        if behaviour == "full" and asyncio.get_running_loop().time() > self.full_until:
+            behaviour = ("abandon", "silent")[rng.below(2)]
         computers = 1 if kind == "workshop" else 2
         levels = tuple(LEVELS[rng.below(len(LEVELS))] for _ in range(computers))
         dms_open = rng.below(5) != 0  # one player in five has closed DMs

@@ -42,8 +42,7 @@ from engine import get_game
 from engine.core import TIMER
 from storage import Storage, sqlite_path
 from tables.publishing import Publisher
-from tables.timers import TIMER_LEASE
-from tests.e2e.bot_helpers import rode_on, shown_scores
+from tests.e2e.bot_helpers import shown_scores
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_discord.model import InteractionRecord
 from tests.e2e.test_scale_out import board_regressions, fired_timers, status_regressions
@@ -57,29 +56,44 @@ CONFIRMED = ("You picked ", "You pointed at ")
 MOVE_NUMBER = re.compile(r"Move (\d+)")
 LATE_KINDS = ("not_acknowledged", "deferred_never_completed")
 CAUGHT_UP_SECONDS = 10.0
+STAND_IN_SECONDS = 30.0
+"""A turn limit's stand-in moves are stored within this long before it is recorded."""
+
+
+async def timer_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(sqlite_path(url)) as db:
+            return [tuple(row) for row in db.execute(sql).fetchall()]
+    connection = await asyncpg.connect(url)
+    try:
+        return [tuple(row) for row in await connection.fetch(sql)]
+    finally:
+        await connection.close()
 
 
 async def stand_in_windows(url: str) -> dict[int, list[tuple[float, float]]]:
-    """game id → (claimed, finished) bot-clock times of each fired turn-limit timer: the
-    stand-in moves its firing made were stored in between."""
-    lease = TIMER_LEASE.total_seconds()
-    sql = (
-        "SELECT game_id, claimed_until, fired_at FROM timers"
-        " WHERE kind = 'turn_limit' AND fired_at IS NOT NULL"
+    """game id → the storage-clock times (real time: the soak moves only the bot's
+    clock) within which each fired turn-limit timer's stand-in moves were stored: the
+    :data:`STAND_IN_SECONDS` before it was recorded fired."""
+    rows = await timer_rows(
+        url,
+        "SELECT game_id, fired_at FROM timers WHERE kind = 'turn_limit' AND fired_at IS NOT NULL",
     )
-    if url.startswith("sqlite:///"):
-        with sqlite3.connect(sqlite_path(url)) as db:
-            rows = db.execute(sql).fetchall()
-    else:
-        connection = await asyncpg.connect(url)
-        try:
-            rows = [tuple(row) for row in await connection.fetch(sql)]
-        finally:
-            await connection.close()
     windows: dict[int, list[tuple[float, float]]] = {}
-    for game_id, until, fired in rows:
-        windows.setdefault(game_id, []).append((until - lease - 1, fired + 1))
+    for game_id, fired in rows:
+        windows.setdefault(game_id, []).append((fired - STAND_IN_SECONDS, fired + 0.5))
     return windows
+
+
+async def notices_claimed(url: str) -> Counter[int]:
+    """game id → turn-limit notices claimed (``cogs/timers.py``: one claim per timer,
+    taken before its notice is posted, never given back)."""
+    rows = await timer_rows(
+        url,
+        "SELECT t.game_id FROM claims AS c JOIN timers AS t"
+        " ON c.name = 'limit-notice:' || CAST(t.id AS TEXT)",
+    )
+    return Counter(game_id for (game_id,) in rows)
 
 
 def edits_of(fake: FakeDiscord, thread: Any, started: float) -> list[str]:
@@ -209,6 +223,7 @@ async def check(
             by_game.setdefault(int(parts[1]), []).append(record)
     fired = await fired_timers(url)
     windows = await stand_in_windows(url)
+    notices = await notices_claimed(url)
     lost: list[str] = []
     unsent: list[str] = []
     acknowledged = 0
@@ -249,6 +264,19 @@ async def check(
             ]
             if extra:
                 unsent.append(f"game {game.game_id}: moves {[a.seq for a in extra]} unsent")
+                verdict.details.append(f"game {game.game_id} ({game.behaviour}): unsent moves")
+                for a in extra:
+                    near = [
+                        f"{custom_id(r)}@{r.dispatched_at - started:.2f}"
+                        for r in records
+                        if str(a.seq - 2) in custom_id(r).split(":")[2:3]
+                        or str(a.seq) in custom_id(r).split(":")[2:3]
+                    ]
+                    verdict.details.append(
+                        f"    seq {a.seq} {a.action} at {a.created_at.timestamp():.2f};"
+                        f" clicks at the versions around: {near[:6]}"
+                    )
+                verdict.details.append(f"    turn-limit windows: {windows.get(game.game_id)}")
         else:
             confirmed = {
                 tuple(custom_id(r).split(":")[2:4])
@@ -284,25 +312,28 @@ async def check(
         limits = sum("did not move within" in t for t in texts)
         reminders = sum(t.startswith("Reminder") for t in texts)
         closes = sum(1 for a in await store.log(game.game_id) if a.player == TIMER)
-        if limits > fired.get((game.game_id, "turn_limit"), 0):
+        if limits > notices[game.game_id]:
             timers.append(
-                f"game {game.game_id}: {limits} turn-limit posts,"
-                f" {fired.get((game.game_id, 'turn_limit'), 0)} fired"
+                f"game {game.game_id}: {limits} turn-limit notices, {notices[game.game_id]} claimed"
             )
         if closes != fired.get((game.game_id, "speed_close"), 0):
             timers.append(f"game {game.game_id}: {closes} race closes")
         if reminders > fired.get((game.game_id, "remind"), 0):
             timers.append(f"game {game.game_id}: {reminders} reminders posted")
-        previous = None
-        for message in messages:
-            if message.content.startswith("Reminder"):
-                continue  # counted against the fired reminders above
-            shape = (
-                message.content, repr(message.embeds), repr(message.buttons()), rode_on(message)
-            )  # fmt: skip
-            if shape == previous and message.content:
-                twice.append(f"game {game.game_id}: posted twice: {message.content[:60]!r}")
-            previous = shape
+        # a surface of one version shown twice: a turn prompt (each names its turn's
+        # deadline), a second board message, a second final-scores post (above)
+        prompts = Counter(
+            m.content
+            for m in messages
+            if "it's your turn" in m.content and not m.content.startswith("Reminder")
+        )
+        twice += [
+            f"game {game.game_id}: prompt {p[:50]!r} × {n}" for p, n in prompts.items() if n > 1
+        ]
+        board_posts = [m for m in messages if any(MOVE_NUMBER.search(
+            (e.get("footer") or {}).get("text", "")) for e in m.embeds)]  # fmt: skip
+        if game.kind == "workshop" and len(board_posts) > 1:
+            twice.append(f"game {game.game_id}: {len(board_posts)} board messages")
         if game.kind == "tonttu":
             panels: Counter[str] = Counter()
             for message in fake.dm_messages(game.human) if game.dms_open else []:
@@ -361,9 +392,9 @@ async def check(
     refusals = []
     for pid, path in fake.process_logs.items():
         text = path.read_text(errors="replace")
-        if pid in cluster.refused:  # tests/e2e/clocked_bot.py prints what bot.py says
-            refusals.append(text.strip().splitlines()[-1][-100:] if text.strip() else "")
-            continue
+        if pid in cluster.refused:  # the sentence bot.py prints, then "did not start"
+            lines = text.strip().splitlines()
+            refusals.append(lines[-2][-100:] if len(lines) > 1 else "")
         for part in text.split("Traceback (most recent call last)")[1:]:
             tracebacks.append(f"process {pid}: {part.strip().splitlines()[-1][:120]}")
     verdict.add("nothing leaked", "no traceback in the bot processes' logs", tracebacks)
