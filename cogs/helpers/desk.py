@@ -163,8 +163,14 @@ class Desk:
 
     async def announce(self, game: GameInfo, text: str) -> None:
         """Post ``text`` in the game's thread (made in the server's language:
-        ``Languages.public``)."""
-        await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
+        ``Languages.public``), within the thread's pace of posts like every other post
+        (Discord allows 5 per 5 s in a channel)."""
+        channel_id = game.thread_id or game.channel_id
+        slot = await self.publisher.post_slot(channel_id)
+        try:
+            await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
+        finally:
+            self.publisher.posted(channel_id, slot)
 
     async def page_buttons(self, game: GameInfo, words: Words) -> dict[str, Any]:
         """``view=`` for a post or an edit of the game's board: link buttons to its pages

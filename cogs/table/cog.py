@@ -528,11 +528,11 @@ class Table(commands.Cog):
             view=components(),
         )
         public = await self.bot.languages.public(info.guild_id)
-        await self.bot.desk.channel(info).send(
+        await self.bot.desk.announce(  # within the thread's pace of posts
+            info,
             public.gettext(
                 "{title} was ended by {who}. The channel is free for a new game."
             ).format(title=title_of(info, public), who=interaction.user.mention),
-            allowed_mentions=NO_MENTIONS,
         )
 
     @app_commands.command(name="rules", description=N_("The rules of both games, by topic."))
