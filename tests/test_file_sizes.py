@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "i18n", "render", "storage", "tables", "cogs")
+PACKAGES = ("engine", "i18n", "render", "storage", "tables", "web", "cogs")
 LIMIT = 650
 """About 600 lines: a little over is no reason to split what reads as one."""
 
@@ -30,4 +30,10 @@ def test_a_long_module_says_why_it_is_one_piece() -> None:
 
 def test_the_check_reads_the_sources() -> None:
     found = {p.relative_to(ROOT).as_posix() for p in sources()}
-    assert {"bot.py", "engine/core.py", "tables/core.py", "cogs/table/cog.py"} <= found
+    assert {
+        "bot.py",
+        "engine/core.py",
+        "tables/core.py",
+        "web/activity.py",
+        "cogs/table/cog.py",
+    } <= found

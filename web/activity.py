@@ -9,20 +9,17 @@ to ``<WEB_BASE_URL>/activity``, so every address the page uses is relative.
 | ``GET /`` | the page (or a page saying the Activity is off) |
 | ``GET /static/<file>`` | the pages' files, as ``/static/<file>`` |
 | ``POST /api/token`` | ``{"code"}``: Discord's OAuth2 code → the user and a session |
-| ``GET /api/table?channel=<id>`` | the table as this user sees it (or ``?game=<token>``) |
+| ``GET /api/table?instance=<id>`` | the table as this user sees it (or ``?game=<token>``) |
 | ``POST /api/move`` | ``{"game", "version", "index"}`` (Tonttu: ``round``, ``phase``, ``action``) |
 | ``POST /api/undo`` | ``{"game", "version"}`` |
 | ``GET /api/events?game=<token>`` | Server-Sent Events: the game changed (``event: table``) |
 
 Sign-in, as Discord documents it: the page's SDK asks Discord to ``authorize`` (scope
-``identify``) and posts the code here; the server exchanges it at Discord's
-``POST /oauth2/token`` with the client secret and reads ``GET /users/@me`` with the
-access token it got. It answers the access token (the SDK's ``authenticate`` needs it:
-the only place it goes, and it is never logged) and a **session** of the bot's own
-(:class:`Sessions`): the user's id, name and language and an expiry, signed with a key
-derived from ``DISCORD_CLIENT_SECRET``, so every process of the bot accepts it, across
-restarts, without storing it. Every API call but the exchange carries it
-(``Authorization: Bearer <session>``).
+``identify``) and posts the code here; the server exchanges it with Discord and answers
+the access token and a **session** of the bot's own, which every API call but the
+exchange carries (``Authorization: Bearer <session>``). What is asked of Discord (the
+code exchange, the user, the Activity instance's channel and users) and the sessions
+are ``web/discord_sign_in.py``'s.
 
 A move is the very call a button makes, with the same checks and sentences: Santa's
 Workshop's ``Tables.choose`` at the version the page showed (a stale one is refused
@@ -42,10 +39,6 @@ the bot's application, in the channel where the game is.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import hashlib
-import hmac
 import json
 import logging
 import re
@@ -54,7 +47,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
-import aiohttp
 from aiohttp import web
 from pydantic import ValidationError
 
@@ -76,17 +68,21 @@ from tables.service import (
     suggested_index,
 )
 from web.boards import board_html, decision_text, plain_text, status_html
+from web.discord_sign_in import (
+    DISCORD_API,
+    SESSION_SECONDS,
+    Away,
+    Discord,
+    NotAccepted,
+    Session,
+    Sessions,
+)
 from web.live import Live
 from web.templating import render
 
 log = logging.getLogger(__name__)
 
 PREFIX = "/activity"
-DISCORD_API = "https://discord.com/api/v10"
-SESSION_SECONDS = 3600
-"""How long a session lasts; the page signs in again (a new code) when it ends."""
-DISCORD_SECONDS = 10.0
-"""How long Discord's OAuth2 answers are waited for."""
 FRAME_ANCESTORS = (
     "https://discord.com https://*.discord.com https://discordapp.com "
     "https://*.discordapp.com https://*.discordsays.com"
@@ -95,10 +91,6 @@ FRAME_ANCESTORS = (
 desktop app) and its Activity proxy; nobody else (every other page: ``'none'``)."""
 TONTTU_PHASES = ("pick", "point")
 INSTANCE = re.compile(r"[A-Za-z0-9_-]{1,100}")
-INSTANCE_SECONDS = 10.0
-"""How long Discord's answer on an Activity instance is kept (a user who joined since
-is asked about again at once)."""
-INSTANCES_KEPT = 10_000
 PHASE_CHANGES = frozenset(
     {"picks_revealed", "points_revealed", "point_phase_closed", "round_ended", "game_ended"}
 )
@@ -116,81 +108,6 @@ NOT_THERE = N_(
 )
 TOO_MANY = N_("Too many requests at once: wait a second, then try again.")
 """The API's sentences (in the user's language, English before the sign-in)."""
-
-
-# --------------------------------------------------------------------------- sessions
-
-
-@dataclass(frozen=True)
-class Session:
-    """Who is signed in: a Discord user, their name and language, until ``expires``."""
-
-    user_id: int
-    name: str
-    lang: str
-    expires: int
-    """Unix time."""
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-class Sessions:
-    """The bot's own sessions: ``<payload>.<signature>``, both base64url; the payload is
-    JSON (``u`` user id, ``n`` name, ``l`` language, ``e`` expiry, ``p`` purpose), the
-    signature its HMAC-SHA256 under a key derived from the client secret (never the
-    secret itself), so nothing is stored and every process with the same secret accepts
-    it. A changed secret ends every session.
-
-    Purposes: ``session`` (the API's ``Authorization``), and ``events``: the ticket in
-    the event stream's address (a browser's ``EventSource`` sends no header), which says
-    whose stream it is and opens nothing else."""
-
-    def __init__(
-        self,
-        secret: str,
-        *,
-        clock: Callable[[], float] = time.time,
-        lifetime: int = SESSION_SECONDS,
-    ) -> None:
-        self._key = hmac.new(
-            secret.encode(), b"workshop-bot activity session v1", "sha256"
-        ).digest()
-        self.clock = clock
-        self.lifetime = lifetime
-
-    def _sign(self, payload: str) -> str:
-        return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
-
-    def issue(self, user_id: int, name: str, lang: str, purpose: str = "session") -> str:
-        expires = int(self.clock()) + self.lifetime
-        body = {"u": str(user_id), "n": name, "l": lang, "e": expires, "p": purpose}
-        payload = _b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
-        return f"{payload}.{self._sign(payload)}"
-
-    def read(self, token: str, purpose: str = "session") -> Session | None:
-        """The session of ``token``; ``None`` if it is malformed, forged, altered, over,
-        or for another purpose."""
-        payload, dot, signature = token.partition(".")
-        if not dot or len(token) > 2000:
-            return None
-        if not hmac.compare_digest(self._sign(payload), signature):
-            return None
-        try:
-            body = json.loads(_unb64(payload))
-            session = Session(int(body["u"]), str(body["n"]), str(body["l"]), int(body["e"]))
-            if body["p"] != purpose:
-                return None
-        except (ValueError, KeyError, TypeError, binascii.Error):
-            return None
-        if session.expires <= self.clock() or session.lang not in i18n.LANGUAGES:
-            return None
-        return session
 
 
 # --------------------------------------------------------------------------- settings
@@ -281,11 +198,10 @@ class Activity:
             if options is not None
             else None
         )
-        self._http: aiohttp.ClientSession | None = None
+        self.discord = Discord()
+        """What is asked of Discord: the sign-in, the Activity instances."""
         self._tasks: set[asyncio.Task[None]] = set()
         """What follows a move, without a bot to spawn it (tests)."""
-        self._instances: dict[str, tuple[float, int | None, frozenset[int]]] = {}
-        """Activity instances asked of Discord lately: until when, channel, users."""
 
     @property
     def on(self) -> bool:
@@ -304,9 +220,7 @@ class Activity:
         ]
 
     async def close(self) -> None:
-        if self._http is not None:
-            await self._http.close()
-            self._http = None
+        await self.discord.close()
 
     # ------------------------------------------------------------ the page
 
@@ -393,7 +307,12 @@ class Activity:
             code = (await self._body(request)).get("code")
             if not isinstance(code, str) or not 0 < len(code) <= 200:
                 raise Refused(400, MALFORMED)
-            access, user = await self._exchange(options, code)
+            try:
+                access, user = await self.discord.exchange(options, code)
+            except NotAccepted:
+                raise Refused(401, REFUSED) from None
+            except Away:
+                raise Refused(502, AWAY) from None
         except Refused as refused:
             return self._refusal(refused, words)
         lang = i18n.language(user.get("locale"))
@@ -408,39 +327,6 @@ class Activity:
                 "lang": lang,
             }
         )
-
-    async def _exchange(self, options: ActivityOptions, code: str) -> tuple[str, dict[str, Any]]:
-        """Discord's access token for ``code``, and the user it belongs to. Nothing of
-        the secret, the code or the token is logged: only Discord's status."""
-        form = {
-            "grant_type": "authorization_code",
-            "client_id": str(options.client_id),
-            "client_secret": options.client_secret,
-            "code": code,
-        }
-        try:
-            async with self._client().post(f"{options.api}/oauth2/token", data=form) as answer:
-                granted = await answer.json(content_type=None) if answer.status == 200 else None
-                status = answer.status
-            access = granted.get("access_token") if isinstance(granted, dict) else None
-            if not isinstance(access, str) or not access:
-                log.info("activity: Discord refused a sign-in code (HTTP %s)", status)
-                if status >= 500 or status == 429:  # Discord's trouble, not the code's
-                    raise Refused(502, AWAY)
-                raise Refused(401, REFUSED)
-            headers = {"Authorization": f"Bearer {access}"}
-            async with self._client().get(f"{options.api}/users/@me", headers=headers) as answer:
-                user = await answer.json(content_type=None) if answer.status == 200 else None
-                status = answer.status
-        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
-            log.warning(
-                "activity: Discord's OAuth2 could not be reached (%s)", type(error).__name__
-            )
-            raise Refused(502, AWAY) from None
-        if not isinstance(user, dict) or not str(user.get("id", "")).isdigit():
-            log.info("activity: Discord did not give the signed-in user (HTTP %s)", status)
-            raise Refused(502, AWAY)
-        return access, user
 
     # ------------------------------------------------------------ the table
 
@@ -479,47 +365,13 @@ class Activity:
             raise Refused(503, OFF)
         if not INSTANCE.fullmatch(instance):
             raise Refused(400, MALFORMED)
-        now = time.monotonic()
-        kept = self._instances.get(instance)
-        if kept is None or kept[0] < now or session.user_id not in kept[2]:
-            kept = (now + INSTANCE_SECONDS, *await self._instance(options, instance))
-            self._instances[instance] = kept
-            while len(self._instances) > INSTANCES_KEPT:
-                self._instances.pop(next(iter(self._instances)))
-        _, channel, users = kept
+        try:
+            channel, users = await self.discord.instance(options, instance, session.user_id)
+        except Away:
+            raise Refused(502, AWAY) from None
         if channel is None or session.user_id not in users:
             raise Refused(403, NOT_THERE)
         return channel
-
-    async def _instance(
-        self, options: ActivityOptions, instance: str
-    ) -> tuple[int | None, frozenset[int]]:
-        """Discord's ``GET /applications/{id}/activity-instances/{instance}``: the
-        instance's channel and users (``None`` and none: no such instance running)."""
-        url = f"{options.api}/applications/{options.client_id}/activity-instances/{instance}"
-        headers = {"Authorization": f"Bot {options.bot_token}"}
-        try:
-            async with self._client().get(url, headers=headers) as answer:
-                found = await answer.json(content_type=None) if answer.status == 200 else None
-                status = answer.status
-        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
-            log.warning(
-                "activity: Discord's activity instances unreachable (%s)", type(error).__name__
-            )
-            raise Refused(502, AWAY) from None
-        if status >= 500 or status == 429:
-            raise Refused(502, AWAY)
-        if not isinstance(found, dict):
-            return None, frozenset()
-        location = found.get("location") or {}
-        channel = str(location.get("channel_id") or "")
-        users = frozenset(int(u) for u in found.get("users") or () if str(u).isdigit())
-        return (int(channel) if channel.isdigit() else None), users
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._http is None:
-            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DISCORD_SECONDS))
-        return self._http
 
     async def _game_of_token(self, token: str) -> LoadedGame:
         info = await self.server.store.game_of_token(token) if len(token) <= 64 else None

@@ -23,7 +23,8 @@ from tables.pictures import Pictures
 from tables.service import Tables
 from tests.e2e.fake_discord import FakeDiscord
 from tests.web.games import finish, new_game
-from web.activity import SESSION_SECONDS, ActivityOptions
+from web.activity import ActivityOptions
+from web.discord_sign_in import SESSION_SECONDS
 from web.server import WebServer
 
 HOST, GUEST, STRANGER = 10, 11, 99

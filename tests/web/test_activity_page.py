@@ -38,7 +38,8 @@ from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Launch
 from tests.web.browser import AsyncBrowser, Browser, ChromiumMissing
 from tests.web.golden import assert_matches_golden
-from web.activity import SESSION_SECONDS, ActivityOptions
+from web.activity import ActivityOptions
+from web.discord_sign_in import SESSION_SECONDS
 from web.page import move_lines
 from web.server import WebServer
 

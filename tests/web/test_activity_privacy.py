@@ -54,7 +54,8 @@ from tests.web.test_activity_page import (
     fake,
     open_activity,
 )
-from web.activity import Activity, Server, Session
+from web.activity import Activity, Server
+from web.discord_sign_in import Session
 
 __all__ = ["bundle", "fake"]  # fixtures: the Activity's script (built once), the fake Discord
 
