@@ -169,8 +169,7 @@ def test_a_choice_for_a_closed_phase_is_refused_with_a_rule_error() -> None:
     with pytest.raises(PhaseClosed) as closed:
         still_open(state.round - 1, "point")(state)
     assert closed.value.text(i18n.words("de")) == (
-        f"Das Zeigen der Runde {state.round - 1} ist schon aufgedeckt; diese Wahl zählt "
-        "nicht mehr."
+        f"Das Zeigen der Runde {state.round - 1} ist schon aufgedeckt; diese Wahl zählt nicht mehr."
     )
     over = state.model_copy(update={"phase": "over", "end_reason": "gift_stack_empty"})
     with pytest.raises(GameOver):

@@ -47,7 +47,4 @@ def test_german_terminal_board_while_taking_toys() -> None:
     assert (
         f"Poststelle (Stapel {deck}, Schlitten 0): ihre Spielzeuge stehen unten zur Wahl" in board
     )
-    assert (
-        "Am Zug: Du, eine Spielzeugkarte nehmen; heute noch 2 Wichtel übrig"
-        in board
-    )
+    assert "Am Zug: Du, eine Spielzeugkarte nehmen; heute noch 2 Wichtel übrig" in board
