@@ -75,6 +75,9 @@ RETRY_DELAYS = (1.0, 2.0, 3.0, 5.0)
 """After a failed sync: when to try again (the last one repeats, so a table catches up
 within seconds of an outage's end; a front end may ask for longer:
 :meth:`Publisher.failure_delay`)."""
+CATCH_UP_RETRY = 3.0
+"""Seconds between tries of a catch-up that found the database away (it must not be
+lost: it is what brings the threads up to date after a restart or a reconnect)."""
 CATCH_UP_CONCURRENCY = 8
 """Games caught up at once after a start (each waits for the front end's budgets)."""
 START_GRACE = 30.0
@@ -438,11 +441,16 @@ class Publisher:
     async def catch_up(self) -> int:
         """Sync every game whose surfaces may be behind its stored state (after a start
         or a reconnect); returns how many were synced."""
-        behind = [
-            g
-            for g in await self.store.list_games(statuses=["active", "finished"])
-            if self.behind(g)
-        ]
+        while True:
+            try:
+                games = await self.store.list_games(statuses=["active", "finished"])
+                break
+            except DatabaseUnavailable as error:  # a reconnect while the database is away
+                log.warning("catching up: %r; again in %ss", error, CATCH_UP_RETRY)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stopping.wait(), CATCH_UP_RETRY)
+                    return 0  # the bot is stopping: its next start catches up
+        behind = [g for g in games if self.behind(g)]
         now = datetime.now(UTC)  # storage stamps started_at with the wall clock
         opening = [g for g in behind if self.opening(g, now)]
         for game in opening:  # its Start handler publishes it once its thread is open
