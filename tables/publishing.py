@@ -85,6 +85,17 @@ START_GRACE = 30.0
 syncs it (:meth:`Publisher.opening`); then it is synced like any other."""
 
 
+class ClaimLost(Exception):
+    """A round's game is no longer this process's to show: its claim's renewals failed
+    (the database away, the process stalled) and another process may have shown newer
+    versions since. The round writes nothing more to the front end (a board edited with
+    an older version would go backwards); a later round shows what is still behind."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id}: another process may be showing it now")
+        self.game_id = game_id
+
+
 class Round:
     """One round of one game's sync: the marks it records, the timers it schedules."""
 
@@ -363,7 +374,7 @@ class Publisher:
         self._failures[game_id] = count + 1
         self.metrics.round_ended(False)
         delay = self.failure_delay(error, RETRY_DELAYS[min(count, len(RETRY_DELAYS) - 1)])
-        away = isinstance(error, DatabaseUnavailable) or self.expected(error)
+        away = isinstance(error, (DatabaseUnavailable, ClaimLost)) or self.expected(error)
         log.warning(
             "game %s: the thread could not be updated (%r); again in %ss",
             game_id,
@@ -433,8 +444,28 @@ class Publisher:
         while True:
             await asyncio.sleep(RENEW_EVERY)
             claimed = loop.time()
-            if await self.store.try_claim(name, self.owner, PUBLISH_LEASE):
+            try:
+                renewed = await self.store.try_claim(name, self.owner, PUBLISH_LEASE)
+            except DatabaseUnavailable:
+                renewed = False
+            if renewed:
                 self._held[game_id] = claimed
+            # else: lost, or cannot tell; :meth:`confirm` asks again before the next write
+
+    async def confirm(self, game_id: int) -> None:
+        """Before a round writes to the front end (a post, a board's edit): raise
+        :class:`ClaimLost` unless this process still holds the game's publishing claim.
+        Free while the claim was renewed within :data:`LEASE_REUSE` (nobody else can
+        hold it); else one statement, which renews it if it is still ours."""
+        loop = asyncio.get_running_loop()
+        held = self._held.get(game_id)
+        if held is not None and loop.time() - held < LEASE_REUSE:
+            return
+        claimed = loop.time()
+        if not await self.store.try_claim(f"publish:{game_id}", self.owner, PUBLISH_LEASE):
+            self._held.pop(game_id, None)
+            raise ClaimLost(game_id)
+        self._held[game_id] = claimed
 
     # ------------------------------------------------------------ catching up
 
