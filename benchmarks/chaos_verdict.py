@@ -377,8 +377,9 @@ async def check(
             for embed in message.embeds
             if (m := MOVE_NUMBER.search((embed.get("footer") or {}).get("text", "")))
         ]
-        if loaded.status in ("active", "finished") and boards and max(boards) != loaded.version:
-            shown.append(f"game {game.game_id}: board shows move {max(boards)}, v{loaded.version}")
+        last = boards[-1] if boards else None  # the board message as it is now
+        if loaded.status in ("active", "finished") and last is not None and last != loaded.version:
+            shown.append(f"game {game.game_id}: board shows move {last}, v{loaded.version}")
         went_back = board_regressions(fake, game.thread) + status_regressions(fake, game.thread)
         shown += [f"game {game.game_id}: {problem[:90]}" for problem in went_back]
         if went_back:
