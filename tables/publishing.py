@@ -240,6 +240,9 @@ class Publisher:
         """By game: the round running now (from the moment its game is loaded)."""
         self._failures: dict[int, int] = {}
         self._held: dict[int, float] = {}
+        self._gaps: set[int] = set()
+        """Games whose claim was renewed after a gap long enough for it to run out (this
+        process stalled): :meth:`confirm` reads what was shown meanwhile."""
         """Games whose publishing claim this process holds between two rounds, and when
         (loop time) it was last claimed or renewed."""
         self._known: dict[int, LoadedGame] = {}
@@ -438,6 +441,7 @@ class Publisher:
         while not await self.store.try_claim(name, self.owner, PUBLISH_LEASE):  # noqa: ASYNC110
             await asyncio.sleep(RETRY_SECONDS)
         self._held[game_id] = loop.time()
+        self._gaps.discard(game_id)  # the round reads the game after this
 
     async def _renew(self, game_id: int, name: str) -> None:
         loop = asyncio.get_running_loop()
@@ -449,23 +453,30 @@ class Publisher:
             except DatabaseUnavailable:
                 renewed = False
             if renewed:
+                if claimed - self._held.get(game_id, claimed) >= LEASE_REUSE:
+                    self._gaps.add(game_id)  # it may have run out meanwhile
                 self._held[game_id] = claimed
             # else: lost, or cannot tell; :meth:`confirm` asks again before the next write
 
-    async def confirm(self, game_id: int) -> None:
-        """Before a round writes to the front end (a post, a board's edit): raise
-        :class:`ClaimLost` unless this process still holds the game's publishing claim.
-        Free while the claim was renewed within :data:`LEASE_REUSE` (nobody else can
-        hold it); else one statement, which renews it if it is still ours."""
+    async def confirm(self, game_id: int, version: int) -> None:
+        """Before a round showing ``version`` writes to the front end (a post, a board's
+        edit): raise :class:`ClaimLost` unless this process still holds the game's
+        publishing claim and no other process showed a newer version meanwhile. Free
+        while the claim was renewed without a gap (nobody else can have held it); else
+        the claim is taken again (renewed if still ours) and the game's marks read."""
         loop = asyncio.get_running_loop()
         held = self._held.get(game_id)
-        if held is not None and loop.time() - held < LEASE_REUSE:
+        if held is not None and loop.time() - held < LEASE_REUSE and game_id not in self._gaps:
             return
         claimed = loop.time()
         if not await self.store.try_claim(f"publish:{game_id}", self.owner, PUBLISH_LEASE):
             self._held.pop(game_id, None)
             raise ClaimLost(game_id)
         self._held[game_id] = claimed
+        shown = (await self.store.info(game_id)).shown_versions
+        if max(shown.get("board", -1), shown.get("log", -1)) > version:  # shown by another
+            raise ClaimLost(game_id)
+        self._gaps.discard(game_id)
 
     # ------------------------------------------------------------ catching up
 

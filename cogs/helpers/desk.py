@@ -216,7 +216,7 @@ class Desk:
         game = sync.game
         embed, picture = board_picture(game, png, sync.words)
         links = await self.page_buttons(game, sync.words)
-        await self.publisher.confirm(game.id)  # another process may show a newer board
+        await self.publisher.confirm(game.id, game.version)  # not shown newer meanwhile
         try:
             # one edit: the new picture replaces the old attachment
             await sync.channel.get_partial_message(game.messages["board"]).edit(

@@ -113,7 +113,7 @@ class Sync(Round):
             if found is not None:
                 return found
         slot = await self.publisher.post_slot(channel_id)
-        await self.publisher.confirm(self.game.id)  # still this process's to show
+        await self.publisher.confirm(self.game.id, self.game.version)  # still ours to show
         key = nonce(self.game.id, *what)
         try:
             if answer:
