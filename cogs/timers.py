@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from datetime import timedelta
 
 from discord.ext import commands
@@ -129,7 +130,8 @@ class Timers(commands.Cog):
 
     async def notice(self, game: LoadedGame, timer: Timer, text: str) -> None:
         """Post a turn limit's notice in the thread, once whatever fires it again."""
-        if not await self.bot.store.try_claim(f"limit-notice:{timer.id}", OWNER, NOTICE_ONCE):
+        once = f"{OWNER}:{secrets.token_hex(4)}"  # even this process's next try is another
+        if not await self.bot.store.try_claim(f"limit-notice:{timer.id}", once, NOTICE_ONCE):
             return
         try:
             await self.bot.desk.announce(game, text)
