@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.core import Rng
 from storage import Storage
+from storage.errors import DatabaseUnavailable
 from tests.e2e.bot_helpers import add_computer, turn_prompts
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser
 from tests.e2e.fake_discord.model import HarnessError, ViolationError
@@ -131,7 +132,14 @@ class Players:
         await fake.click(game.human, lobby, "Start")
         await fake.wait_for(lambda: fake.threads(game.channel), timeout=20, what="the thread")
         (game.thread,) = fake.threads(game.channel)
-        found = await self.store.find_open(game.channel.id)
+        for _ in range(60):  # the database may be away (pg_ctl stop) just now
+            try:
+                found = await self.store.find_open(game.channel.id)
+                break
+            except DatabaseUnavailable:
+                await asyncio.sleep(0.5)
+        else:
+            return False
         if found is None or found.status != "active":
             return False
         game.game_id = found.id

@@ -226,6 +226,12 @@ async def check(
     fired = await fired_timers(url)
     windows = await stand_in_windows(url)
     notices = await notices_claimed(url)
+    reminders_claimed = Counter(
+        game_id
+        for (game_id,) in await timer_rows(
+            url, "SELECT game_id FROM timers WHERE kind = 'remind' AND claimed_by IS NOT NULL"
+        )
+    )
     lost: list[str] = []
     unsent: list[str] = []
     acknowledged = 0
@@ -320,8 +326,11 @@ async def check(
             )
         if closes != fired.get((game.game_id, "speed_close"), 0):
             timers.append(f"game {game.game_id}: {closes} race closes")
-        if reminders > fired.get((game.game_id, "remind"), 0):
-            timers.append(f"game {game.game_id}: {reminders} reminders posted")
+        if reminders > reminders_claimed[game.game_id]:  # each claimed at most one
+            timers.append(
+                f"game {game.game_id}: {reminders} reminders posted,"
+                f" {reminders_claimed[game.game_id]} reminder timers claimed"
+            )
         # a surface of one version shown twice: a turn prompt (each names its turn's
         # deadline), a second board message, a second final-scores post (above)
         prompts = Counter(
