@@ -75,11 +75,14 @@ async def timer_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
 
 async def stand_in_windows(url: str) -> dict[int, list[tuple[float, float]]]:
     """game id → the storage-clock times (real time: the soak moves only the bot's
-    clock) within which each fired turn-limit timer's stand-in moves were stored: the
-    :data:`STAND_IN_SECONDS` before it was recorded fired."""
+    clock) within which each claimed turn-limit timer's stand-in moves were stored: the
+    :data:`STAND_IN_SECONDS` before it was recorded fired, or cancelled (a timer that met
+    Discord away after its first moves fires again, and then finds nothing to do)."""
     rows = await timer_rows(
         url,
-        "SELECT game_id, fired_at FROM timers WHERE kind = 'turn_limit' AND fired_at IS NOT NULL",
+        "SELECT game_id, coalesce(fired_at, cancelled_at) FROM timers"
+        " WHERE kind = 'turn_limit' AND claimed_by IS NOT NULL"
+        " AND coalesce(fired_at, cancelled_at) IS NOT NULL",
     )
     windows: dict[int, list[tuple[float, float]]] = {}
     for game_id, fired in rows:
