@@ -240,11 +240,11 @@ class Publisher:
         """By game: the round running now (from the moment its game is loaded)."""
         self._failures: dict[int, int] = {}
         self._held: dict[int, float] = {}
+        """Games whose publishing claim this process holds between two rounds, and when
+        (loop time) it was last claimed or renewed."""
         self._gaps: set[int] = set()
         """Games whose claim was renewed after a gap long enough for it to run out (this
         process stalled): :meth:`confirm` reads what was shown meanwhile."""
-        """Games whose publishing claim this process holds between two rounds, and when
-        (loop time) it was last claimed or renewed."""
         self._known: dict[int, LoadedGame] = {}
         """By game: the newest game a caller handed over (:meth:`sync`'s ``known``)."""
 
