@@ -343,7 +343,7 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
 
                 async def stale() -> None:
                     """Sample every open game's ledger: how long was a thread behind?"""
-                    since: dict[int, float] = {}
+                    since: dict[int, tuple[float, int]] = {}  # behind since, board shown
                     while True:
                         for game in [g for g in players.games if g.game_id and not g.ended]:
                             try:
@@ -351,11 +351,13 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
                             except Exception:  # the database is down
                                 await asyncio.sleep(1)
                                 break
-                            if Publisher.behind(info):
-                                first = since.setdefault(game.game_id, loop.time())
-                                run.longest_stale = max(run.longest_stale, loop.time() - first)
+                            board = info.shown_versions.get("board", -1)
+                            first, shown = since.get(game.game_id, (loop.time(), board))
+                            if not Publisher.behind(info) or board > shown:
+                                since.pop(game.game_id, None)  # caught up, or moving on
                             else:
-                                since.pop(game.game_id, None)
+                                since[game.game_id] = (first, shown)
+                                run.longest_stale = max(run.longest_stale, loop.time() - first)
                         await asyncio.sleep(2)
 
                 chaos = [asyncio.create_task(scheduled(f)) for f in faults]

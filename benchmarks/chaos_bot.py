@@ -19,6 +19,7 @@ def main() -> int:
 
     import storage
     from bot import WorkshopBot, serve
+    from cogs.helpers.check import server_error_sentence
     from cogs.helpers.config import Settings
     from cogs.helpers.logs import setup_logging
     from tables import workers
@@ -38,6 +39,9 @@ def main() -> int:
         asyncio.run(serve(bot, settings.token))  # SIGINT/SIGTERM stop it as they stop bot.py
     except storage.StorageError as error:  # as bot.py says it
         print(f"{error}\nThe bot did not start.", file=sys.stderr)
+        return 1
+    except discord.DiscordServerError as error:  # Discord down as it logs in: as bot.py
+        print(server_error_sentence(error), file=sys.stderr)
         return 1
     finally:
         workers.stop_all()
