@@ -52,6 +52,9 @@ if TYPE_CHECKING:
     from benchmarks.chaos_play import Players
 
 STALE = "The board has changed"
+REFUSED = (STALE, "cannot be reached", "something went wrong", "try again")
+"""Words of the sentences a refused click is answered with (a panel's update may carry
+one: the database away, a bug's apology): not an acknowledgement."""
 CONFIRMED = ("You picked ", "You pointed at ")
 MOVE_NUMBER = re.compile(r"Move (\d+)")
 LATE_KINDS = ("not_acknowledged", "deferred_never_completed", "deadline")
@@ -178,9 +181,9 @@ def accepted_workshop(record: InteractionRecord) -> bool:
     if record.callback is None or record.callback.get("type") not in (6, 7):
         return False
     text = answer_text(record) or ""
-    return (STALE not in text and record.callback.get("type") == 7) or (
-        record.callback.get("type") == 6 and bool(text) and STALE not in text
-    )
+    if any(words in text for words in REFUSED):
+        return False
+    return record.callback.get("type") == 7 or bool(text)
 
 
 async def check(
