@@ -473,8 +473,12 @@ class Publisher:
             self._held.pop(game_id, None)
             raise ClaimLost(game_id)
         self._held[game_id] = claimed
-        shown = (await self.store.info(game_id)).shown_versions
-        if max(shown.get("board", -1), shown.get("log", -1)) > version:  # shown by another
+        info = await self.store.info(game_id)
+        shown = info.shown_versions
+        # a newer version was stored (and may have been shown by a round whose marks
+        # were not written: the database went away after its edit) or was shown: this
+        # round's copy is stale; a fresh round shows the newest
+        if max(info.version, shown.get("board", -1), shown.get("log", -1)) > version:
             raise ClaimLost(game_id)
         self._gaps.discard(game_id)
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import storage
+from engine import get_game
 from tables.publishing import PUBLISH_LEASE, ClaimLost, Publisher
 
 
@@ -24,9 +25,9 @@ class Clock:
         return self.now
 
 
-async def new_game(store: Any) -> int:
+async def new_game(store: Any, channel: int = 1) -> int:
     lobby = await store.create_lobby(
-        guild_id=1, channel_id=1, kind="workshop", options={}, host_id=1, host_name="a"
+        guild_id=1, channel_id=channel, kind="workshop", options={}, host_id=1, host_name="a"
     )
     await store.join(lobby.id, 2, "b")
     return int((await store.start(lobby.id, seed=3)).id)
@@ -84,3 +85,14 @@ async def test_a_round_that_stalled_past_its_lease_may_not_show_an_older_version
         with pytest.raises(ClaimLost):
             await first.confirm(game_id, 14)
         await first.confirm(game_id, 15)  # the same version: nothing goes back
+        # another game: a newer move stored, whose round showed it but could not write
+        # its marks (the database went away right after its edit)
+        other = await new_game(store, channel=2)
+        await first._hold(other, f"publish:{other}")
+        rules = get_game("workshop")
+        game = await store.load(other)
+        (player,) = rules.to_act(game.state)
+        await store.submit(other, player, rules.legal_actions(game.state, player)[0], 0)
+        first._gaps.add(other)
+        with pytest.raises(ClaimLost):
+            await first.confirm(other, 0)
