@@ -1,9 +1,15 @@
-"""The chaos soak, short (``benchmarks/chaos.py``; issue 46): three bot processes on one
+"""The chaos soak, short (``benchmarks/chaos.py``): three bot processes on one
 PostgreSQL through every kind of fault at least once — SIGKILLs and restarts, a SIGTERM
 in a burst, ``pg_ctl stop -m immediate`` and a start, 429s and 502s throughout, a REST
 outage, the gateway closed on every process (RESUME and a new IDENTIFY), a player
-clicking without pause, reminders and turn limits falling due — and every verdict
-passes: nothing lost, done twice, wrong, stuck or leaked. About 90 s."""
+clicking without pause, reminders and turn limits falling due. About 90 s.
+
+Every verdict must pass but the soak's open findings (``OPEN``, in
+``docs/reliability.md``'s known limits), which the bot does not meet yet: they are
+printed, not asserted, and each leaves ``OPEN`` once it is fixed. What must hold meanwhile:
+nothing acknowledged is lost, nothing stored that nobody sent, every game replays to its
+snapshot, every thread caught up, final scores and timers' effects once, no answer
+against Discord's rules."""
 
 from __future__ import annotations
 
@@ -24,14 +30,30 @@ SHORT = (
 KINDS = ("kill", "sigterm", "database", "outage", "gateway-resume", "gateway-identify")
 
 
-@pytest.mark.xfail(
-    reason="open findings of the soak (docs/reliability.md, Known limits): posts over the"
-    " per-channel limit when two processes post in one thread; Tonttu status edits not"
-    " fenced by the publishing claim (a status went back); a Tonttu DM panel sent twice"
-    " for one phase. Remove this mark once they are fixed: the test must then pass.",
-    strict=False,
-)
-def test_a_short_chaos_soak_passes_every_verdict(tmp_path: Path) -> None:
+OPEN = {
+    "no request over Discord's limits": "two processes posting in one thread each pace"
+    " only their own posts (Discord's 5 per 5 s per channel)",
+    "threads show the stored game; never went back": "a board went back once after the"
+    " publishing claim's fence; Tonttu's status edits are not fenced yet",
+    "no post or DM panel sent twice": "a Tonttu DM panel sent twice for one phase",
+    "no traceback in the bot processes' logs": "computers resumed after a restart while"
+    " the database or Discord is away, and Tonttu timers meeting a closed phase, log one",
+}
+"""Verdict rows the bot does not pass yet, and why (``docs/reliability.md``)."""
+ROW = re.compile(r"^nothing (?:stuck|lost|done twice|wrong|leaked) +(.+?) +(ok|FAIL)\b(.*)$")
+
+
+def verdicts(stdout: str) -> dict[str, tuple[bool, str]]:
+    """The verdict table's rows: check -> (passed, what was found)."""
+    rows = {}
+    for line in stdout.splitlines():
+        row = ROW.match(line)
+        if row:
+            rows[row[1]] = (row[2] == "ok", row[3].strip())
+    return rows
+
+
+def test_a_short_chaos_soak_loses_nothing_and_replays_every_game(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "TEST_POSTGRES_URL"}  # its own server
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.chaos", *SHORT.split(), "--logs", str(tmp_path)],
@@ -45,8 +67,13 @@ def test_a_short_chaos_soak_passes_every_verdict(tmp_path: Path) -> None:
     findings = tmp_path / "findings.txt"
     if findings.exists():
         shown += "\nfindings:\n" + findings.read_text()[:4000]
-    assert done.returncode == 0, shown
-    assert "PASSED" in done.stdout, shown
+    rows = verdicts(done.stdout)
+    assert len(rows) >= 12 and set(OPEN) <= set(rows), shown  # the soak ran to its verdict
+    failed = [check for check, (passed, _) in rows.items() if not passed and check not in OPEN]
+    assert not failed, shown
+    for check in OPEN:  # printed with the test's output (pytest -rA shows it), not asserted
+        passed, found = rows[check]
+        print(f"open finding: {check}: {'ok this run' if passed else found}")
     injected = re.search(r"faults injected +(.*)", done.stdout)
     assert injected is not None, shown
     counts = dict(re.findall(r"([a-z-]+) (\d+)", injected[1]))
