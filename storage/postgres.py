@@ -45,15 +45,15 @@ Options weighed
 The append-only log is enforced by triggers that raise on UPDATE, DELETE and
 TRUNCATE of ``actions``.
 
-Durability: the same promise as the SQLite backend's (WAL, ``synchronous=NORMAL``),
-so the writer connection sets ``synchronous_commit = off`` unless the URL says
-otherwise (``?synchronous_commit=on``). A committed action is in the server's
-memory and WAL buffers before ``submit`` returns: a bot process killed at any
-moment loses nothing committed, and other processes see it at once; a crash of
-the database server or its machine may lose the last fraction of a second of
-commits (``wal_writer_delay``) but never corrupts anything. Waiting for the disk
-on every commit would cost a flush per group commit (milliseconds on ordinary
-disks) for a guarantee the SQLite default does not give either.
+Durability: an acknowledged move is stored. The writer connection sets
+``synchronous_commit = on`` (PostgreSQL's own default, whatever the server's is)
+unless the URL says otherwise (``?synchronous_commit=off``): a commit's WAL is
+written and flushed before ``submit`` returns, so neither a killed bot process nor
+a crash of the database server (``pg_ctl stop -m immediate``) loses a move a player
+was told was made. The chaos soak found the old default, ``off``, losing one: a move
+acknowledged a moment before an immediate stop was gone after the start. It costs a
+flush per group commit (milliseconds on ordinary disks), for moves made at a
+person's pace.
 
 A connection the server closed (a restart, a crash, a terminated backend) is dropped
 and opened again at its next use: a read is tried once more on the new connection; a
@@ -208,7 +208,7 @@ async def open_postgres(
     if not is_postgres_url(database_url):
         raise BadDatabaseUrl(f"{shown_url(database_url)!r} is not a postgresql:// URL.")
     where = shown_url(database_url)
-    settings = {} if "synchronous_commit" in database_url else {"synchronous_commit": "off"}
+    settings = {} if "synchronous_commit" in database_url else {"synchronous_commit": "on"}
     writer = await connect(database_url, server_settings=settings)
     connections = [writer]
     try:

@@ -84,3 +84,15 @@ async def test_while_the_server_is_away_the_store_says_so_and_comes_back(
         finally:
             await admin(postgres_url, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
         assert await first_move(store, game_id) == 1
+
+
+async def test_a_commit_waits_for_the_wal_whatever_the_servers_default(postgres_url: str) -> None:
+    """An acknowledged move survives ``pg_ctl stop -m immediate`` only if its commit
+    waited for the WAL (found by the chaos soak: with ``synchronous_commit = off`` a move
+    acknowledged a moment before the stop was gone after the start). The test server
+    runs with ``synchronous_commit = off``; the store's writer turns it on, unless the
+    URL asks otherwise."""
+    async with await storage.open(postgres_url) as store:
+        assert await store._writer.fetchval("SHOW synchronous_commit") == "on"  # type: ignore[attr-defined]
+    async with await storage.open(postgres_url + "?synchronous_commit=off") as store:
+        assert await store._writer.fetchval("SHOW synchronous_commit") == "off"  # type: ignore[attr-defined]
