@@ -222,6 +222,57 @@ def _name(names: Mapping[PlayerId, str], player: PlayerId | None, words: Words) 
     return player_name(names, player)
 
 
+def _badges(*, first: bool, acting: bool, won: bool, words: Words) -> list[tuple[str, RGB]]:
+    """A player's heading badges: first player, to act, winner."""
+    badges = []
+    if first:
+        badges.append((words.gettext("1st player"), INK))
+    if acting:
+        badges.append((words.gettext("to act"), RED))
+    if won:
+        badges.append((words.gettext("winner"), GREEN))
+    return badges
+
+
+def _heading(
+    c: Canvas,
+    x: float,
+    cy: float,
+    w: float,
+    name: str,
+    badges: list[tuple[str, RGB]],
+    points: int,
+    words: Words,
+    *,
+    left: int,
+    pad: int,
+    size: int,
+    chip_top: float,
+    chip_height: int,
+) -> None:
+    """A player's heading line, on the chat picture's row and the panel picture alike:
+    the name (cut to what the badges and score leave), the badges, the score at the
+    right in a size 2 px larger than the name."""
+    score = words.ngettext("{n} pt", "{n} pts", points).format(n=points)
+    score_w = c.text_width(score, size + 2, True)
+    badge_w = sum(c.text_width(b, 20, True) + 22 for b, _ in badges)
+    c.text(
+        x + left,
+        cy,
+        name,
+        size,
+        bold=True,
+        anchor="lm",
+        max_width=int(w - left - score_w - badge_w - 30),
+    )
+    bx = x + w - pad - score_w - 12
+    for label, fill in reversed(badges):
+        bx -= c.text_width(label, 20, True) + 14
+        c.chip(bx, chip_top, label, fill, height=chip_height)
+        bx -= 8
+    c.text(x + w - pad, cy, score, size + 2, bold=True, anchor="rm")
+
+
 def _date(day: int, words: Words) -> str:
     """W-2.1: Day d is December 18 + d ("December 19"; German "19. Dezember")."""
     return words.gettext("December {date}").format(date=18 + day)
@@ -750,32 +801,22 @@ def _draw_player_row(
     c.box((x, y, x + w, y + h), fill=ground, outline=colour, width=5 if acting else 3, radius=12)
     c.draw.rounded_rectangle((x, y, x + 6, y + h), radius=3, fill=colour)
     c.token(x + 30, y + 19, player.seat, r=14)
-    badges = []
-    if first:
-        badges.append((words.gettext("1st player"), INK))
-    if acting:
-        badges.append((words.gettext("to act"), RED))
-    if won:
-        badges.append((words.gettext("winner"), GREEN))
-    score = words.ngettext("{n} pt", "{n} pts", player.score).format(n=player.score)
-    score_w = c.text_width(score, 24, True)
-    badge_w = sum(c.text_width(b, 20, True) + 22 for b, _ in badges)
-    c.text(
-        x + 52,
+    badges = _badges(first=first, acting=acting, won=won, words=words)
+    _heading(
+        c,
+        x,
         y + 19,
+        w,
         _name(names, player.player, words),
-        22,
-        bold=True,
-        anchor="lm",
-        max_width=int(w - 52 - score_w - badge_w - 30),
+        badges,
+        player.score,
+        words,
+        left=52,
+        pad=14,
+        size=22,
+        chip_top=y + 6,
+        chip_height=26,
     )
-    bx = x + w - 14 - score_w - 12
-    for label, fill in reversed(badges):
-        bw = c.text_width(label, 20, True) + 14
-        bx -= bw
-        c.chip(bx, y + 6, label, fill, height=26)
-        bx -= 8
-    c.text(x + w - 14, y + 19, score, 24, bold=True, anchor="rm")
 
     cy = y + 46
     info = " · ".join(
@@ -871,30 +912,22 @@ def _draw_player_panel(
     c.draw.rounded_rectangle((x, y, x + w, y + 52), radius=14, fill=mix(colour, WHITE, 0.55))
     c.draw.rectangle((x + 3, y + 40, x + w - 3, y + 52), fill=mix(colour, WHITE, 0.55))
     c.token(x + 30, y + 26, player.seat, r=18)
-    badges = []
-    if first:
-        badges.append((words.gettext("1st player"), INK))
-    if acting:
-        badges.append((words.gettext("to act"), RED))
-    score = words.ngettext("{n} pt", "{n} pts", player.score).format(n=player.score)
-    score_w = c.text_width(score, 26, True)
-    badge_w = sum(c.text_width(b, 20, True) + 22 for b, _ in badges)
-    c.text(
-        x + 58,
+    badges = _badges(first=first, acting=acting, won=False, words=words)
+    _heading(
+        c,
+        x,
         y + 26,
+        w,
         _name(names, player.player, words),
-        24,
-        bold=True,
-        anchor="lm",
-        max_width=int(w - 58 - score_w - badge_w - 30),
+        badges,
+        player.score,
+        words,
+        left=58,
+        pad=16,
+        size=24,
+        chip_top=y + 12,
+        chip_height=28,
     )
-    bx = x + w - 16 - score_w - 12
-    for label, fill in reversed(badges):
-        bw = c.text_width(label, 20, True) + 14
-        bx -= bw
-        c.chip(bx, y + 12, label, fill)
-        bx -= 8
-    c.text(x + w - 16, y + 26, score, 26, bold=True, anchor="rm")
 
     # counts line
     info = [
