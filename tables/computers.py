@@ -17,8 +17,10 @@ default there is one worker per core but one, kept for the event loop (``AI_WORK
 overrides it; ``0`` decides in threads of the bot's process, the old way, kept to
 measure against). The price: on a machine shared with
 other busy programs the workers get little CPU, so computers think slowly there (the
-thread shows it) while players' clicks stay fast; ``benchmarks/ai_load.py`` prints the
-moves the computer tables made beside each figure.
+thread shows it) while players' clicks stay fast, and when those programs keep every
+core busy a worker gets none: a decision not back within :data:`THINK_PATIENCE` is then
+made in a thread of the bot's too (the first answer counts; both are the same move).
+``benchmarks/ai_load.py`` prints the moves the computer tables made beside each figure.
 
 What a worker gets is what :func:`engine.ai.choose` needs and nothing else: the game's
 kind, the state (pickled), the seat, the level and the seed, and for a level that
@@ -64,6 +66,12 @@ log = logging.getLogger("bot")
 
 WORKER_NICE = 10
 """Added to the workers' CPU niceness: the bot's own process always goes first."""
+THINK_PATIENCE = 5.0
+"""Seconds a decision waits for its worker before it is also made in a thread of the
+bot's process: a ``strong`` decision is a few hundred milliseconds of CPU, so a worker
+that has not answered in 5 s is starved (``SCHED_IDLE`` on a machine whose cores
+normal processes keep busy) and the table would wait for as long as that lasts."""
+
 THINKING_AFTER = 1.0
 """Seconds of thinking after which the thread shows that a computer is thinking."""
 THINKING_EVERY = 8.0
@@ -289,7 +297,7 @@ class Computers:
         if not self.workers:
             action, cpu = await asyncio.to_thread(decide_timed, *args)
         else:
-            action, cpu = await POOL.run(decide_timed, *args)
+            action, cpu = await POOL.run(decide_timed, *args, patience=THINK_PATIENCE)
         self.metrics.decided(decision.kind, decision.level, cpu)
         return action
 

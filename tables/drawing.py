@@ -22,7 +22,11 @@ in the steps that handed pictures over: over 1 ms in 284 of 2,169 such steps, up
 9 ms. Under ``SCHED_IDLE``: 178 of 2,236 (the rest wait for the process pool's own
 threads and, in the benchmark, for the fake Discord on the same cores). A picture now
 gets the CPU that the bot's process leaves, shared with the computers' workers: slower
-when every core is thinking, never in the way of an answer.
+when every core is thinking, never in the way of an answer. But when normal processes
+keep every core busy the worker gets none at all, for as long as that lasts (seen in a
+test run on two cores: the first board of a table never came), so a picture not back
+within :data:`PICTURE_PATIENCE` is drawn in a thread of the bot's too, and the first
+of the two is shown.
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ def _warm() -> None:
     render.warm()
 
 
+PICTURE_PATIENCE = 2.0
+"""Seconds a picture waits for the worker before it is also drawn in a thread: a board
+is 10-20 ms of CPU, so a worker that has not answered in 2 s is starting or starved
+(``SCHED_IDLE`` gets no CPU while normal processes keep every core busy: other
+programs, the bot's other processes, a test run); the thread, at the bot's own
+priority, always gets its share."""
+CHART_PATIENCE = 5.0
+"""The same for a finished game's chart: its replay and the first import of matplotlib
+take a second or two of CPU."""
+
 POOL = WorkerPool("drawing", size=1, idle=True, warm=_warm)
 
 
@@ -55,7 +69,7 @@ def start() -> None:
 async def draw(renderer: Renderer, view: Any, names: Mapping[str, str], lang: str = "en") -> bytes:
     """``renderer(view, names, lang)`` in the worker process (in a thread if there is
     none); ``lang``: the language code of the picture's labels."""
-    return await POOL.run(renderer, view, dict(names), lang)
+    return await POOL.run(renderer, view, dict(names), lang, patience=PICTURE_PATIENCE)
 
 
 async def draw_chart(
@@ -80,4 +94,5 @@ async def draw_chart(
         list(decisions),
         dict(names),
         lang,
+        patience=CHART_PATIENCE,
     )

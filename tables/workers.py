@@ -123,6 +123,12 @@ def _ctrl_c_blocked() -> Iterator[None]:
         mask(signal.SIG_SETMASK, previous)
 
 
+def _ignore(future: asyncio.Future[Any]) -> None:
+    """Mark a dropped future's outcome as seen (no "exception never retrieved")."""
+    if not future.cancelled():
+        future.exception()
+
+
 def _init_worker(nice: int, idle: bool) -> None:
     """In each worker, at start: Ctrl-C belongs to the bot; lower our CPU priority."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -158,6 +164,9 @@ class WorkerPool:
         self.idle = idle
         self.warm = warm
         self.deaths = 0
+        self.late = 0
+        """Jobs that also ran in a thread because the worker was slower than their
+        ``patience``."""
         self._executor: ProcessPoolExecutor | None = None
         _POOLS.add(self)
 
@@ -238,8 +247,14 @@ class WorkerPool:
             self._executor = None
         executor.shutdown(wait=False)
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in a worker process (in a thread if there is none)."""
+    async def run(self, function: Callable[..., T], *args: Any, patience: float | None = None) -> T:
+        """``function(*args)`` in a worker process (in a thread if there is none).
+
+        ``patience``: seconds after which the job also runs in a thread of this process,
+        and the first to finish answers. A worker under ``SCHED_IDLE`` or a high
+        niceness gets no CPU while normal processes keep every core busy (other
+        programs, other bots, a test run), so without it a job could wait for as long
+        as the machine stays busy: a picture that should take 20 ms never came."""
         executor = self.executor()
         if executor is not None:
             try:  # submitting spawns a worker if none is idle
@@ -249,7 +264,29 @@ class WorkerPool:
                 self._lost(executor, error)
             else:
                 try:
-                    return await done
+                    if patience is None:
+                        return await done
+                    return await self._first_of(done, patience, function, *args)
                 except BrokenProcessPool as error:  # it died while working
                     self._lost(executor, error)
         return await asyncio.to_thread(function, *args)
+
+    async def _first_of(
+        self, done: asyncio.Future[T], patience: float, function: Callable[..., T], *args: Any
+    ) -> T:
+        """The worker's answer to ``done``, or, if it is not there within ``patience``
+        seconds, whichever of it and the same job in a thread comes first."""
+        finished, _ = await asyncio.wait({done}, timeout=patience)
+        if finished:
+            return done.result()
+        self.late += 1
+        log.info(
+            "The %s process took over %.1f s; the job runs in a thread too.", self.name, patience
+        )
+        threaded = asyncio.ensure_future(asyncio.to_thread(function, *args))
+        finished, _ = await asyncio.wait({done, threaded}, return_when=asyncio.FIRST_COMPLETED)
+        if threaded in finished or done.exception() is not None:
+            done.cancel()  # not started yet: dropped; started: its answer goes unused
+            done.add_done_callback(_ignore)
+            return await threaded
+        return done.result()

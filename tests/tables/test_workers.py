@@ -77,3 +77,27 @@ def test_workers_are_spawned_with_ctrl_c_blocked() -> None:
         pool.stop(terminate=True)
     # and the bot's own thread has Ctrl-C back
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
+async def test_a_job_the_worker_does_not_answer_in_time_is_done_in_a_thread_too() -> None:
+    """A worker under ``SCHED_IDLE`` gets no CPU while normal processes keep every core
+    busy (seen in CI: a table's first board never came); here it is still starting."""
+    pool = WorkerPool("slow test", warm=_slow_start)
+    pool.start()
+    try:
+        started = time.monotonic()
+        assert await pool.run(os.getpid, patience=0.2) == os.getpid()  # this process
+        assert time.monotonic() - started < 60  # not the worker's two minutes
+        assert pool.late == 1
+    finally:
+        pool.stop(terminate=True)
+
+
+async def test_a_worker_that_answers_in_time_is_the_only_one_to_do_the_job() -> None:
+    pool = WorkerPool("test", warm=os.getpid)
+    pool.start()
+    try:
+        assert await pool.run(os.getpid, patience=60) != os.getpid()  # the worker's
+        assert pool.late == 0
+    finally:
+        pool.stop(terminate=True)
