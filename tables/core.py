@@ -11,6 +11,8 @@ into its messages.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
@@ -24,6 +26,11 @@ from tables.surfaces import turn_passed
 from tables.timers import TimerRunner
 
 DEFAULT_REMINDER_HOURS = 12
+COMPUTERS_RETRY = (1.0, 2.0, 3.0, 5.0)
+"""Seconds before the computer seats' moves are tried again after the database or the
+front end was away (the last one repeated)."""
+
+log = logging.getLogger("bot")
 
 
 class Core:
@@ -43,6 +50,7 @@ class Core:
         self.publisher = publisher
         self.clock = clock
         self.pictures = Pictures()
+        self.stopping = stopping
         self.timers = TimerRunner(store, clock=clock, stopped=stopping.is_set)
         self.thinking: Callable[[GameInfo], Awaitable[None]] | None = None
         """How a front end shows that a computer seat of a game is thinking (Discord: the
@@ -58,10 +66,13 @@ class Core:
         """Show a move a player made (``played``: as the choice left it) on every
         surface, then let the computer seats whose turn it is move: what follows every
         choice, whichever front end took it (a Discord button, the Activity). Raises what
-        the front end's publisher raised (the move stays stored and is shown later)."""
-        await self.publisher.sync(played.game.id, known=played.game)
-        if any(seat.is_ai for seat in played.game.seats):
-            await self.run_computers(played.game.id)
+        the front end's publisher raised (the move stays stored and is shown later);
+        the computers move all the same."""
+        try:
+            await self.publisher.sync(played.game.id, known=played.game)
+        finally:
+            if any(seat.is_ai for seat in played.game.seats):
+                await self.run_computers(played.game.id)
 
     # ------------------------------------------------------------ computer seats
 
@@ -70,15 +81,35 @@ class Core:
 
         One run per game at a time: a call while one runs only asks it to look again
         when it is done (several handlers of one game call this at once). A decision
-        that takes over a second shows as :attr:`thinking`."""
+        that takes over a second shows as :attr:`thinking`. While the database or the
+        front end is away the run waits and tries again (:data:`COMPUTERS_RETRY`), until
+        the process stops: nothing else would move for them (found by the chaos soak:
+        computers resumed after a restart during an outage left their game waiting)."""
         self._computers_again.add(game_id)
         if game_id in self._computers_running:
             return
         self._computers_running.add(game_id)
+        failures = 0
         try:
             while game_id in self._computers_again:
                 self._computers_again.discard(game_id)
-                await self._play_computers(game_id)
+                try:
+                    await self._play_computers(game_id)
+                except Exception as error:
+                    if not self.publisher.away(error):
+                        raise
+                    delay = COMPUTERS_RETRY[min(failures, len(COMPUTERS_RETRY) - 1)]
+                    failures += 1
+                    log.warning(
+                        "game %s: the computer players wait (%r); again in %ss",
+                        game_id,
+                        error,
+                        delay,
+                    )
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.stopping.wait(), delay)
+                        return  # the process stops: its next start resumes them
+                    self._computers_again.add(game_id)
         finally:
             self._computers_running.discard(game_id)
             self._computers_again.discard(game_id)
@@ -97,7 +128,11 @@ class Core:
             last = played.game
             self.publisher.request(game_id, known=last)  # the next decision need not wait
         if last is not None:  # (with no computer move, the caller's own sync showed all)
-            await self.publisher.sync(game_id, known=last)
+            try:
+                await self.publisher.sync(game_id, known=last)
+            except Exception as error:  # stored: the publisher logged it and tries again
+                if not self.publisher.away(error):
+                    raise
 
     # ------------------------------------------------------------ turns and their timers
 

@@ -261,6 +261,11 @@ class Publisher:
         """A failure of the front end's that needs no traceback in the log (an outage)."""
         return False
 
+    def away(self, error: Exception) -> bool:
+        """Whether ``error`` says the database or the front end is away (or another
+        process shows the game now): tried again later, logged in one line."""
+        return isinstance(error, (DatabaseUnavailable, ClaimLost)) or self.expected(error)
+
     def ended(self, game: LoadedGame) -> None:
         """The game is over: forget what only helped it show its next turns."""
 
@@ -377,7 +382,7 @@ class Publisher:
         self._failures[game_id] = count + 1
         self.metrics.round_ended(False)
         delay = self.failure_delay(error, RETRY_DELAYS[min(count, len(RETRY_DELAYS) - 1)])
-        away = isinstance(error, (DatabaseUnavailable, ClaimLost)) or self.expected(error)
+        away = self.away(error)
         log.warning(
             "game %s: the thread could not be updated (%r); again in %ss",
             game_id,

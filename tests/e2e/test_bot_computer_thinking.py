@@ -8,9 +8,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import engine.ai
 from engine.core import derive_seed
 from engine.workshop import GAME as WORKSHOP
+from storage.errors import DatabaseUnavailable
 from tables.computers import Computers, Decision, decide
 
 from .bot_helpers import add_computer, make_bot, open_panel, turn_prompts
@@ -136,3 +139,40 @@ async def test_a_computer_caught_thinking_by_a_restart_moves_when_the_bot_is_bac
         state, _ = WORKSHOP.apply(state, "ai:1", action)
     assert state == game.state
     assert (await second.store.replay(game.id)).ok
+
+
+async def test_a_computer_whose_move_meets_the_database_away_moves_once_it_is_back(
+    fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Found by the chaos soak: computers resumed after a restart while PostgreSQL was
+    stopped failed once, with a traceback, and their game waited for ever."""
+    away = 2  # the first two tries meet the database away
+
+    async def runner(d: Decision) -> Any:
+        nonlocal away
+        if away:
+            away -= 1
+            raise DatabaseUnavailable("the database is away")
+        return decide(d.kind, d.state, d.player, d.level, d.seed)
+
+    bot = await fake.start_bot(
+        make_bot(
+            fake,
+            f"sqlite:///{tmp_path}/bot.db",
+            seed=COMPUTER_FIRST,
+            computers=Computers(runner=runner),
+        )
+    )
+    alice = fake.add_user("alice")
+    fake.settle_after_interaction = False  # the Start click's handler waits to try again
+    thread = await start_against_a_computer(fake, alice)
+    await fake.wait_for(
+        lambda: turn_prompts(fake, thread), timeout=20, what="alice's turn after the computer's"
+    )
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and away == 0
+    assert [entry.player for entry in await bot.store.log(game.id)][:1] == ["ai:1"]
+    waits = [r for r in caplog.records if "the computer players wait" in r.getMessage()]
+    assert len(waits) == 2 and all(r.exc_info is None for r in waits)
+    fake.settle_after_interaction = True
+    await fake.settle()
