@@ -14,7 +14,7 @@ from typing import Any
 
 import discord
 
-from cogs.helpers.common import NO_MENTIONS, components
+from cogs.helpers.common import DISCORD_DOWN, NO_MENTIONS, components
 from cogs.helpers.desk import BOARD_DELAY
 from cogs.helpers.host import Host
 from cogs.helpers.language import private
@@ -35,7 +35,7 @@ from cogs.tonttu.text import (
     status_key,
 )
 from engine.core import TIMER, PlayerId
-from engine.tonttu.game import is_race, phase_of, still_open
+from engine.tonttu.game import PhaseClosed, is_race, phase_of, still_open
 from engine.tonttu.models import ClosePointPhase
 from engine.words import ENGLISH, Words
 from storage import LoadedGame, NewTimer, Timer, human_player
@@ -231,6 +231,7 @@ class TonttuThread:
         if refused:  # the phase's message tells them, this once
             sync.game = sync.game_with_marks()
             _, content, view = await self._phase_message(sync, reveal_from, deadlines)
+            await self.bot.publisher.confirm(game.id, sync.game.version)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
 
     async def _phase_message(
@@ -273,6 +274,7 @@ class TonttuThread:
         state = game.state
         reveal_from = sync.shown.get(f"reveal:{state.round}:{state.phase}", game.version)
         _, content, view = await self._phase_message(sync, reveal_from)
+        await self.bot.publisher.confirm(game.id, game.version)  # not shown newer meanwhile
         with contextlib.suppress(discord.NotFound):
             await sync.channel.get_partial_message(game.messages[key]).edit(
                 content=content, view=view, allowed_mentions=NO_MENTIONS
@@ -517,10 +519,17 @@ class TonttuThread:
                 phase_of(state) in ("point", "race") and state.round == timer.payload.get("round")
             ):
                 return False
-            played = await self.bot.tables.submit_checked(
-                game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
-            )
-            await self.bot.desk.publish(played)
+            try:
+                played = await self.bot.tables.submit_checked(
+                    game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
+                )
+            except PhaseClosed:  # closed since it was read (the last point, another process)
+                return False
+            try:
+                await self.bot.desk.publish(played)
+            except DISCORD_DOWN as error:  # stored: shown when Discord is back
+                log.warning("game %s: the thread waits for Discord (%r)", game.id, error)
+                self.bot.publisher.request(game.id)
             await self.bot.core.run_computers(game.id)  # they pick in the next phase at once
             return True
         started = game.shown_versions.get("phase", -1)

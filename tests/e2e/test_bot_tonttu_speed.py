@@ -9,12 +9,17 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bot import WorkshopBot
+from engine.core import TIMER
 from engine.tonttu import GAME
 from engine.tonttu.data import N_MATERIALS
+from engine.tonttu.game import still_open
+from engine.tonttu.models import ClosePointPhase
+from storage import Timer
 
 from .bot_helpers import Clock, make_bot
 from .fake_discord import FakeDiscord
@@ -158,3 +163,35 @@ async def test_the_speed_race_has_one_winner_per_card_twenty_times_over(
         if final.state.phase != "over":
             assert materials_in_play(final.state) == N_MATERIALS
     assert closed_by_timer >= 1 and games >= 1 and gift_races >= 1
+
+
+async def test_a_race_close_that_finds_the_race_closed_since_does_nothing(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak: a race's timer read the game in its race, then the race
+    closed (another process's timer, a restart's) before its own close was stored; the
+    close met a closed phase and logged a traceback. It has nothing to do."""
+    bot: WorkshopBot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=8))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
+    by_player = {str(u.id): u for u in users}
+    await open_tonttu(fake, users[0], users[1:], mode="speed", speed_seconds=15)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    state = game.state
+    await at_once(
+        fake,
+        [
+            choose_by_dm(fake, by_player[p], state, GAME.legal_actions(state, p)[0])
+            for p in state.players
+        ],
+    )
+    racing = await bot.store.load(game.id)
+    assert racing.state.phase == "point"
+    closed = await bot.tables.submit_checked(
+        game.id, TIMER, ClosePointPhase(), still_open(racing.state.round, "point")
+    )
+    now = datetime.now(UTC)
+    timer = Timer(1, game.id, "speed_close", now, {"round": racing.state.round}, now)
+    cog: Any = bot.get_cog("Tonttu")
+    assert await cog.fire(racing, timer) is False  # the copy it read was still racing
+    assert (await bot.store.load(game.id)).version == closed.game.version
