@@ -44,7 +44,7 @@ from storage import Storage, sqlite_path
 from tables.publishing import Publisher
 from tests.e2e.bot_helpers import shown_scores
 from tests.e2e.fake_discord import FakeDiscord
-from tests.e2e.fake_discord.model import InteractionRecord
+from tests.e2e.fake_discord.model import InteractionRecord, walk_components
 from tests.e2e.test_scale_out import board_regressions, fired_timers, status_regressions
 
 if TYPE_CHECKING:
@@ -358,11 +358,15 @@ async def check(
         if game.kind == "workshop" and len(board_posts) > 1:
             twice.append(f"game {game.game_id}: {len(board_posts)} board messages")
         if game.kind == "tonttu":
+            # a phase's panel *sent* twice: a message's first version holds it. A later
+            # version may (a stale pick's click shows the current panel where it was
+            # made, a choice's confirmation the next phase's): an answer, not a send.
             panels: Counter[str] = Counter()
             for message in fake.dm_messages(game.human) if game.dms_open else []:
-                for select in message.selects():
-                    if select["custom_id"].startswith(f"tt:{game.game_id}:"):
-                        panels[select["custom_id"]] += 1
+                for item in walk_components(message.history[0].get("components") or []):
+                    custom_id = str(item.get("custom_id") or "")
+                    if item.get("type") == 3 and custom_id.startswith(f"tt:{game.game_id}:"):
+                        panels[custom_id] += 1
             twice += [f"DM {c} sent {n} times" for c, n in panels.items() if n > 1]
             if any(n > 1 for n in panels.values()):
                 verdict.details.append(f"game {game.game_id}: DM panels sent twice")
