@@ -364,9 +364,9 @@ async def check(
             panels: Counter[str] = Counter()
             for message in fake.dm_messages(game.human) if game.dms_open else []:
                 for item in walk_components(message.history[0].get("components") or []):
-                    custom_id = str(item.get("custom_id") or "")
-                    if item.get("type") == 3 and custom_id.startswith(f"tt:{game.game_id}:"):
-                        panels[custom_id] += 1
+                    panel = str(item.get("custom_id") or "")
+                    if item.get("type") == 3 and panel.startswith(f"tt:{game.game_id}:"):
+                        panels[panel] += 1
             twice += [f"DM {c} sent {n} times" for c, n in panels.items() if n > 1]
             if any(n > 1 for n in panels.values()):
                 verdict.details.append(f"game {game.game_id}: DM panels sent twice")
