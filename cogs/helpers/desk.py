@@ -26,10 +26,11 @@ from cogs.helpers.render import (
     lobby_embed,
     title_of,
 )
-from cogs.helpers.thread import Sync, ThreadPublisher
+from cogs.helpers.thread import POSTED, Sync, ThreadPublisher
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, LoadedGame, Timer
+from storage import GameInfo, GameNotFound, LoadedGame, Timer
+from storage.errors import DatabaseUnavailable
 from tables.core import Core
 from tables.pages import page_links
 from tables.service import Played
@@ -166,11 +167,16 @@ class Desk:
         ``Languages.public``), within the thread's pace of posts like every other post
         (Discord allows 5 per 5 s in a channel)."""
         channel_id = game.thread_id or game.channel_id
-        slot = await self.publisher.post_slot(channel_id)
+        slot = await self.publisher.post_slot(channel_id, game.messages.get(POSTED))
         try:
-            await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
+            message = await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
         finally:
             self.publisher.posted(channel_id, slot)
+        self.publisher.sent(channel_id, message.id)
+        try:  # for the pace of other processes' posts (ThreadPublisher.post_slot)
+            await self.core.store.set_marks(game.id, {POSTED: (message.id, game.version)})
+        except (DatabaseUnavailable, GameNotFound) as error:
+            log.info("game %s: its announcement was not recorded (%r)", game.id, error)
 
     async def page_buttons(self, game: GameInfo, words: Words) -> dict[str, Any]:
         """``view=`` for a post or an edit of the game's board: link buttons to its pages
@@ -216,12 +222,12 @@ class Desk:
         game = sync.game
         embed, picture = board_picture(game, png, sync.words)
         links = await self.page_buttons(game, sync.words)
-        await self.publisher.confirm(game.id, game.version)  # not shown newer meanwhile
         try:
-            # one edit: the new picture replaces the old attachment
-            await sync.channel.get_partial_message(game.messages["board"]).edit(
-                embed=embed, attachments=[picture], **links
-            )
+            with self.publisher.fence(game.id, game.version):  # not shown newer meanwhile
+                # one edit: the new picture replaces the old attachment
+                await sync.channel.get_partial_message(game.messages["board"]).edit(
+                    embed=embed, attachments=[picture], **links
+                )
         except discord.NotFound:
             await self.post_board(sync)
             return

@@ -62,10 +62,12 @@ Processes sharing one token share Discord's budget: give each ``45 / N``, rounde
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
@@ -104,6 +106,25 @@ KINDS = {
     discord.InteractionType.modal_submit.value: "modal",
 }
 """An interaction's kind, as the metrics label it."""
+
+
+Fence = Callable[[], Coroutine[Any, Any, None]]
+
+_FENCE: contextvars.ContextVar[Fence | None] = contextvars.ContextVar("fence", default=None)
+
+
+@contextlib.contextmanager
+def fenced(check: Fence) -> Iterator[None]:
+    """The REST requests made in this block are sent only after ``check()`` returned,
+    each attempt anew (:meth:`RestBudget.trace`): discord.py sends a request again after
+    a 429 or a 5xx, seconds later, and by then the request may be one that must not go
+    (a board's edit, once another process has shown a newer move). What ``check``
+    raises ends the request unsent."""
+    token = _FENCE.set(check)
+    try:
+        yield
+    finally:
+        _FENCE.reset(token)
 
 
 def within(times: deque[float], now: float, window: float) -> deque[float]:
@@ -459,7 +480,8 @@ class RestBudget:
         self, counted: Callable[[yarl.URL], bool], metrics: Metrics = OFF
     ) -> aiohttp.TraceConfig:
         """An aiohttp trace that paces every request for which ``counted(url)`` is true,
-        and counts every REST request's answer in ``metrics``."""
+        checks the :func:`fenced` ones before each attempt, and counts every REST
+        request's answer in ``metrics``."""
 
         async def on_request_start(
             session: aiohttp.ClientSession,
@@ -469,6 +491,15 @@ class RestBudget:
             if counted(params.url):
                 await self.acquire()
                 context.budgeted = True
+            fence = _FENCE.get()
+            if fence is not None:
+                try:  # after the budget's wait: right before it goes out
+                    await fence()
+                except BaseException:
+                    if context.budgeted:  # no end event comes for a request never begun
+                        context.budgeted = False
+                        self.release()
+                    raise
 
         async def on_request_done(
             session: aiohttp.ClientSession, context: SimpleNamespace, params: object

@@ -25,14 +25,16 @@ one posts the log with the next turn prompt, edits the board when the turn chang
 the board is two decisions behind, and leaves the rest to a deferred sync a few seconds
 later. Each process also keeps every channel under :data:`POSTS_PER_WINDOW` posts per
 :data:`POST_WINDOW` seconds by waiting (which coalesces more moves into the wait); in a
-channel it has not posted in since it started and did not create, it first reads the
-last few messages, since Discord counts the posts another process (or its own earlier
-run) made there just before.
+channel it has not posted in since it started and did not create, or where the game's
+marks record a post within the window that it did not make (:data:`POSTED`: any process
+may show any game), it first reads the last few messages, since Discord counts the
+posts another process (or its own earlier run) made there just before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import re
@@ -43,7 +45,7 @@ from typing import Any
 import discord
 
 from cogs.helpers.common import DISCORD_DOWN
-from cogs.helpers.gates import within
+from cogs.helpers.gates import fenced, within
 from storage import GameInfo, LoadedGame, Storage
 from tables.metrics import OFF, Metrics
 from tables.publishing import Publisher, Round
@@ -70,6 +72,11 @@ FOLLOWUPS_KEPT = 256
 """Messages posted as followups, remembered by nonce: a round that failed after one and
 runs again finds it instead of posting it twice (the nonce's job for a post)."""
 
+
+POSTED = "posted"
+"""The mark recording the newest message a game's publishing posted in its thread (and
+the version then): how a process taking the game over learns that another one posted
+there within Discord's window (:meth:`ThreadPublisher.post_slot`)."""
 
 TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")
 """Discord's timestamp markup (``discord.utils.format_dt``)."""
@@ -112,16 +119,19 @@ class Sync(Round):
             found = await self._posted_by_the_dead(kwargs.get("content"))
             if found is not None:
                 return found
-        slot = await self.publisher.post_slot(channel_id)
-        await self.publisher.confirm(self.game.id, self.game.version)  # still ours to show
+        slot = await self.publisher.post_slot(channel_id, self.game.messages.get(POSTED))
         key = nonce(self.game.id, *what)
         try:
-            if answer:
-                message = await self.publisher.followup(self.game.id, channel_id, key, kwargs)
-                if message is not None:
-                    self.unguarded = True
-                    return message
-            return await self.channel.send(nonce=key, **kwargs)
+            with self.publisher.fence(self.game.id, self.game.version):  # still ours to show
+                if answer:
+                    message = await self.publisher.followup(self.game.id, channel_id, key, kwargs)
+                    if message is not None:
+                        self.unguarded = True
+                        return message
+                message = await self.channel.send(nonce=key, **kwargs)
+            self.publisher.sent(channel_id, message.id)
+            self.mark(POSTED, self.game.version, message.id)
+            return message
         finally:
             self.publisher.posted(channel_id, slot)
 
@@ -131,7 +141,8 @@ class Sync(Round):
         text repeated from an older turn lies before that recorded message."""
         if not content or not self.game.messages:
             return None
-        after = discord.Object(id=max(self.game.messages.values()))
+        # (not POSTED: a turn limit's notice may have come after the dead one's posts)
+        after = discord.Object(id=max(m for k, m in self.game.messages.items() if k != POSTED))
         me = self.publisher.client.user
         text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
         async for message in self.channel.history(limit=10, after=after):
@@ -160,6 +171,8 @@ class ThreadPublisher(Publisher):
         )
         self.client = client
         self._posts: dict[int, deque[float]] = {}
+        self._newest: dict[int, int] = {}
+        """By channel: the newest post there this process made or read."""
         self._answered: dict[int, tuple[discord.Interaction, float]] = {}
         """By game: the last player click in it that was answered, and when (loop
         time)."""
@@ -224,20 +237,39 @@ class ThreadPublisher(Publisher):
             self._followups.popitem(last=False)
         return message
 
-    async def post_slot(self, channel_id: int) -> float:
+    async def post_slot(self, channel_id: int, elsewhere: int | None = None) -> float:
         """Wait until this process may post in the channel without passing Discord's
         per-channel limit (the wait coalesces later moves into the next round); returns
-        the time the post is counted at, for :meth:`posted`."""
+        the time the post is counted at, for :meth:`posted`. ``elsewhere``: the newest
+        post in the channel the game's marks record (:data:`POSTED`); one this process
+        did not make, within the window, was another process's, and Discord counts it:
+        the channel's recent posts are read again."""
         loop = asyncio.get_running_loop()
         recent = self._posts.get(channel_id)
-        if recent is None:
-            recent = self._posts.setdefault(channel_id, await self._recent_posts(channel_id))
+        if recent is None or self._posted_elsewhere(channel_id, elsewhere):
+            recent = self._posts[channel_id] = await self._recent_posts(channel_id)
         while True:
             now = loop.time()
             if len(within(recent, now, POST_WINDOW)) < POSTS_PER_WINDOW:
                 recent.append(now)
                 return now
             await asyncio.sleep(recent[0] + POST_WINDOW - now)
+
+    def fence(self, game_id: int, version: int) -> contextlib.AbstractContextManager[None]:
+        """Requests made in this block (a post, an edit showing ``version``) go out, each
+        attempt, only while this process still holds the game's publishing claim and no
+        other showed a newer version (:meth:`confirm`, :func:`fenced`)."""
+        return fenced(lambda: self.confirm(game_id, version))
+
+    def _posted_elsewhere(self, channel_id: int, newest: int | None) -> bool:
+        if newest is None or newest <= self._newest.get(channel_id, 0):
+            return False
+        age = (discord.utils.utcnow() - discord.utils.snowflake_time(newest)).total_seconds()
+        return age < POST_WINDOW
+
+    def sent(self, channel_id: int, message_id: int) -> None:
+        """This process posted ``message_id`` in the channel."""
+        self._newest[channel_id] = max(message_id, self._newest.get(channel_id, 0))
 
     def new_channel(self, channel_id: int) -> None:
         """This process just created the channel (a game's thread): it has no posts
@@ -256,6 +288,7 @@ class ThreadPublisher(Publisher):
         try:
             channel = self.client.get_partial_messageable(channel_id)
             async for message in channel.history(limit=POSTS_PER_WINDOW):
+                self.sent(channel_id, message.id)  # known here: not evidence of another
                 age = (wall - message.created_at).total_seconds()
                 if me is not None and message.author.id == me.id and age < POST_WINDOW:
                     times.append(now - max(age, 0.0))

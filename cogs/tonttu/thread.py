@@ -231,8 +231,8 @@ class TonttuThread:
         if refused:  # the phase's message tells them, this once
             sync.game = sync.game_with_marks()
             _, content, view = await self._phase_message(sync, reveal_from, deadlines)
-            await self.bot.publisher.confirm(game.id, sync.game.version)
-            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+            with self.bot.publisher.fence(game.id, sync.game.version):
+                await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
 
     async def _phase_message(
         self, sync: Sync, reveal_from: int, deadlines: dict[str, datetime] | None = None
@@ -274,8 +274,10 @@ class TonttuThread:
         state = game.state
         reveal_from = sync.shown.get(f"reveal:{state.round}:{state.phase}", game.version)
         _, content, view = await self._phase_message(sync, reveal_from)
-        await self.bot.publisher.confirm(game.id, game.version)  # not shown newer meanwhile
-        with contextlib.suppress(discord.NotFound):
+        with (
+            contextlib.suppress(discord.NotFound),
+            self.bot.publisher.fence(game.id, game.version),  # not shown newer meanwhile
+        ):
             await sync.channel.get_partial_message(game.messages[key]).edit(
                 content=content, view=view, allowed_mentions=NO_MENTIONS
             )

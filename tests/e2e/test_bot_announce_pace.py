@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from cogs.helpers.thread import POSTED
+
 from .bot_helpers import make_bot, open_table
 from .fake_discord import FakeDiscord
 
@@ -28,3 +30,28 @@ async def test_announcements_right_after_other_posts_stay_within_five_in_five_se
     ]
     assert fake.limit_hits() == []
     assert fake.clock() - since > 1  # some of them waited for the window to move on
+
+
+async def test_posts_another_process_made_just_before_count_too(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak: any process may show any game (a DM's pick reaches
+    shard 0's, a timer fires where it is claimed), and each paced only its own posts, so
+    a notice right after another process's log lines was the sixth post in 5 s. A post
+    the game's marks record that this process did not make, within the window, makes it
+    read the channel's recent posts first."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])  # this process's posts: the board, the prompt
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    channel = bot.get_partial_messageable(thread.id)
+    since = fake.clock()
+    others = [await channel.send(f"another process {n}") for n in range(3)]  # not paced here
+    await bot.store.set_marks(game.id, {POSTED: (others[-1].id, game.version)})  # its round's
+    await bot.desk.announce(await bot.store.load(game.id), "notice")
+    assert fake.messages(thread)[-1].content == "notice"
+    fake.check_within_limits(since)
+    reads = [r.path for r in fake.requests if r.method == "GET" and r.at >= since]
+    assert reads == [f"/channels/{thread.id}/messages"]  # once, to learn of the others
