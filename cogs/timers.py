@@ -110,6 +110,8 @@ class Timers(commands.Cog):
                 waiting = set(engine_of(game).to_act(game.state)) & acting
                 if not waiting:
                     break
+                if not await self.bot.store.holds_timer(timer.id, OWNER):
+                    break  # another process claimed it since (this one stalled): its work
                 player = min(waiting, key=game.players.index)
                 played = await self.bot.tables.play_for(game.id, player, game.version)
                 if played is None:

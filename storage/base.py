@@ -243,6 +243,11 @@ class Storage(Protocol):
         """Give a claimed timer back, due again after ``delay`` (its work had to wait)."""
         ...
 
+    async def holds_timer(self, timer_id: int, owner: str) -> bool:
+        """Whether ``owner``'s claim of a timer stands: nobody claimed it since, and it is
+        not finished (checked before each step of its work that must not be done twice)."""
+        ...
+
     # ------------------------------------------------------------------ audit
     async def replay(self, game_id: int) -> ReplayReport: ...
 

@@ -6,7 +6,10 @@ after the first: Discord away loses at most the notice."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
+
+from tables.timers import OWNER
 
 from .bot_helpers import Clock, make_bot, open_table, turn_prompts
 from .fake_discord import FakeDiscord
@@ -40,3 +43,25 @@ async def test_a_turn_limit_during_an_outage_still_moves_for_the_absent_player(
     assert len(notices) <= 1
     await timers.run_due()  # type: ignore[union-attr]  # nothing more is due
     assert [m for m in fake.messages(thread) if "did not move within" in m.content] == notices
+
+
+async def test_a_turn_limit_another_process_claimed_since_plays_nothing_more_here(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak: a process firing a turn limit stalled past its lease,
+    another claimed the timer and played the turn, and the first then went on playing,
+    moves of the next turn nobody had let pass. Each stand-in move checks the claim."""
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    clock.advance(hours=25)
+    due = await bot.store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
+    limit = next(t for t in due if t.kind == "turn_limit")
+    clock.advance(minutes=6)  # this process stalled: its lease ran out, another claimed it
+    assert await bot.store.claim_due_timers("another", timedelta(minutes=5), clock())
+    timers = bot.get_cog("Timers")
+    assert await timers.fire(limit) is False  # type: ignore[union-attr]
+    assert (await bot.store.load(game.id)).version == 0  # the other process's to play

@@ -45,6 +45,28 @@ async def test_a_due_timer_is_claimed_by_one_owner_and_finished_once(
     assert await store.next_due_at() is None
 
 
+async def test_a_timer_claim_stands_until_another_owner_claims_it_or_it_ends(
+    db_url: str, clock: FakeClock
+) -> None:
+    """What a timer's work checks before each step that must not be done twice (a turn
+    limit's stand-in moves): a lease that ran out while nobody wanted the timer still
+    stands; another owner's claim, or the timer's end, does not."""
+    async with await storage.open(db_url, clock=clock) as store:
+        game = await started(store, 10)
+        timer = await store.schedule(game.id, "turn_limit", clock.now + timedelta(hours=1))
+        assert not await store.holds_timer(timer.id, "a")  # nobody claimed it
+        clock.advance(hours=2)
+        (claimed,) = await store.claim_due_timers("a", LEASE)
+        assert await store.holds_timer(claimed.id, "a")
+        assert not await store.holds_timer(claimed.id, "b")
+        clock.advance(minutes=6)  # a's lease ran out: nobody else wanted it yet
+        assert await store.holds_timer(claimed.id, "a")
+        assert await store.claim_due_timers("b", LEASE)
+        assert not await store.holds_timer(claimed.id, "a")  # b's now
+        assert await store.finish_timer(claimed.id, "b")
+        assert not await store.holds_timer(claimed.id, "b")  # fired
+
+
 async def test_claims_respect_the_limit_and_skip_cancelled_timers(
     store: SqliteStorage, clock: FakeClock
 ) -> None:
