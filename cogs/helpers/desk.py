@@ -167,7 +167,11 @@ class Desk:
         ``Languages.public``), within the thread's pace of posts like every other post
         (Discord allows 5 per 5 s in a channel)."""
         channel_id = game.thread_id or game.channel_id
-        slot = await self.publisher.post_slot(channel_id, game.messages.get(POSTED))
+        try:  # read now: the caller's copy may be older than another process's posts
+            newest = (await self.core.store.info(game.id)).messages.get(POSTED)
+        except DatabaseUnavailable:
+            newest = game.messages.get(POSTED)
+        slot = await self.publisher.post_slot(channel_id, newest)
         try:
             message = await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
         finally:
