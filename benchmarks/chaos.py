@@ -241,10 +241,18 @@ async def inject(
     elif fault.kind == "sigterm":
         run.burst_until = loop.time() + 6
         await asyncio.sleep(2)  # the burst is under way
-        run.sigterm_status.append(await cluster.terminate(fault.target))
+        target = fault.target
+        while target not in cluster.processes:  # down (a kill's restart is under way)
+            running = sorted(cluster.processes)
+            if running:
+                target = running[0]
+                print(f"  (process {fault.target} is down: process {target} instead)", flush=True)
+            else:
+                await asyncio.sleep(0.5)
+        run.sigterm_status.append(await cluster.terminate(target))
         await asyncio.sleep(fault.seconds)
-        if fault.target not in cluster.processes:
-            await cluster.start(fault.target)
+        if target not in cluster.processes:
+            await cluster.start(target)
         run.restarts.append(loop.time())
     elif fault.kind == "database":
         if database is None:  # TEST_POSTGRES_URL: a server that is not the soak's to stop

@@ -81,6 +81,8 @@ def test_a_short_chaos_soak_loses_nothing_and_replays_every_game(tmp_path: Path)
     assert injected is not None, shown
     counts = dict(re.findall(r"([a-z-]+) (\d+)", injected[1]))
     assert all(int(counts.get(kind, 0)) >= 1 for kind in KINDS), injected[1]
+    stopped = re.search(r"SIGTERM exit status +\[(.*)\]", done.stdout)
+    assert stopped is not None and stopped[1] == "0", shown  # a graceful stop, in the burst
     answered = re.search(r"REST faults answered +(.*)", done.stdout)
     assert answered is not None
     assert all(kind in answered[1] for kind in ("rate_limit", "server_error", "outage"))
