@@ -34,6 +34,7 @@ posts another process (or its own earlier run) made there just before.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import hashlib
 import logging
@@ -57,6 +58,8 @@ POST_WINDOW = 5.5
 POSTS_PER_WINDOW = 5
 """Discord's per-channel message limit: 5 new messages per 5 seconds."""
 DISCORD_WINDOW = 5.0
+COUNTED_IDS = 32
+"""Recent posts remembered by id per channel (far more than a window holds)."""
 FORBIDDEN_RETRY = 60.0
 """After a post Discord refused for a missing permission: it is not given back in
 seconds."""
@@ -173,6 +176,9 @@ class ThreadPublisher(Publisher):
         self._posts: dict[int, deque[float]] = {}
         self._newest: dict[int, int] = {}
         """By channel: the newest post there this process made or read."""
+        self._counted: dict[int, deque[int]] = {}
+        """By channel: the recent posts counted in ``_posts`` (this process's, and those
+        read from Discord), so that a post read twice counts once."""
         self._answered: dict[int, tuple[discord.Interaction, float]] = {}
         """By game: the last player click in it that was answered, and when (loop
         time)."""
@@ -247,7 +253,8 @@ class ThreadPublisher(Publisher):
         loop = asyncio.get_running_loop()
         recent = self._posts.get(channel_id)
         if recent is None or self._posted_elsewhere(channel_id, elsewhere):
-            recent = self._posts[channel_id] = await self._recent_posts(channel_id)
+            recent = self._posts.setdefault(channel_id, deque())
+            await self._count_recent_posts(channel_id, recent)
         while True:
             now = loop.time()
             if len(within(recent, now, POST_WINDOW)) < POSTS_PER_WINDOW:
@@ -268,33 +275,36 @@ class ThreadPublisher(Publisher):
         return age < POST_WINDOW
 
     def sent(self, channel_id: int, message_id: int) -> None:
-        """This process posted ``message_id`` in the channel."""
+        """This process posted ``message_id`` in the channel (its slot is counted)."""
         self._newest[channel_id] = max(message_id, self._newest.get(channel_id, 0))
+        self._counted.setdefault(channel_id, deque(maxlen=COUNTED_IDS)).append(message_id)
 
     def new_channel(self, channel_id: int) -> None:
         """This process just created the channel (a game's thread): it has no posts
         that :meth:`post_slot` would have to ask Discord about."""
         self._posts.setdefault(channel_id, deque())
 
-    async def _recent_posts(self, channel_id: int) -> deque[float]:
-        """When (loop time) the bot posted in the channel within the window, as Discord
-        has it: for a channel this process has not posted in since it started (after a
-        restart, or a game taken over from another process), whose recent posts count
-        towards Discord's limit all the same. One request; if it fails, none assumed."""
+    async def _count_recent_posts(self, channel_id: int, recent: deque[float]) -> None:
+        """Count in ``recent`` (in place: other posts may be waiting on it) the bot's posts
+        in the channel within the window that it does not count yet, as Discord has
+        them: those another process (or this one's earlier run, before a restart) made
+        there count towards Discord's limit all the same. One request; if it fails, none
+        assumed."""
         loop = asyncio.get_running_loop()
         now, wall = loop.time(), discord.utils.utcnow()
         me = self.client.user
-        times = []
+        counted = self._counted.setdefault(channel_id, deque(maxlen=COUNTED_IDS))
         try:
             channel = self.client.get_partial_messageable(channel_id)
             async for message in channel.history(limit=POSTS_PER_WINDOW):
-                self.sent(channel_id, message.id)  # known here: not evidence of another
+                self._newest[channel_id] = max(message.id, self._newest.get(channel_id, 0))
                 age = (wall - message.created_at).total_seconds()
-                if me is not None and message.author.id == me.id and age < POST_WINDOW:
-                    times.append(now - max(age, 0.0))
+                mine = me is not None and message.author.id == me.id
+                if mine and age < POST_WINDOW and message.id not in counted:
+                    counted.append(message.id)
+                    bisect.insort(recent, now - max(age, 0.0))
         except discord.HTTPException as error:
             log.info("channel %s: cannot read its recent posts (%s)", channel_id, error)
-        return deque(sorted(times))
 
     def posted(self, channel_id: int, slot: float) -> None:
         """A post counted at ``slot`` was answered. One that took longer than the
@@ -304,6 +314,5 @@ class ThreadPublisher(Publisher):
         recent = self._posts.get(channel_id)
         if now - slot <= POST_WINDOW - DISCORD_WINDOW or recent is None or slot not in recent:
             return
-        recent.remove(slot)
-        recent.append(now)
-        self._posts[channel_id] = deque(sorted(recent))
+        recent.remove(slot)  # in place: other posts may be waiting on it
+        bisect.insort(recent, now)
