@@ -142,10 +142,11 @@ class Sync(Round):
         """The bot's message with ``content`` posted after the game's newest recorded
         one: a followup a publisher that died (or failed) made before recording it. A
         text repeated from an older turn lies before that recorded message."""
-        if not content or not self.game.messages:
-            return None
         # (not POSTED: a turn limit's notice may have come after the dead one's posts)
-        after = discord.Object(id=max(m for k, m in self.game.messages.items() if k != POSTED))
+        recorded = [m for key, m in self.game.messages.items() if key != POSTED]
+        if not content or not recorded:
+            return None
+        after = discord.Object(id=max(recorded))
         me = self.publisher.client.user
         text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
         async for message in self.channel.history(limit=10, after=after):
