@@ -103,8 +103,8 @@ class Timers(commands.Cog):
             # one computer move per decision until those players are done for this turn;
             # the notice once the first is stored (a timer fired twice, or again after
             # Discord or the database was away, finds the turn moved on and says nothing
-            # twice), and Discord being away loses at most the notice: the moves are
-            # stored and shown when it is back, and the computers' turns follow
+            # twice), posted by the move's round; with Discord away, the moves and the
+            # notice are shown when it is back, and the computers' turns follow
             played_any = False
             for _ in range(MAX_STAND_IN_MOVES):
                 waiting = set(engine_of(game).to_act(game.state)) & acting
@@ -131,14 +131,11 @@ class Timers(commands.Cog):
         return True
 
     async def notice(self, game: LoadedGame, timer: Timer, text: str) -> None:
-        """Post a turn limit's notice in the thread, once whatever fires it again."""
+        """A turn limit's notice for the thread, once whatever fires it again: the next
+        round (the move's) posts it first (``Publisher.note``)."""
         once = f"{OWNER}:{secrets.token_hex(4)}"  # even this process's next try is another
-        if not await self.bot.store.try_claim(f"limit-notice:{timer.id}", once, NOTICE_ONCE):
-            return
-        try:
-            await self.bot.desk.announce(game, text)
-        except DISCORD_DOWN as error:  # shown at most once: this one is lost
-            log.warning("game %s: the turn limit's notice was not posted (%r)", game.id, error)
+        if await self.bot.store.try_claim(f"limit-notice:{timer.id}", once, NOTICE_ONCE):
+            self.bot.publisher.note(game.id, f"limit:{timer.id}", text)
 
 
 async def setup(bot: Host) -> None:

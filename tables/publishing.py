@@ -247,6 +247,8 @@ class Publisher:
         process stalled): :meth:`confirm` reads what was shown meanwhile."""
         self._known: dict[int, LoadedGame] = {}
         """By game: the newest game a caller handed over (:meth:`sync`'s ``known``)."""
+        self._notes: dict[int, list[tuple[str, str]]] = {}
+        """By game: one-off lines for its next round to show first (:meth:`note`)."""
 
     # ------------------------------------------------------------ what a front end says
 
@@ -265,6 +267,19 @@ class Publisher:
         """Whether ``error`` says the database or the front end is away (or another
         process shows the game now): tried again later, logged in one line."""
         return isinstance(error, (DatabaseUnavailable, ClaimLost)) or self.expected(error)
+
+    def note(self, game_id: int, key: str, text: str) -> None:
+        """A one-off line (a turn limit's notice) for the game's next round of this
+        process to show before anything else, the publishing claim held like for every
+        other post: a post outside the rounds could go out beside another process's
+        round in the same thread, over Discord's pace. ``key`` names it (a front end
+        posts it once); a note not shown when the process stops is lost."""
+        self._notes.setdefault(game_id, []).append((key, text))
+
+    async def show_notes(self, round_: Round, notes: list[tuple[str, str]]) -> None:
+        """Show the game's notes (:meth:`note`), removing each from ``notes`` once shown
+        (the front end's)."""
+        notes.clear()
 
     def ended(self, game: LoadedGame) -> None:
         """The game is over: forget what only helped it show its next turns."""
@@ -405,6 +420,12 @@ class Publisher:
             logs.tag(guild=game.guild_id)
             lang = await self._lang_of(game.guild_id)
             sync = self._rounds[game_id] = self.new_round(game, flush, lang)
+            notes = self._notes.pop(game_id, [])
+            try:
+                await self.show_notes(sync, notes)
+            finally:
+                if notes:  # not shown: the next round's
+                    self._notes[game_id] = notes + self._notes.get(game_id, [])
             syncer = self.syncers.get(game.kind) or self.syncers[""]
             await syncer(sync)
             if game.status != "active":  # no more prompts

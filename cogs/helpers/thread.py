@@ -45,7 +45,7 @@ from typing import Any
 
 import discord
 
-from cogs.helpers.common import DISCORD_DOWN
+from cogs.helpers.common import DISCORD_DOWN, NO_MENTIONS
 from cogs.helpers.gates import fenced, within
 from storage import GameInfo, LoadedGame, Storage
 from tables.metrics import OFF, Metrics
@@ -189,6 +189,13 @@ class ThreadPublisher(Publisher):
 
     def new_round(self, game: LoadedGame, flush: bool, lang: str) -> Sync:
         return Sync(self, game, flush, lang)
+
+    async def show_notes(self, round_: Round, notes: list[tuple[str, str]]) -> None:
+        assert isinstance(round_, Sync)
+        while notes:
+            key, text = notes[0]
+            await round_.post(("note", key), content=text, allowed_mentions=NO_MENTIONS)
+            notes.pop(0)
 
     def failure_delay(self, error: Exception, delay: float) -> float:
         if isinstance(error, discord.Forbidden):

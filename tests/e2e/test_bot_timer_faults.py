@@ -2,10 +2,11 @@
 ``benchmarks/chaos.py``): the notice went out first, so a REST outage at that moment
 made the timer fail before the computer's move, the timer counted as fired, and the
 absent player's game waited for ever. Now the moves come first and the notice, once,
-after the first: Discord away loses at most the notice."""
+after the first, posted by the move's round (shown when Discord is back)."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -65,3 +66,35 @@ async def test_a_turn_limit_another_process_claimed_since_plays_nothing_more_her
     timers = bot.get_cog("Timers")
     assert await timers.fire(limit) is False  # type: ignore[union-attr]
     assert (await bot.store.load(game.id)).version == 0  # the other process's to play
+
+
+async def test_a_turn_limit_s_notice_waits_for_the_game_s_publishing_claim(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak: the notice was posted outside the publishing rounds, so
+    it could go out beside another process's round in the same thread, each process
+    counting the thread's pace without the other's post: a sixth post in 5 s. It is
+    posted by the move's round now, with the game's claim held, before its log lines."""
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    clock.advance(hours=25)
+    claim = f"publish:{game.id}"
+    assert await bot.store.try_claim(claim, "another", timedelta(minutes=1))  # showing it
+    due = await bot.store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
+    limit = next(t for t in due if t.kind == "turn_limit")
+    timers = bot.get_cog("Timers")
+    firing = asyncio.ensure_future(timers.fire(limit))  # type: ignore[union-attr]
+    await asyncio.sleep(1)
+    assert (await bot.store.load(game.id)).version >= 1  # the stand-in moved
+    assert not [m for m in fake.messages(thread) if "did not move within" in m.content]
+    await bot.store.set_marks(game.id, {}, release=(claim, "another"))  # its round ended
+    await asyncio.wait_for(firing, 30)
+    await fake.settle()
+    texts = [m.content for m in fake.messages(thread)]
+    (notice,) = [i for i, t in enumerate(texts) if "did not move within" in t]
+    assert any("places an Elf" in t for t in texts[notice + 1 :])  # the moves after it
