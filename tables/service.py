@@ -31,7 +31,16 @@ from engine.core import (
 )
 from engine.undo import GAME_OVER, CannotUndo, Undo
 from engine.words import ENGLISH, N_, Words
-from storage import AI_PREFIX, Conflict, GameInfo, LoadedGame, Storage, Submitted, human_player
+from storage import (
+    AI_PREFIX,
+    Conflict,
+    GameInfo,
+    LoadedGame,
+    Storage,
+    Submitted,
+    WrongStatus,
+    human_player,
+)
 from storage.export import memory_record
 from tables.computers import Computers, Decision
 from tables.metrics import OFF, Metrics
@@ -337,6 +346,8 @@ class Tables:
             return await self._submit(game, player, action)
         except StaleBoard:  # the player (or another process's stand-in) moved meanwhile
             return None
+        except WrongStatus:  # the game ended while the computer decided
+            return None
 
     async def _decision(self, game: LoadedGame, player: PlayerId, level: str) -> Decision:
         """:func:`decision_for`, with the game's decisions so far when the level remembers
@@ -386,6 +397,8 @@ class Tables:
                 )
             except Conflict:
                 continue  # someone moved meanwhile: decide again on the new position
+            except WrongStatus:  # the game ended while the computer decided
+                return None
             step = Step(player, action, submitted.events)
             return Played(await self._after(game, submitted), [step])
         return None

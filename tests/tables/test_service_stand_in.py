@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import storage
 from engine.workshop import GAME
 from tables.computers import Computers, Decision, decide
@@ -33,3 +35,28 @@ async def test_a_stand_in_move_that_lost_the_race_to_the_player_is_none(tmp_path
         assert await tables.play_for(game.id, player, game.version) is None
         log = await store.log(game.id)
         assert len(log) == 1  # the player's move, not the stand-in's
+
+
+@pytest.mark.parametrize("seed", [424242, 3])  # the computer seat moves first; the human
+async def test_a_move_decided_for_a_game_ended_meanwhile_is_none(tmp_path: Path, seed: int) -> None:
+    """Found by the chaos soak: a computer seat's decision (and a stand-in's) outlived its
+    game, abandoned meanwhile; storing it raised ``WrongStatus`` with a traceback. The
+    game is over: there is no move to make."""
+    async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
+        lobby = await store.create_lobby(
+            guild_id=1, channel_id=1, kind="workshop", options={}, host_id=1, host_name="a"
+        )
+        await store.add_ai(lobby.id, level="greedy")
+        game = await store.start(lobby.id, seed=seed)
+        (player,) = GAME.to_act(game.state)
+
+        async def runner(d: Decision) -> Any:
+            await store.abandon(game.id)  # while the computer decides
+            return decide(d.kind, d.state, d.player, "greedy", d.seed)
+
+        tables = Tables(store, computers=Computers(runner=runner))
+        if player.startswith("ai:"):
+            assert await tables.computer_step(game.id) is None
+        else:  # a stand-in for the absent human
+            assert await tables.play_for(game.id, player, game.version) is None
+        assert await store.log(game.id) == []
