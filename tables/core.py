@@ -20,7 +20,7 @@ from engine.core import PlayerId
 from storage import GameInfo, LoadedGame, NewTimer, Storage
 from tables.computers import while_thinking
 from tables.pictures import Pictures
-from tables.publishing import Publisher, Round
+from tables.publishing import ClaimLost, Publisher, Round
 from tables.service import MAX_AI_STEPS, Played, Tables
 from tables.surfaces import turn_passed
 from tables.timers import TimerRunner
@@ -66,10 +66,14 @@ class Core:
         """Show a move a player made (``played``: as the choice left it) on every
         surface, then let the computer seats whose turn it is move: what follows every
         choice, whichever front end took it (a Discord button, the Activity). Raises what
-        the front end's publisher raised (the move stays stored and is shown later);
-        the computers move all the same."""
+        the front end's publisher raised (the move stays stored and is shown later),
+        but not a lost claim: another round shows it, nothing for the player to hear
+        (found by the chaos soak: clicks were answered with an apology). The computers
+        move all the same."""
         try:
             await self.publisher.sync(played.game.id, known=played.game)
+        except ClaimLost:  # another process shows it, or a fresh round the newer moves
+            pass
         finally:
             if any(seat.is_ai for seat in played.game.seats):
                 await self.run_computers(played.game.id)

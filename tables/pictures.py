@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import render
 from engine.core import PlayerId
 from storage import GameInfo, LoadedGame, LoggedAction
+from storage.errors import DatabaseUnavailable
 from storage.export import decision_log
 from tables import drawing
 from tables.service import view_of
@@ -89,6 +90,9 @@ class Pictures:
         try:
             log_ = await actions()
             return await asyncio.wait_for(self.draw_chart(game, log_, lang), CHART_TIMEOUT)
+        except DatabaseUnavailable as error:  # an outage, not a bug: one line
+            log.warning("game %s: no chart of the game this time (%r)", game.id, error)
+            return None
         except Exception:
             log.exception("game %s: the chart of the game could not be drawn", game.id)
             return None

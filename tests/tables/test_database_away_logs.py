@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from cogs.helpers.gates import Work
 from storage.errors import DatabaseUnavailable
+from tables.pictures import Pictures
 from tables.publishing import Publisher
 
 
@@ -52,3 +54,19 @@ async def test_background_work_that_met_the_database_away_is_one_warning_line(
     (record,) = caplog.records
     assert record.levelno == logging.WARNING and record.exc_info is None
     assert "tonttu-race-timer" in record.getMessage()
+
+
+async def test_a_chart_whose_log_cannot_be_read_is_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Found by the full chaos soak: a game finished just as the database went away,
+    and its chart's log read logged a traceback. The final scores go without it."""
+
+    async def away() -> Any:
+        raise DatabaseUnavailable("refused")
+
+    game: Any = SimpleNamespace(id=3)
+    with caplog.at_level(logging.WARNING):
+        assert await Pictures().chart(game, away) is None
+    (record,) = [r for r in caplog.records if "chart" in r.getMessage()]
+    assert record.levelname == "WARNING" and record.exc_info is None
