@@ -276,6 +276,11 @@ class Publisher:
         posts it once); a note not shown when the process stops is lost."""
         self._notes.setdefault(game_id, []).append((key, text))
 
+    async def open_surface(self, round_: Round) -> None:
+        """Open what the round's game is shown on if that is not done yet, and record it
+        in ``round_.game`` (the front end's): the process that started the game may have
+        died, or met the database away, before it recorded its thread."""
+
     async def show_notes(self, round_: Round, notes: list[tuple[str, str]]) -> None:
         """Show the game's notes (:meth:`note`), removing each from ``notes`` once shown
         (the front end's)."""
@@ -420,6 +425,7 @@ class Publisher:
             logs.tag(guild=game.guild_id)
             lang = await self._lang_of(game.guild_id)
             sync = self._rounds[game_id] = self.new_round(game, flush, lang)
+            await self.open_surface(sync)
             notes = self._notes.pop(game_id, [])
             try:
                 await self.show_notes(sync, notes)

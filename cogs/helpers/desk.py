@@ -98,28 +98,32 @@ class Desk:
     # ------------------------------------------------------------ starting
 
     async def start_game(self, interaction: discord.Interaction, game_id: int) -> None:
-        """The host pressed Start: start, close the lobby, open the thread, post the table."""
+        """The host pressed Start: start, close the lobby, open the thread, post the table.
+        A thread that could not be opened or recorded (Discord or the database away) is
+        left to the game's next round (``ThreadPublisher.open_surface``), asked for here."""
         played = await self.core.tables.start(game_id)
         public = await self.languages.public(played.game.guild_id)
         await interaction.response.edit_message(
             embed=lobby_embed(played.game, public), view=components()
         )
-        thread_id = await self._open_thread(interaction, played.game)
-        await self.core.store.set_thread(game_id, thread_id)
+        try:
+            thread_id = await self._open_thread(interaction, played.game)
+            await self.core.store.set_thread(game_id, thread_id)
+        except Exception:
+            self.publisher.request(game_id)
+            raise
         played.game = await self.core.store.load(game_id)
         await self.publish_or_warn(interaction, played)  # the first board, then the prompt
 
     async def _open_thread(self, interaction: discord.Interaction, game: GameInfo) -> int:
         message = interaction.message
         assert message is not None  # a lobby button always comes with its message
+        public = await self.languages.public(game.guild_id)
         try:
-            public = await self.languages.public(game.guild_id)
-            thread = await message.create_thread(
-                name=cut(title_of(game, public), 100), auto_archive_duration=10080
-            )
-            self.publisher.new_channel(thread.id)
-            return thread.id
+            return await self.publisher.open_thread(game, message, cut(title_of(game, public), 100))
         except discord.HTTPException as error:
+            if isinstance(error, discord.DiscordServerError):
+                raise  # Discord is away: the next round opens it
             log.warning(
                 "game %s: cannot create a thread (%s); playing in the channel", game.id, error
             )

@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import re
@@ -47,6 +48,7 @@ import discord
 
 from cogs.helpers.common import DISCORD_DOWN, NO_MENTIONS
 from cogs.helpers.gates import fenced, within
+from cogs.helpers.render import cut, title_of
 from storage import GameInfo, LoadedGame, Storage
 from tables.metrics import OFF, Metrics
 from tables.publishing import Publisher, Round
@@ -76,6 +78,10 @@ FOLLOWUPS_KEPT = 256
 runs again finds it instead of posting it twice (the nonce's job for a post)."""
 
 
+THREAD_EXISTS = 160004
+"""Discord's code for a message that has a thread already."""
+SHOWN = ("active", "finished")
+"""The statuses whose games are shown in their threads."""
 POSTED = "posted"
 """The mark recording the newest message a game's publishing posted in its thread (and
 the version then): how a process taking the game over learns that another one posted
@@ -189,6 +195,47 @@ class ThreadPublisher(Publisher):
 
     def new_round(self, game: LoadedGame, flush: bool, lang: str) -> Sync:
         return Sync(self, game, flush, lang)
+
+    async def open_thread(self, game: GameInfo, lobby: discord.PartialMessage, name: str) -> int:
+        """The id of the game's thread, opened from its lobby message (a thread opened
+        from a message has the message's id): one opened already, by a process that died
+        or met the database away before recording it, is the game's. Raises what Discord
+        raised otherwise (``discord.Forbidden``: the bot may not open threads here; a 5xx:
+        Discord is away)."""
+        try:
+            thread_id = (await lobby.create_thread(name=name, auto_archive_duration=10080)).id
+        except discord.HTTPException as error:
+            if error.code != THREAD_EXISTS:
+                raise
+            thread_id = lobby.id
+            log.info("game %s: its thread was opened already; it is the game's", game.id)
+        self.new_channel(thread_id)
+        return thread_id
+
+    async def open_surface(self, round_: Round) -> None:
+        """A started game whose thread was not recorded (its Start handler's process died,
+        or the database was away, once Discord had opened it or before): the thread of
+        its lobby message is opened or taken over and recorded before the round posts, so
+        the table is never shown in the channel beside an empty thread. Without the
+        permission, or with its lobby message gone, the game is played in the channel, as
+        its start would have."""
+        game = round_.game
+        lobby = game.messages.get("lobby")
+        if game.thread_id is not None or lobby is None or game.status not in SHOWN:
+            return
+        channel = self.client.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+        name = cut(title_of(game, round_.words), 100)
+        try:
+            thread_id = await self.open_thread(game, channel.get_partial_message(lobby), name)
+        except discord.HTTPException as error:
+            if isinstance(error, discord.DiscordServerError):
+                raise  # Discord is away: the round is tried again
+            log.warning(
+                "game %s: cannot open its thread (%s); shown in the channel", game.id, error
+            )
+            thread_id = game.channel_id
+        await self.store.set_thread(game.id, thread_id)
+        round_.game = dataclasses.replace(game, thread_id=thread_id)
 
     async def show_notes(self, round_: Round, notes: list[tuple[str, str]]) -> None:
         assert isinstance(round_, Sync)

@@ -20,6 +20,7 @@ import storage
 from engine import get_game
 from engine.core import Rng
 from storage import LoadedGame, Storage, human_player
+from storage.errors import DatabaseUnavailable
 from tables.publishing import Publisher
 
 from .bot_helpers import Clock, ask_reminder_only, make_bot, open_table, turn_prompts
@@ -200,13 +201,15 @@ async def test_moves_stored_elsewhere_are_shown_after_a_gateway_reconnect(
     await fake.stop_bot(bot)
 
 
-async def started_without_thread(fake: FakeDiscord, store: Storage) -> LoadedGame:
+async def started_without_thread(
+    fake: FakeDiscord, store: Storage, channel: Any = None
+) -> LoadedGame:
     """A two-player Workshop game, started in storage the way the Start handler does
-    before it opens the game's thread."""
+    before it opens the game's thread (in ``channel``, by default the fake's)."""
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     lobby = await store.create_lobby(
         guild_id=fake.guild.id,
-        channel_id=fake.channel.id,
+        channel_id=(channel or fake.channel).id,
         kind="workshop",
         options={},
         host_id=alice.id,
@@ -249,7 +252,8 @@ async def test_a_game_whose_start_never_opened_its_thread_is_shown_after_the_gra
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
     """The process that started the game died before opening its thread: after the
-    grace, the catch-up's deferred sync shows the game in the channel."""
+    grace, the catch-up's deferred sync shows the game in the channel (a game with no
+    lobby message to open a thread from)."""
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
     game = await started_without_thread(fake, bot.store)
     assert await bot.publisher.catch_up() == 0
@@ -261,6 +265,83 @@ async def test_a_game_whose_start_never_opened_its_thread_is_shown_after_the_gra
     await bot.publisher.sync(game.id)  # the round that posted it has written its marks
     assert (await bot.store.load(game.id)).shown_versions["board"] == game.version
     assert len(turn_prompts(fake, fake.channel)) == 1  # and the next round posted nothing
+
+
+async def lobby_message(bot: Any, store: Storage, game: LoadedGame) -> discord.Message:
+    """The game's lobby message, posted in its channel and recorded as the bot does."""
+    channel = bot.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+    message = await channel.send(f"lobby of game {game.id}")
+    await store.set_message(game.id, "lobby", message.id)
+    return message
+
+
+async def test_a_thread_opened_but_not_recorded_is_the_game_s_after_the_grace(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The process that started the game opened its thread from the lobby message and
+    died (or met the database away) before recording it: the next round takes that
+    thread over and shows the table there, not in the channel beside an empty thread
+    (found by the chaos soak: a game left waiting for ever, its player in the empty
+    thread). Without the thread opened yet, the round opens it."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    store = bot.store
+    opened = await started_without_thread(fake, store)
+    lobby = await lobby_message(bot, store, opened)
+    thread = await lobby.create_thread(name="game")  # ... and the process died
+    other = await started_without_thread(fake, store, channel=fake.add_channel("other"))
+    await lobby_message(bot, store, other)  # died before opening it
+
+    assert await bot.publisher.catch_up() == 0
+    bot.publisher.flush_deferred()  # the syncs due after the grace, now
+    for game in (opened, other):
+        await fake.wait_for(
+            lambda game=game: (
+                fake.threads(fake.channels[game.channel_id])
+                and turn_prompts(fake, fake.threads(fake.channels[game.channel_id])[0])
+            ),
+            timeout=10,
+            what="the table in the thread",
+        )
+        channel = fake.channels[game.channel_id]
+        (shown_in,) = fake.threads(channel)
+        assert [m.content for m in fake.messages(channel)] == [f"lobby of game {game.id}"]
+        assert (await store.info(game.id)).thread_id == shown_in.id
+    assert fake.threads(fake.channel)[0].id == thread.id
+    await bot.publisher.sync(opened.id)
+    assert len(turn_prompts(fake, fake.threads(fake.channel)[0])) == 1
+
+
+async def test_a_start_that_cannot_record_its_thread_shows_the_table_there_once_it_can(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The database goes away right after Start opened the thread: the host hears so, and
+    once the database is back the table comes up in that thread by itself (nobody could
+    click anything before: the thread was empty)."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    record = bot.store.set_thread
+    away = 1
+
+    async def set_thread(game_id: int, thread_id: int | None) -> None:
+        nonlocal away
+        if away:
+            away -= 1
+            raise DatabaseUnavailable("the database is away")
+        await record(game_id, thread_id)
+
+    bot.store.set_thread = set_thread  # type: ignore[method-assign]
+    lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
+    assert lobby is not None
+    await fake.click(bob, lobby, "Join")
+    await fake.click(alice, lobby, "Start")
+    (thread,) = fake.threads(fake.channel)
+    await fake.wait_for(lambda: turn_prompts(fake, thread), timeout=20, what="the table")
+    assert away == 0
+    assert [m.id for m in fake.messages(fake.channel)] == [lobby.id]
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.thread_id == thread.id
+    await fake.settle()
+    assert len(turn_prompts(fake, thread)) == 1
 
 
 async def test_a_sync_waits_for_the_next_round_not_for_every_round_asked_for_after_it(
