@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from cogs.helpers.common import DISCORD_DOWN
 from cogs.helpers.host import Host
-from storage import LoadedGame, Timer
+from storage import LoadedGame, Timer, TimerClaim
 from tables.logs import tag
 from tables.publishing import reminder_asked
 from tables.service import engine_of
@@ -106,16 +106,15 @@ class Timers(commands.Cog):
             # twice), posted by the move's round; with Discord away, the moves and the
             # notice are shown when it is back, and the computers' turns follow
             played_any = False
+            claim = TimerClaim(timer.id, OWNER)  # each move stored only while it stands
             for _ in range(MAX_STAND_IN_MOVES):
                 waiting = set(engine_of(game).to_act(game.state)) & acting
                 if not waiting:
                     break
-                if not await self.bot.store.holds_timer(timer.id, OWNER):
-                    break  # another process claimed it since (this one stalled): its work
                 player = min(waiting, key=game.players.index)
-                played = await self.bot.tables.play_for(game.id, player, game.version)
+                played = await self.bot.tables.play_for(game.id, player, game.version, claim)
                 if played is None:
-                    break
+                    break  # the turn moved on, or another process claimed the limit since
                 if not played_any:
                     played_any = True
                     await self.notice(game, timer, text)

@@ -27,6 +27,7 @@ from storage.models import (
     ReplayReport,
     Submitted,
     Timer,
+    TimerClaim,
     Watched,
 )
 
@@ -178,11 +179,14 @@ class Storage(Protocol):
         expected_version: int | None,
         *,
         precondition: Callable[[Any], None] | None = None,
+        claim: TimerClaim | None = None,
     ) -> Submitted:
         """Apply one action through the engine and persist it, all or nothing.
 
         ``precondition(state)`` runs on the state the action is applied to, as part of
-        the same step; what it raises propagates and nothing is written.
+        the same step; what it raises propagates and nothing is written. ``claim``: the
+        action is that claimed timer's work, written only while the claim stands (else
+        ``TimerLost``, nothing written).
         """
         ...
 
@@ -241,11 +245,6 @@ class Storage(Protocol):
 
     async def retry_timer(self, timer_id: int, owner: str, delay: timedelta) -> bool:
         """Give a claimed timer back, due again after ``delay`` (its work had to wait)."""
-        ...
-
-    async def holds_timer(self, timer_id: int, owner: str) -> bool:
-        """Whether ``owner``'s claim of a timer stands: nobody claimed it since, and it is
-        not finished (checked before each step of its work that must not be done twice)."""
         ...
 
     # ------------------------------------------------------------------ audit

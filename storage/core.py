@@ -87,6 +87,7 @@ from storage.errors import (
     Conflict,
     GameNotFound,
     StorageError,
+    TimerLost,
     UnreadableGame,
     WrongStatus,
 )
@@ -96,6 +97,7 @@ from storage.models import (
     Seat,
     Status,
     Submitted,
+    TimerClaim,
 )
 
 log = logging.getLogger(__name__)
@@ -243,11 +245,12 @@ class Write:
         kind: str,
         state: Any,
         base: Write | None = None,
+        claim: TimerClaim | None = None,
     ) -> None:
         self.game_id, self.player, self.version, self.expected = game_id, player, version, expected
         self.seq = version + 1
         self.snapshot, self.action, self.events, self.result = row
-        self.kind, self.state, self.base = kind, state, base
+        self.kind, self.state, self.base, self.claim = kind, state, base, claim
         self.settled = asyncio.Event()
         self.committed = False
         """Set by the writer: whether it is done with this write (the writes chained
@@ -447,6 +450,7 @@ class SqlCore:
         expected_version: int | None,
         *,
         precondition: Callable[[Any], None] | None = None,
+        claim: TimerClaim | None = None,
     ) -> Submitted:
         """Apply ``action`` by ``player`` and persist it in one transaction.
 
@@ -468,11 +472,18 @@ class SqlCore:
         whatever it raises propagates and nothing is written (e.g. a simultaneous
         choice for a phase that has ended).
 
+        ``claim``: the action is a timer's work (a turn limit's stand-in move), written
+        only while that claim of the timer stands, checked in the same transaction (the
+        timer's row locked, so a process claiming it meanwhile waits for the commit);
+        else :class:`TimerLost` and nothing is written.
+
         A ``RuleError`` from the engine propagates; nothing is written. When the
         engine reports an outcome the game becomes finished, which frees its
         channel, and its pending timers are cancelled.
         """
-        submitted = await self._submit(game_id, player, action, expected_version, precondition)
+        submitted = await self._submit(
+            game_id, player, action, expected_version, precondition, claim
+        )
         if game_id in self._finished:  # outside the lock: rating takes it again
             self._finished.discard(game_id)
             await self._after_finish()
@@ -488,15 +499,16 @@ class SqlCore:
         action: Any,
         expected_version: int | None,
         precondition: Callable[[Any], None] | None,
+        claim: TimerClaim | None = None,
     ) -> Submitted:
         if expected_version is not None:
             return await self._submit_once(
-                game_id, player, action, expected_version, precondition=precondition
+                game_id, player, action, expected_version, precondition=precondition, claim=claim
             )
         for attempt in range(1, SUBMIT_RETRIES + 1):
             try:
                 return await self._submit_once(
-                    game_id, player, action, None, precondition=precondition
+                    game_id, player, action, None, precondition=precondition, claim=claim
                 )
             except Conflict:
                 # Another process committed first, or the write this one was chained
@@ -537,6 +549,7 @@ class SqlCore:
         expected: int | None,
         *,
         precondition: Callable[[Any], None] | None = None,
+        claim: TimerClaim | None = None,
     ) -> Submitted:
         version, kind, state = await self._current(game_id, expected)
         base = None
@@ -568,8 +581,9 @@ class SqlCore:
             None if outcome is None else outcome.model_dump_json(),
         )
         write = Write(
-            game_id, player, version, expected, row, kind=kind, state=new_state, base=base
-        )
+            game_id, player, version, expected, row, kind=kind, state=new_state, base=base,
+            claim=claim,
+        )  # fmt: skip
         if expected is None:
             self._heads[game_id] = write
         try:
@@ -615,6 +629,20 @@ class SqlCore:
                 write.fail(StorageError(CLOSED))
             self._queued = []
 
+    async def _apply_claimed(self, write: Write, claim: TimerClaim) -> dict[int, Exception | None]:
+        """``_apply([write])`` in a transaction that first locks the timer's row, if the
+        claim still stands: another process claiming the timer waits for the commit (and
+        then reads the move), or took it first (:class:`TimerLost`, nothing written)."""
+        async with self._transaction() as tx:
+            held = await tx.execute(
+                "UPDATE timers SET claimed_by = claimed_by WHERE id = ? AND claimed_by = ?"
+                " AND fired_at IS NULL AND cancelled_at IS NULL",
+                (claim.timer_id, claim.owner),
+            )
+            if held != 1:
+                return {write.game_id: TimerLost(write.game_id, claim.timer_id)}
+            return await self._apply([write], self._now())
+
     def _lost_here(self, write: Write) -> bool:
         """Another submit of this process already moved the game past ``write``, or the
         write it was chained behind did not apply."""
@@ -649,9 +677,14 @@ class SqlCore:
             batch = later
 
     async def _commit_layer(self, ready: list[Write]) -> None:
-        """Apply writes of different games in one transaction if it can."""
+        """Apply writes of different games in one transaction if it can (each write that
+        stands on a timer's claim in one of its own, with the claim)."""
+        plain = [write for write in ready if write.claim is None]
         try:
-            results = await self._apply(ready, self._now()) if ready else {}
+            results = await self._apply(plain, self._now()) if plain else {}
+            for write in ready:
+                if write.claim is not None:
+                    results.update(await self._apply_claimed(write, write.claim))
         except BaseException as error:
             for write in ready:
                 write.fail(error if isinstance(error, Exception) else StorageError(CLOSED))

@@ -182,6 +182,17 @@ class Conflict(StorageError):
         return f"Conflict in game #{self.game_id}: expected {expected}, {found}. ({self})"
 
 
+class TimerLost(StorageError):
+    """A write made for a timer's work stood on a claim of it that no longer stands:
+    another process claimed the timer since (this one stalled past its lease), or it
+    ended. Nothing was written; the work is the new owner's, or done."""
+
+    def __init__(self, game_id: int, timer_id: int) -> None:
+        super().__init__(f"Timer {timer_id} of game #{game_id} is no longer this process's.")
+        self.game_id = game_id
+        self.timer_id = timer_id
+
+
 class UnreadableGame(StorageError):
     """The stored data of one game cannot be read (hand-edited, truncated, unknown kind).
 

@@ -124,6 +124,15 @@ class Timer:
 
 
 @dataclass(frozen=True)
+class TimerClaim:
+    """A due timer claimed by ``owner`` (``claim_due_timers``): a write made for its work
+    stands on it (``submit(..., claim=...)``)."""
+
+    timer_id: int
+    owner: str
+
+
+@dataclass(frozen=True)
 class NewTimer:
     """A timer to schedule with ``set_marks(..., timers=[...])``: it replaces the game's
     pending timers of its kind (except one being fired right now)."""

@@ -706,17 +706,6 @@ class SqlStorage(UndoStore, RatingStore, PageStore, ForgetStore):
             )
             return changed == 1
 
-    async def holds_timer(self, timer_id: int, owner: str) -> bool:
-        """Whether ``owner``'s claim of the timer stands: nobody claimed it since (its lease
-        may have run out while nobody wanted it: the work goes on), and it is not
-        finished."""
-        rows = await self._read(
-            "SELECT 1 FROM timers WHERE id = ? AND claimed_by = ?"
-            " AND fired_at IS NULL AND cancelled_at IS NULL",
-            (timer_id, owner),
-        )
-        return bool(rows)
-
     async def mark_fired(self, timer_id: int) -> bool:
         """Record that a timer fired; False if it already had (or was cancelled).
 

@@ -38,6 +38,8 @@ from storage import (
     LoadedGame,
     Storage,
     Submitted,
+    TimerClaim,
+    TimerLost,
     WrongStatus,
     human_player,
 )
@@ -334,8 +336,13 @@ class Tables:
             return False
         return await self.store.undo_window(game.id, player, game.version) > 0
 
-    async def play_for(self, game_id: int, player: PlayerId, version: int) -> Played | None:
-        """A computer move for an absent player (turn limit); ``None`` if the turn moved on."""
+    async def play_for(
+        self, game_id: int, player: PlayerId, version: int, claim: TimerClaim
+    ) -> Played | None:
+        """A computer move for an absent player, the work of the turn limit ``claim``
+        holds; ``None`` if the turn moved on or the limit is no longer this claim's
+        (another process took it over while this one stalled, or it ended: stored only
+        while the claim stands)."""
         game = await self.store.load(game_id)
         if game.version != version or game.status != "active":
             return None
@@ -343,10 +350,12 @@ class Tables:
             return None
         action = await self.computers.choose(await self._decision(game, player, STAND_IN_LEVEL))
         try:
-            return await self._submit(game, player, action)
+            return await self._submit(game, player, action, claim)
         except StaleBoard:  # the player (or another process's stand-in) moved meanwhile
             return None
         except WrongStatus:  # the game ended while the computer decided
+            return None
+        except TimerLost:  # the limit is another process's now, or over
             return None
 
     async def _decision(self, game: LoadedGame, player: PlayerId, level: str) -> Decision:
@@ -358,10 +367,12 @@ class Tables:
             decision = replace(decision, record=record)
         return decision
 
-    async def _submit(self, game: LoadedGame, player: PlayerId, action: Any) -> Played:
+    async def _submit(
+        self, game: LoadedGame, player: PlayerId, action: Any, claim: TimerClaim | None = None
+    ) -> Played:
         try:
             submitted = await self._stored(
-                game.id, self.store.submit(game.id, player, action, game.version)
+                game.id, self.store.submit(game.id, player, action, game.version, claim=claim)
             )
         except Conflict:
             raise StaleBoard(await self.store.load(game.id)) from None

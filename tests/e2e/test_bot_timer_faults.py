@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+from tables.computers import Computers, Decision, decide
 from tables.timers import OWNER
 
 from .bot_helpers import Clock, make_bot, open_table, turn_prompts
@@ -65,6 +67,42 @@ async def test_a_turn_limit_another_process_claimed_since_plays_nothing_more_her
     assert await bot.store.claim_due_timers("another", timedelta(minutes=5), clock())
     timers = bot.get_cog("Timers")
     assert await timers.fire(limit) is False  # type: ignore[union-attr]
+    assert (await bot.store.load(game.id)).version == 0  # the other process's to play
+
+
+async def test_a_turn_limit_taken_over_while_its_stand_in_decided_stores_no_move(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak: the process checked its claim, then the stand-in decided
+    (seconds under load) while another process took the limit over; the move was stored
+    all the same, after the new owner had ended the limit. The claim is checked with the
+    move's commit now."""
+    clock = Clock()
+    bot: Any = None
+
+    async def runner(d: Decision) -> Any:  # another process claims it while this decides
+        store = bot.store
+        clock.advance(minutes=6)  # this process stalled past its lease
+        assert await store.claim_due_timers("another", timedelta(minutes=5), clock())
+        return decide(d.kind, d.state, d.player, d.level, d.seed)
+
+    bot = await fake.start_bot(
+        make_bot(
+            fake,
+            f"sqlite:///{tmp_path}/bot.db",
+            clock=clock,
+            computers=Computers(runner=runner),
+        )
+    )
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    clock.advance(hours=25)
+    due = await bot.store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
+    limit = next(t for t in due if t.kind == "turn_limit")
+    timers = bot.get_cog("Timers")
+    assert await timers.fire(limit) is False
     assert (await bot.store.load(game.id)).version == 0  # the other process's to play
 
 

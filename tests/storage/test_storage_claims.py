@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 import storage
-from storage import GameNotFound, NewTimer, SqliteStorage
+from storage import GameNotFound, NewTimer, SqliteStorage, TimerClaim, TimerLost
 from tests.storage import race_game
 from tests.storage.conftest import FakeClock, started, to_act
 
@@ -45,26 +45,44 @@ async def test_a_due_timer_is_claimed_by_one_owner_and_finished_once(
     assert await store.next_due_at() is None
 
 
-async def test_a_timer_claim_stands_until_another_owner_claims_it_or_it_ends(
+async def test_a_write_for_a_timer_s_work_is_stored_only_while_its_claim_stands(
     db_url: str, clock: FakeClock
 ) -> None:
-    """What a timer's work checks before each step that must not be done twice (a turn
-    limit's stand-in moves): a lease that ran out while nobody wanted the timer still
-    stands; another owner's claim, or the timer's end, does not."""
+    """A turn limit's stand-in move stands on its timer's claim, checked in the move's
+    own transaction: a lease that ran out while nobody wanted the timer still stands;
+    another owner's claim, or the timer's end, does not, and nothing is written (found
+    by the chaos soak: a process that had checked its claim before deciding stored a
+    move after another process had taken the timer over, or after it had ended)."""
     async with await storage.open(db_url, clock=clock) as store:
         game = await started(store, 10)
         timer = await store.schedule(game.id, "turn_limit", clock.now + timedelta(hours=1))
-        assert not await store.holds_timer(timer.id, "a")  # nobody claimed it
         clock.advance(hours=2)
         (claimed,) = await store.claim_due_timers("a", LEASE)
-        assert await store.holds_timer(claimed.id, "a")
-        assert not await store.holds_timer(claimed.id, "b")
+
+        async def move(owner: str) -> int:
+            """Submit the next move for ``owner``'s claim; the game's version after it."""
+            current = await store.load(game.id)
+            player = to_act(current)
+            action = race_game.GAME.legal_actions(current.state, player)[0]
+            claim = TimerClaim(claimed.id, owner)
+            await store.submit(game.id, player, action, current.version, claim=claim)
+            return (await store.load(game.id)).version
+
+        assert await move("a") == 1
+        with pytest.raises(TimerLost):
+            await move("b")  # b holds no claim
         clock.advance(minutes=6)  # a's lease ran out: nobody else wanted it yet
-        assert await store.holds_timer(claimed.id, "a")
-        assert await store.claim_due_timers("b", LEASE)
-        assert not await store.holds_timer(claimed.id, "a")  # b's now
+        assert await move("a") == 2
+        assert await store.claim_due_timers("b", LEASE)  # b takes it over
+        with pytest.raises(TimerLost):
+            await move("a")
+        assert (await store.load(game.id)).version == 2  # nothing written
+        assert await move("b") == 3
         assert await store.finish_timer(claimed.id, "b")
-        assert not await store.holds_timer(claimed.id, "b")  # fired
+        with pytest.raises(TimerLost):
+            await move("b")  # fired
+        assert [a.seq for a in await store.log(game.id)] == [1, 2, 3]
+        assert timer.id == claimed.id
 
 
 async def test_claims_respect_the_limit_and_skip_cancelled_timers(
