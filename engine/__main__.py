@@ -125,6 +125,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) 
     started = time.perf_counter()
     total_actions = 0
     wins = dict.fromkeys(players, 0.0)
+    names = [LEVEL_NAMES[level] for level in seats or ()]
     for index in range(args.games):
         seed = derive_seed(args.seed, index)
         if seats:
@@ -138,7 +139,8 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, words: Words = ENGLISH) 
         line = {
             "seed": seed,
             "players": players,
-            **({"seats": dict(zip(players, seats, strict=True))} if seats else {}),
+            # each seat's level by the name players know it by (hard, not strong)
+            **({"seats": dict(zip(players, names, strict=True))} if seats else {}),
             "scores": outcome.get("scores"),
             "winners": outcome.get("winners"),
             "actions": len(record.actions),

@@ -7,6 +7,8 @@ argparse's own words go through the same translator as the rest.
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import re
 
 import pytest
@@ -56,6 +58,26 @@ def test_a_mistake_names_what_was_typed_under_dev_plays_own_usage(
 def test_the_opponents_level_by_its_discord_name_or_its_old_one(typed: str, level: str) -> None:
     args = cli.parse(["play", "tonttu", "4", "--opponents", typed])
     assert (args.game, args.players, args.opponents) == ("tonttu", 4, level)
+
+
+def test_simulate_prints_each_seats_level_by_the_name_players_know(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = io.StringIO()
+    seats = "normal,easy,greedy,random"  # the names, and the old ids still accepted
+    assert main(["simulate", "--seats", seats, "--games", "1", "--seed", "3"], out=out) == 0
+    line = json.loads(out.getvalue().splitlines()[0])
+    assert line["seats"] == {"p1": "normal", "p2": "easy", "p3": "normal", "p4": "easy"}
+    assert not set(out.getvalue().split('"')) & {"random", "greedy", "strong"}
+    assert not capsys.readouterr().err
+
+
+def test_the_opponents_level_is_named_as_players_know_it() -> None:
+    out = io.StringIO()
+    moves = io.StringIO("q\n")
+    assert main(["play", "workshop", "2", "--opponents", "greedy", "--lang", "en"], out, moves) == 0
+    assert "computer players at level normal." in out.getvalue()
+    assert "greedy" not in out.getvalue()
 
 
 def test_the_old_options_still_choose_the_game_and_players() -> None:
