@@ -117,6 +117,8 @@ class Cluster:
         self.count = count
         self.offset_file = folder / "clock-offset"
         self.offset = 0.0
+        self.jumps: list[tuple[float, float]] = []
+        """When (real time) the clock's offset changed, and to what."""
         self.jump(0)
         self.processes: dict[int, asyncio.subprocess.Process] = {}
         self.pids: list[int] = []
@@ -128,6 +130,15 @@ class Cluster:
         temporary = self.offset_file.with_suffix(".tmp")
         temporary.write_text(str(self.offset))
         os.replace(temporary, self.offset_file)
+        self.jumps.append((time.time(), self.offset))
+
+    def real_time(self, moment: float) -> float:
+        """The first real time at which the bots' clock read ``moment`` or later."""
+        ends = [until for until, _ in self.jumps[1:]] + [float("inf")]
+        for (since, offset), until in zip(self.jumps, ends, strict=True):
+            if moment - offset < until:
+                return max(since, moment - offset)
+        return float("inf")
 
     async def start(self, index: int) -> None:
         env = {

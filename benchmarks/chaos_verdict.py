@@ -61,8 +61,9 @@ LATE_KINDS = ("not_acknowledged", "deferred_never_completed", "deadline")
 """Discord's rules an answer broke by coming late (after 3 s; a deferral not followed up):
 the player saw "This interaction failed". Counted apart, during faults and outside."""
 CAUGHT_UP_SECONDS = 10.0
-STAND_IN_SECONDS = 30.0
-"""A turn limit's stand-in moves are stored within this long before it is recorded."""
+CLOCK_SLACK = 1.0
+"""Seconds a bot process may read the shared clock's offset file late or early, and a
+row's time may precede the commit it waited for (a cancel waiting on a stand-in's lock)."""
 
 
 async def timer_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
@@ -76,20 +77,23 @@ async def timer_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
         await connection.close()
 
 
-async def stand_in_windows(url: str) -> dict[int, list[tuple[float, float]]]:
-    """game id → the storage-clock times (real time: the soak moves only the bot's
-    clock) within which each claimed turn-limit timer's stand-in moves were stored: the
-    :data:`STAND_IN_SECONDS` before it was recorded fired, or cancelled (a timer that met
-    Discord away after its first moves fires again, and then finds nothing to do)."""
+async def stand_in_windows(url: str, cluster: Cluster) -> dict[int, list[tuple[float, float]]]:
+    """game id → the storage-clock times (real time: the soak moves only the bots'
+    clock) within which each claimed turn-limit timer's stand-in moves can have been
+    stored: from when it fell due (its due time on the bots' clock, in real time) until
+    it was recorded fired or cancelled (a timer that met Discord away after its first
+    moves fires again, and then finds nothing to do). A stand-in move is stored only
+    while its timer's claim stands (``Storage.submit(..., claim=...)``), so none later."""
     rows = await timer_rows(
         url,
-        "SELECT game_id, coalesce(fired_at, cancelled_at) FROM timers"
+        "SELECT game_id, due_at, coalesce(fired_at, cancelled_at) FROM timers"
         " WHERE kind = 'turn_limit' AND claimed_by IS NOT NULL"
         " AND coalesce(fired_at, cancelled_at) IS NOT NULL",
     )
     windows: dict[int, list[tuple[float, float]]] = {}
-    for game_id, fired in rows:
-        windows.setdefault(game_id, []).append((fired - STAND_IN_SECONDS, fired + 0.5))
+    for game_id, due, ended in rows:
+        due_real = cluster.real_time(due) - CLOCK_SLACK
+        windows.setdefault(game_id, []).append((due_real, ended + CLOCK_SLACK))
     return windows
 
 
@@ -229,7 +233,7 @@ async def check(
         parts = custom_id(record).split(":")
         if len(parts) >= 2 and parts[1].isdigit():
             by_game.setdefault(int(parts[1]), []).append(record)
-    windows = await stand_in_windows(url)
+    windows = await stand_in_windows(url, cluster)
     notices = await notices_claimed(url)
     closes_claimed = Counter(
         game_id
