@@ -32,8 +32,8 @@ reads (the prompts, the board, the log, the help, argparse's own words such as
 "usage:", a mistake's sentence) comes through ``i18n.words(lang)``; the JSON of
 ``simulate``, ``bench`` and ``replay`` is for operators and stays as it is.
 
-In the terminal game ``help`` or ``?`` shows the one-screen legend of the game and
-its phase (:func:`engine.guide.legend`).
+In the terminal game ``help`` (or the word the prompt shows, German ``hilfe``) or
+``?`` shows the one-screen legend of the game and its phase (:func:`engine.guide.legend`).
 
 One file, about 850 lines, on purpose: it is the engine's one impure corner (the
 clock, a thread, the terminal, files), and the rules below it stay pure because every
@@ -402,9 +402,23 @@ def _write_menu(out: TextIO, menu: Sequence[str]) -> None:
         out.write(f"  {number:>2}. {label}\n")
 
 
+# TRANSLATORS: words a player may type at the prompt, as it names them ("? help, b board,
+# q quit"): one word each, in lower case, the same word as in the prompt
+TYPED_WORDS = {"?": N_("help"), "b": N_("board"), "q": N_("quit")}
+"""The words of the prompt's keys that a player may type instead of the key, in English
+and in the player's language (German ``hilfe``, ``spielplan``, ``beenden``)."""
+
+
+def _typed(key: str, words: Words) -> set[str]:
+    """What a player may type for the prompt's ``key`` (``?``, ``b`` or ``q``)."""
+    english = {"?": {"?", "h", "help"}, "b": {"b", "board"}, "q": {"q", "quit", "exit"}}[key]
+    return english | {words.gettext(TYPED_WORDS[key]).strip().lower()}
+
+
 def _ask(out: TextIO, inp: TextIO, count: int, words: Words = ENGLISH) -> int | str | None:
     """The chosen index, ``"b"`` for the board, ``"?"`` for the legend (``?``, ``h``,
-    ``help``), or None to quit (``q`` or end of input)."""
+    ``help`` or its translation, German ``hilfe``), or None to quit (``q`` or end of
+    input); each key's word is understood in English and in ``words``' language."""
     while True:
         if count > 1:
             out.write(words.gettext("[1-{count}, ? help, b board, q quit]> ").format(count=count))
@@ -413,11 +427,11 @@ def _ask(out: TextIO, inp: TextIO, count: int, words: Words = ENGLISH) -> int | 
         out.flush()
         line = inp.readline()
         answer = line.strip().lower()
-        if not line or answer in {"q", "quit", "exit"}:
+        if not line or answer in _typed("q", words):
             return None
-        if answer in {"b", "board"}:
+        if answer in _typed("b", words):
             return "b"
-        if answer in {"?", "h", "help"}:
+        if answer in _typed("?", words):
             return "?"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1

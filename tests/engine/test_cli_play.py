@@ -220,3 +220,16 @@ def test_a_german_ctrl_c_and_a_german_mistake() -> None:
     argv = ["play", "--game", "tonttu", "--players", "7", "--lang", "de"]
     assert main(argv, io.StringIO(), io.StringIO(), err) == 2
     assert err.getvalue() == "Werkstatt-Tonttu spielen 3 bis 6 Spieler, nicht 7.\n"
+
+
+@pytest.mark.parametrize("typed", ["hilfe", "Hilfe", "?", "help"])
+def test_a_german_player_may_type_the_prompts_word_for_help(typed: str) -> None:
+    """The German prompt reads "? Hilfe": ``hilfe`` shows the legend as ``?`` and ``help`` do."""
+    out = io.StringIO()
+    argv = ["play", "workshop", "2", "--seed", "1", "--lang", "de"]
+    assert main(argv, out, io.StringIO(f"{typed}\nspielplan\nbeenden\n")) == 0
+    text = out.getvalue()
+    assert "? Hilfe, b Spielplan, q beenden]> " in text
+    assert "So spielst du Santas Werkstatt" in text
+    assert "Bitte gib eine Zahl" not in text  # nothing refused: spielplan and beenden too
+    assert text.rstrip().endswith("Tschüss.")
