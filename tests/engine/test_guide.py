@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import i18n
 from engine import get_game
 from engine.core import Rng
 from engine.guide import (
@@ -26,6 +27,7 @@ from engine.workshop.models import Inspection
 from engine.workshop.text import FIRST_INSPECTION
 
 PLAYERS = ("ann", "bob", "cid")
+GERMAN = i18n.words("de")
 
 
 def positions(kind: str, seed: int = 5, **options: Any) -> Iterator[tuple[Any, str]]:
@@ -157,3 +159,28 @@ def test_the_first_inspection_and_tonttu_first_round_explain_themselves() -> Non
                 reveals[event.round] = game.describe_event(event, {})
     assert ends[1].endswith(FIRST_ROUND_END) and FIRST_ROUND_END not in ends[2]
     assert reveals[1].endswith(FIRST_REVEAL) and FIRST_REVEAL not in reveals[2]
+
+
+def test_the_first_time_sentences_are_german_in_a_german_game() -> None:
+    _, reindeer = first("workshop", lambda s, v: v.pending.decision == "reindeer")
+    assert first_time("workshop", reindeer, GERMAN).startswith(
+        "Dein erstes Rentier: Am Ende bringen verschiedene Namen 1, 3, 6, 9, 12 … Punkte;"
+    )
+    _, day3 = first("workshop", lambda s, v: v.day == 3 and v.pending.decision == "station")
+    assert first_time("workshop", day3, GERMAN).startswith("Nach diesem Tag inspiziert Santa:")
+    _, pick = first("tonttu", lambda s, v: v.phase == "pick")
+    assert first_time("tonttu", pick, GERMAN).startswith(
+        "Deine erste Wahl: Die Karten auf deinem Werktisch bezahlen Geschenke;"
+    )
+    _, point = first("tonttu", lambda s, v: v.phase == "point")
+    assert first_time("tonttu", point, GERMAN).startswith("Dein erstes Zeigen:")
+    _, race = first("tonttu", lambda s, v: v.phase == "point", mode="speed")
+    assert first_time("tonttu", race, GERMAN).startswith("Dein erstes Rennen:")
+    inspection = Inspection(number=1, cheer={"ann": 2, "bob": 0})
+    assert "Santa inspiziert nach Tag 3 und Tag 6:" in get_game("workshop").describe_event(
+        inspection, {}, GERMAN
+    )
+    for sentence in (FIRST_REINDEER, INSPECTION_DAY, LAST_DAY, FIRST_PICK, FIRST_POINT):
+        assert GERMAN.gettext(sentence) != sentence  # translated, not English
+    for sentence in (FIRST_RACE, FIRST_INSPECTION, FIRST_REVEAL, FIRST_ROUND_END):
+        assert GERMAN.gettext(sentence) != sentence
