@@ -474,8 +474,9 @@ class SqlCore:
 
         ``claim``: the action is a timer's work (a turn limit's stand-in move), written
         only while that claim of the timer stands, checked in the same transaction (the
-        timer's row locked, so a process claiming it meanwhile waits for the commit);
-        else :class:`TimerLost` and nothing is written.
+        timer's row locked, so a process claiming it meanwhile waits for the commit or,
+        on PostgreSQL, leaves it to its next poll); else :class:`TimerLost` and nothing
+        is written.
 
         A ``RuleError`` from the engine propagates; nothing is written. When the
         engine reports an outcome the game becomes finished, which frees its
@@ -631,8 +632,10 @@ class SqlCore:
 
     async def _apply_claimed(self, write: Write, claim: TimerClaim) -> dict[int, Exception | None]:
         """``_apply([write])`` in a transaction that first locks the timer's row, if the
-        claim still stands: another process claiming the timer waits for the commit (and
-        then reads the move), or took it first (:class:`TimerLost`, nothing written)."""
+        claim still stands: another process claiming the timer meanwhile waits for the
+        commit, or skips the timer until its next poll (PostgreSQL's ``SKIP LOCKED``), and
+        then reads the move; or it took the timer first (:class:`TimerLost`, nothing
+        written)."""
         async with self._transaction() as tx:
             held = await tx.execute(
                 "UPDATE timers SET claimed_by = claimed_by WHERE id = ? AND claimed_by = ?"
