@@ -18,7 +18,8 @@ def test_simulate_with_seats_writes_records_that_replay(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     games, totals = lines[:-1], lines[-1]["totals"]
     assert len(games) == 3 and totals["games"] == 3
-    assert all(g["seats"] == {"p1": "greedy", "p2": "random", "p3": "random"} for g in games)
+    # the levels by the names players know them by
+    assert all(g["seats"] == {"p1": "normal", "p2": "easy", "p3": "easy"} for g in games)
     assert sum(totals["wins"].values()) == 3
     for path in tmp_path.glob("tonttu-*.json"):
         replayed = io.StringIO()
@@ -51,9 +52,9 @@ def test_the_levels_are_named_as_on_discord_and_the_old_names_still_work() -> No
     argv = ["simulate", "--game", "tonttu", "--seats", "Hard,normal,easy", "--games", "1"]
     assert main([*argv, "--seed", "3"], out=out) == 0
     assert json.loads(out.getvalue().splitlines()[0])["seats"] == {
-        "p1": "strong",  # the records' and the database's ids stay as they were
-        "p2": "greedy",
-        "p3": "random",
+        "p1": "hard",  # as players know them, not strong, greedy, random
+        "p2": "normal",
+        "p3": "easy",
     }
     old = io.StringIO()
     argv = ["simulate", "--game", "tonttu", "--seats", "strong,greedy,random", "--games", "1"]
