@@ -50,8 +50,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -59,6 +58,7 @@ from typing import Any, TextIO, TypeVar
 from pydantic import ValidationError
 
 import i18n
+import i18n.cli as i18n_cli
 from engine import get_game
 from engine.ai import LEVEL_NAMES, choose, level_id
 from engine.ai.match import play_match
@@ -73,6 +73,7 @@ from engine.records import (
     replay,
 )
 from engine.words import ENGLISH, N_, Words, listed
+from i18n.cli import HelpFormatter, argparse_speaking
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -488,55 +489,6 @@ def _breakdown(result: Any, words: Words = ENGLISH) -> str:
 
 # --------------------------------------------------------------------------- arguments
 
-ARGPARSE_WORDS = (
-    N_("usage: "),
-    N_("positional arguments"),
-    N_("options"),
-    N_("show this help message and exit"),
-    N_("%(prog)s: error: %(message)s\n"),
-    N_("argument %(argument_name)s: %(message)s"),
-    N_("unrecognized arguments: %s"),
-    N_("the following arguments are required: %s"),
-    N_("expected one argument"),
-    N_("invalid choice: %(value)r (choose from %(choices)s)"),
-    N_("ambiguous option: %(option)s could match %(matches)s"),
-    N_("ignored explicit argument %r"),
-)
-"""argparse's own words that a person can meet here (Python's templates, which argparse
-looks up through its module's ``_``), listed so that the catalogue holds them:
-:func:`_argparse_speaking` hands argparse the reader's translator, so that a German
-``--help`` says "Aufruf:" rather than "usage:" beside the German text."""
-
-
-@contextmanager
-def _argparse_speaking(words: Words) -> Iterator[None]:
-    """argparse's own words (:data:`ARGPARSE_WORDS`) in ``words``' language meanwhile."""
-    module = vars(argparse)
-    saved = module["_"], module["ngettext"]
-    module["_"], module["ngettext"] = words.gettext, words.ngettext
-    try:
-        yield
-    finally:
-        module["_"], module["ngettext"] = saved
-
-
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Descriptions as written (line breaks kept) and "(default: …)" after each option
-    that has a default worth stating, in ``words``' language."""
-
-    def __init__(self, prog: str, words: Words = ENGLISH) -> None:
-        super().__init__(prog)
-        self.words = words
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default in (None, False) or action.default is argparse.SUPPRESS:
-            return action.help
-        if self.words is ENGLISH or not action.help or "%(default)" in action.help:
-            return super()._get_help_string(action)
-        # argparse fills in %(default)s when it prints the help
-        default = self.words.gettext("(default: {value})").format(value="%(default)s")
-        return f"{action.help} {default}"
-
 
 class _Parser(argparse.ArgumentParser):
     """The command line, and each command's own parser by name (``commands``), so that
@@ -624,26 +576,9 @@ another (``./dev`` does: ``./dev play: error: …``)."""
 
 
 def default_language(environ: Mapping[str, str] | None = None) -> str:
-    """``--lang``'s default, from the environment as gettext reads it: the locale is the
-    first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set; ``C`` or ``POSIX``
-    there means English whatever else is set; otherwise the first language of the
-    colon-separated ``LANGUAGE`` list that the terminal speaks (``fr:de``: German),
-    then the locale's (``de_DE.UTF-8``: German); English for anything else or nothing.
-
-    >>> default_language({"LANG": "de_DE.UTF-8", "LC_ALL": "C"})
-    'en'
-    >>> default_language({"LANG": "en_GB.UTF-8", "LANGUAGE": "fr:de"})
-    'de'
-    """
-    env = os.environ if environ is None else environ
-    locale = next((env[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if env.get(name)), "")
-    if locale.split(".")[0].split("@")[0] in ("C", "POSIX"):
-        return "en"
-    for candidate in [*env.get("LANGUAGE", "").split(":"), locale]:
-        code = candidate.split(".")[0].split("@")[0].split("_")[0].split("-")[0].lower()
-        if code in LANGS:
-            return code
-    return "en"
+    """``--lang``'s default, from the environment as gettext reads it
+    (:func:`i18n.cli.default_language`)."""
+    return i18n_cli.default_language(environ, LANGS)
 
 
 def _language(argv: Sequence[str]) -> str:
@@ -660,8 +595,8 @@ def _language(argv: Sequence[str]) -> str:
 
 def build_parser(words: Words = ENGLISH, prog: str = PROG) -> _Parser:
     """The command line, its help in ``words``' language (argparse's own words too, while
-    :func:`_argparse_speaking` lasts: build and use the parser inside it)."""
-    formatter = partial(_HelpFormatter, words=words)
+    :func:`argparse_speaking` lasts: build and use the parser inside it)."""
+    formatter = partial(HelpFormatter, words=words)
     parser = _Parser(
         prog=prog,
         description=words.gettext(DESCRIPTION),
@@ -817,7 +752,7 @@ def parse(argv: Sequence[str], words: Words = ENGLISH, prog: str = PROG) -> argp
     """The command line's arguments; a mistake in them ends the program as argparse
     does (the usage of the command it was typed after, one line, status 2), in
     ``words``' language throughout."""
-    with _argparse_speaking(words):
+    with argparse_speaking(words):
         parser = build_parser(words, prog)
         args, extra = parser.parse_known_args(argv)
         if extra:  # after the command: its own usage, not the whole program's

@@ -18,6 +18,8 @@ SOURCES = [
     ("web/templates/**.html", "jinja2"),
     ("cogs/**.py", "python"),
     ("render/**.py", "python"),
+    ("i18n/cli.py", "python"),
+    ("storage/__main__.py", "python"),
     ("bot.py", "python"),
 ]
 """Where text for people is made (relative to the project's root)."""

@@ -50,9 +50,13 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
+import i18n
+from engine.words import N_, Words
+from i18n.cli import HelpFormatter, argparse_speaking, default_language
 from storage import open_storage
 from storage.backup import backup as write_backup
 from storage.backup import copy_rows
@@ -209,36 +213,85 @@ def user_id(text: str) -> int:
     return int(text)
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    prog = "python -m storage"
-    if arguments[:1] == ["--prog"] and len(arguments) > 1:  # ./dev storage: its own name
-        prog, arguments = arguments[1], arguments[2:]
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    check_parser = sub.add_parser("check", help="replay every game and compare with its snapshot")
-    ratings_parser = sub.add_parser("ratings", help="rate finished games (--rebuild: all again)")
-    ratings_parser.add_argument(
-        "--rebuild", action="store_true", help="delete every rating and compute all again"
+DESCRIPTION = N_("""\
+The bot's database: check that every game replays as stored, copy it into another
+database, back it up while the bot runs, forget a player, or rate finished games.
+The database is the one named on the command line, else $DATABASE_URL, else
+sqlite:///data/bot.db.""")
+
+EPILOG = N_("""\
+examples:
+  %(prog)s check
+  %(prog)s backup backups/bot.db
+  %(prog)s copy sqlite:///data/bot.db postgresql://bot:password@db:5432/bot
+  %(prog)s forget-user 123456789012345678
+  %(prog)s ratings --rebuild
+Each command lists its own options: %(prog)s check --help""")
+
+
+def _parser(prog: str, words: Words) -> argparse.ArgumentParser:
+    """The command line, its help in ``words``' language (argparse's own words too, while
+    :func:`i18n.cli.argparse_speaking` lasts)."""
+    formatter = partial(HelpFormatter, words=words)
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=words.gettext(DESCRIPTION),
+        epilog=words.gettext(EPILOG),
+        formatter_class=formatter,
     )
-    backup_parser = sub.add_parser("backup", help="write a consistent copy to a new SQLite file")
-    forget_parser = sub.add_parser(
-        "forget-user", help="replace a player's id and name everywhere by a placeholder"
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="command", title=words.gettext("commands")
+    )
+
+    def command(name: str, summary: str) -> argparse.ArgumentParser:
+        text = words.gettext(summary)
+        return sub.add_parser(name, help=text, description=text, formatter_class=formatter)
+
+    check_parser = command("check", N_("replay every game and compare it with its stored snapshot"))
+    ratings_parser = command("ratings", N_("rate finished games (--rebuild: all again)"))
+    ratings_parser.add_argument(
+        "--rebuild",
+        action="store_true",
+        help=words.gettext("delete every rating and compute all again"),
+    )
+    backup_parser = command(
+        "backup", N_("write a consistent copy into a new SQLite file while the bot runs")
+    )
+    forget_parser = command(
+        "forget-user", N_("replace a player's id and name everywhere by a placeholder")
     )
     for database_parser in (check_parser, ratings_parser, backup_parser, forget_parser):
         database_parser.add_argument(
             "database_url",
             nargs="?",
             default=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
-            help="sqlite:///path/to/file.db or postgresql://user:password@host:5432/database"
-            " (default: $DATABASE_URL, then sqlite:///data/bot.db)",
+            help=words.gettext(
+                "the database: sqlite:///path/to/file.db or"
+                " postgresql://user:password@host:5432/database"
+            ),
         )
-    copy_parser = sub.add_parser("copy", help="copy every game into an empty database")
-    copy_parser.add_argument("source_url", help="e.g. sqlite:///data/bot.db")
-    copy_parser.add_argument("target_url", help="e.g. postgresql://bot:password@db:5432/bot")
-    backup_parser.add_argument("file", type=Path, help="the new SQLite file, e.g. backups/bot.db")
-    forget_parser.add_argument("user_id", type=user_id, help="the player's Discord user id")
-    args = parser.parse_args(arguments)
+    copy_parser = command("copy", N_("copy every game into an empty database"))
+    copy_parser.add_argument("source_url", help=words.gettext("e.g. sqlite:///data/bot.db"))
+    copy_parser.add_argument(
+        "target_url", help=words.gettext("e.g. postgresql://bot:password@db:5432/bot")
+    )
+    backup_parser.add_argument(
+        "file", type=Path, help=words.gettext("the new SQLite file, e.g. backups/bot.db")
+    )
+    forget_parser.add_argument(
+        "user_id", type=user_id, help=words.gettext("the player's Discord user id")
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    prog = "python -m storage"
+    if arguments[:1] == ["--prog"] and len(arguments) > 1:  # ./dev storage: its own name
+        prog, arguments = arguments[1], arguments[2:]
+    words = i18n.words(default_language())
+    with argparse_speaking(words):
+        args = _parser(prog, words).parse_args(arguments)
     if args.command == "copy":
         return asyncio.run(copy(args.source_url, args.target_url, out))
     if args.command == "backup":
