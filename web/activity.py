@@ -52,9 +52,11 @@ from pydantic import ValidationError
 
 import i18n
 from engine import undo as undo_events
+from engine.core import IllegalAction
 from engine.errors import NotInGame, RuleError
 from engine.guide import first_time
-from engine.tonttu.rules import is_race, still_open
+from engine.tonttu.rules import PhaseClosed, is_race, still_open
+from engine.tonttu.text import too_late
 from engine.words import N_, Words, listed
 from storage import GameInfo, GameNotFound, LoadedGame, Storage, human_player
 from tables import drawing
@@ -141,6 +143,15 @@ class ActivityOptions:
     cannot see. Off only in tests of the table's answers."""
     clock: Callable[[], float] = time.time
     session_seconds: int = SESSION_SECONDS
+
+
+class Told(Exception):
+    """A move refused with a sentence already in the user's language (a late point of
+    the speed race, as its button answers), with the fresh table."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
 
 
 class Refused(Exception):
@@ -483,6 +494,9 @@ class Activity:
             except StaleBoard as stale:
                 table = await self.table_json(stale.game, session)
                 raise Refused(409, stale.template, table) from None
+            except Told as told:
+                table = await self.table_json(await self.server.store.load(game.id), session)
+                return self._json({"error": told.sentence, "table": table}, 409)
             except RuleError as error:
                 table = await self.table_json(await self.server.store.load(game.id), session)
                 status = 403 if isinstance(error, NotInGame) else 409
@@ -550,7 +564,19 @@ class Activity:
             action = legal[index]
         race = is_race(game.state)
         label = rules.describe_action(game.state, player, action, game.names, words)
-        played = await tables.submit_checked(game.id, player, action, still_open(round_, phase))
+        try:
+            played = await tables.submit_checked(game.id, player, action, still_open(round_, phase))
+        except PhaseClosed:
+            if not race:
+                raise
+            text = words.gettext("The race of round {round} is over.").format(round=round_)
+            raise Told(text) from None
+        except IllegalAction:
+            if not race:
+                raise
+            # another player's point was first: told as a race button tells it
+            entries = await self.server.store.log(game.id)
+            raise Told(too_late(entries, game.names, round_, action, words)) from None
         if race:
             event = next((e for e in played.events if e.kind == "speed_point"), None)
             what = rules.describe_event(event, played.game.names, words) if event else label

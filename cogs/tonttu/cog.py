@@ -15,8 +15,8 @@ from cogs.tonttu.components import COMPONENTS, DmAgainButton, panel
 from cogs.tonttu.text import PHASE_CHANGES, confirmation, decode, encode
 from cogs.tonttu.thread import TonttuThread
 from engine.core import IllegalAction, PlayerId
-from engine.tonttu.data import GIFT_NAMES
 from engine.tonttu.game import PhaseClosed, is_race, still_open
+from engine.tonttu.text import too_late
 from engine.words import ENGLISH, Words
 from storage import LoadedGame, human_player
 from tables.service import choices_for, engine_of
@@ -148,35 +148,8 @@ class Tonttu(TonttuThread, commands.Cog):
         self, game_id: int, round_: int, action: Any, words: Words = ENGLISH
     ) -> str:
         """Who got the card first (from the public log of this round)."""
-        gettext = words.gettext
         names = (await self.bot.store.info(game_id)).names
-        for logged in reversed(await self.bot.store.log(game_id)):
-            for event in logged.events:
-                if event.get("kind") != "speed_point" or event.get("round") != round_:
-                    continue
-                gift, material = event.get("gift"), event.get("material")
-                if (
-                    action.kind == "point_gift"
-                    and gift
-                    and gift.get("result") == "won"
-                    and 0 <= action.gift < len(GIFT_NAMES)
-                    and gift.get("gift") == GIFT_NAMES[action.gift]
-                ):
-                    winner = gift.get("winner")
-                    return gettext("Too late: {name} already won {gift}.").format(
-                        name=names.get(winner, winner), gift=gettext(gift["gift"])
-                    )
-                if (
-                    action.kind == "point_material"
-                    and material
-                    and material.get("slot") == action.slot
-                    and material.get("result") == "taken"
-                ):
-                    taker = material.get("taker")
-                    return gettext("Too late: {name} already took face-down material {n}.").format(
-                        name=names.get(taker, taker), n=action.slot + 1
-                    )
-        return gettext("Too late: that card is no longer in the middle.")
+        return too_late(await self.bot.store.log(game_id), names, round_, action, words)
 
     # ------------------------------------------------------------ /play
 

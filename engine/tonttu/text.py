@@ -644,3 +644,44 @@ def final_breakdown(
         )
         lines.append(f"  {_shown(names, seat.player, words):<{width}}  {points}")
     return lines
+
+
+def too_late(
+    entries: Sequence[Any],
+    names: Mapping[PlayerId, str],
+    round_: int,
+    action: Any,
+    words: Words = ENGLISH,
+) -> str:
+    """Why a point of the speed race (T-4) at a card came too late: who got that card
+    first, from the public events of round ``round_`` in the game's log ``entries``
+    (each with its ``events``, as storage keeps them). The sentence a race button and a
+    race target clicked in the Activity answer with."""
+    gettext = words.gettext
+    for logged in reversed(entries):
+        for event in logged.events:
+            if event.get("kind") != "speed_point" or event.get("round") != round_:
+                continue
+            gift, material = event.get("gift"), event.get("material")
+            if (
+                action.kind == "point_gift"
+                and gift
+                and gift.get("result") == "won"
+                and 0 <= action.gift < len(GIFT_NAMES)
+                and gift.get("gift") == GIFT_NAMES[action.gift]
+            ):
+                winner = gift.get("winner")
+                return gettext("Too late: {name} already won {gift}.").format(
+                    name=names.get(winner, winner), gift=gettext(gift["gift"])
+                )
+            if (
+                action.kind == "point_material"
+                and material
+                and material.get("slot") == action.slot
+                and material.get("result") == "taken"
+            ):
+                taker = material.get("taker")
+                return gettext("Too late: {name} already took face-down material {n}.").format(
+                    name=names.get(taker, taker), n=action.slot + 1
+                )
+    return gettext("Too late: that card is no longer in the middle.")
