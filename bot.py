@@ -65,6 +65,7 @@ import storage
 from cogs import EXTENSIONS
 from cogs.helpers.activity import entry_points, flood_refusal
 from cogs.helpers.check import (
+    ACTIVITY_BUNDLE,
     REFUSED_TOKEN,
     UNREACHABLE,
     activity_sentence,
@@ -600,6 +601,7 @@ def main(argv: list[str] | None = None) -> int:
                         settings.client_secret is not None,
                         settings.web_port,
                         settings.web_base_url,
+                        built=ACTIVITY_BUNDLE.is_file(),
                     ),
                     client_id=settings.client_id,
                 )

@@ -156,3 +156,19 @@ def test_every_command_the_readme_shows_runs_as_written(
     assert not failures, "\n".join(failures)
     assert len(list((where / "records").glob("workshop-*.json"))) == 10  # simulate --records
     assert list((where / "backups").glob("*.db"))
+
+
+def test_the_readme_walks_an_operator_through_the_activitys_developer_portal() -> None:
+    """Issue 44: the README itself, not only docs/activity.md, has the Portal's steps."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Play inside Discord (the Activity)", 1)[1].split("\n## ", 1)[0]
+    for step in (
+        "DISCORD_CLIENT_ID",
+        "DISCORD_CLIENT_SECRET",
+        "**Enable Activities**",
+        "**Activities → URL Mappings**",
+        "`games.example.org/workshop/activity`",
+        "entry-point command, **Launch**",
+        "`./dev check`",
+    ):
+        assert step in section, step

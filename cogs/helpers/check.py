@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 import aiohttp
@@ -108,15 +109,39 @@ def web_sentence(port: int | None, host: str, address: str | None, public: bool)
     return f"Web pages: on; each game's page is {where}/g/<its token> ({links})."
 
 
+ACTIVITY_BUNDLE = Path(__file__).resolve().parents[2] / "web" / "static" / "activity.js"
+"""The Activity's page script, which ``web/activity/build.sh`` bundles (needs Node.js)."""
+
+NOT_BUILT = (
+    " Its page is not built yet (web/static/activity.js, which needs Node.js 18 or newer): "
+    "run ./dev run, or bash web/activity/build.sh, to build it; until then /activity/ "
+    "says the Activity is unavailable."
+)
+
+
 def activity_sentence(
-    client_id: int | None, secret: bool, port: int | None, base_url: str | None
+    client_id: int | None,
+    secret: bool,
+    port: int | None,
+    base_url: str | None,
+    built: bool = True,
 ) -> str:
     """What the check says of the Discord Activity: off and why, or where Discord's URL
-    mapping must point (``docs/activity.md``).
+    mapping must point (``docs/activity.md``); ``built``: whether its page's script is
+    (``ACTIVITY_BUNDLE``): the settings on without it, it says how to build it.
 
     >>> activity_sentence(None, False, None, None)[:27]
     'Discord Activity: off (set '
     """
+    on = _activity_settings(client_id, secret, port, base_url)
+    if built or not on.startswith("Discord Activity: on"):
+        return on
+    return on + NOT_BUILT
+
+
+def _activity_settings(
+    client_id: int | None, secret: bool, port: int | None, base_url: str | None
+) -> str:
     if not client_id or not secret:
         if not client_id and not secret:
             return (

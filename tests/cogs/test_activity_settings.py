@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from cogs.helpers.activity import flood_refusal
-from cogs.helpers.check import activity_sentence
+from cogs.helpers.check import ACTIVITY_BUNDLE, activity_sentence
 from cogs.helpers.config import Settings
 from cogs.helpers.gates import SLOW_DOWN, FloodGuard
+from web.server import STATIC
 
 SECRET = "s3cr3t-of-the-activity"
 
@@ -45,6 +50,56 @@ def test_the_check_says_why_the_activity_is_off_or_where_discord_must_point() ->
     assert "set WEB_BASE_URL" in activity_sentence(1, True, 8080, None)
     on = activity_sentence(1, True, 8080, "https://games.example.org/workshop")
     assert on.startswith("Discord Activity: on") and "games.example.org/workshop/activity" in on
+
+
+def test_the_check_says_when_the_activitys_page_is_not_built() -> None:
+    base = "https://games.example.org/workshop"
+    built = activity_sentence(1, True, 8080, base, built=True)
+    assert "not built" not in built
+    unbuilt = activity_sentence(1, True, 8080, base, built=False)
+    assert unbuilt.startswith(built)  # still on, and where Discord must point
+    assert "page is not built yet" in unbuilt and "web/activity/build.sh" in unbuilt
+    assert "not built" in activity_sentence(1, True, 8080, None, built=False)
+    # off for want of a setting: that is what it says, not the build
+    assert "not built" not in activity_sentence(None, True, 8080, base, built=False)
+    assert "not built" not in activity_sentence(1, True, None, base, built=False)
+    # the file the check looks for is the one the web server serves the page with
+    assert (STATIC / "activity.js").resolve() == ACTIVITY_BUNDLE
+
+
+def test_the_build_without_node_says_the_activity_is_unavailable_and_succeeds(
+    tmp_path: Path,
+) -> None:
+    """A copy of web/activity (without its installed packages) built with a PATH that
+    has only the tools the script needs besides Node.js and npm."""
+    source = Path(__file__).resolve().parents[2] / "web" / "activity"
+    copy = tmp_path / "web" / "activity"
+    copy.mkdir(parents=True)
+    (tmp_path / "web" / "static").mkdir()
+    for name in ("build.sh", "package.json", "package-lock.json"):
+        shutil.copy(source / name, copy / name)
+    shutil.copytree(source / "src", copy / "src")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("bash", "dirname", "flock", "cat", "sha256sum", "cut", "find", "sort"):
+        found = shutil.which(tool)
+        assert found is not None, tool
+        (tools / tool).symlink_to(found)
+    assert shutil.which("node", path=str(tools)) is None
+    done = subprocess.run(
+        [str(tools / "bash"), str(copy / "build.sh")],
+        env={"PATH": str(tools), "LC_ALL": "C"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done
+    assert done.stdout == (
+        "The Discord Activity is unavailable: Node.js and npm are not installed (install "
+        "Node.js 18 or newer); the bot runs without it.\n"
+    )
+    assert not (tmp_path / "web" / "static" / "activity.js").exists()
 
 
 def test_moves_in_the_activity_share_the_users_flood_allowance() -> None:
