@@ -120,7 +120,9 @@ class Desk:
         assert message is not None  # a lobby button always comes with its message
         public = await self.languages.public(game.guild_id)
         try:
-            return await self.publisher.open_thread(game, message, cut(title_of(game, public), 100))
+            return await self.publisher.open_thread(
+                game, message.id, cut(title_of(game, public), 100)
+            )
         except discord.HTTPException as error:
             if isinstance(error, discord.DiscordServerError):
                 raise  # Discord is away: the next round opens it

@@ -196,18 +196,23 @@ class ThreadPublisher(Publisher):
     def new_round(self, game: LoadedGame, flush: bool, lang: str) -> Sync:
         return Sync(self, game, flush, lang)
 
-    async def open_thread(self, game: GameInfo, lobby: discord.PartialMessage, name: str) -> int:
-        """The id of the game's thread, opened from its lobby message (a thread opened
-        from a message has the message's id): one opened already, by a process that died
-        or met the database away before recording it, is the game's. Raises what Discord
-        raised otherwise (``discord.Forbidden``: the bot may not open threads here; a 5xx:
-        Discord is away)."""
+    async def open_thread(self, game: GameInfo, lobby: int, name: str) -> int:
+        """The id of the game's thread, opened from its lobby message ``lobby`` (a thread
+        opened from a message has the message's id): one opened already, by a process that
+        died or met the database away before recording it, is the game's. Raises what
+        Discord raised otherwise (``discord.Forbidden``: the bot may not open threads here;
+        a 5xx: Discord is away). Through the REST route itself: discord.py's
+        ``Message.create_thread`` wants the guild cached, which only the process running
+        the guild's shard has."""
         try:
-            thread_id = (await lobby.create_thread(name=name, auto_archive_duration=10080)).id
+            opened = await self.client.http.start_thread_with_message(
+                game.channel_id, lobby, name=name, auto_archive_duration=10080
+            )
+            thread_id = int(opened["id"])
         except discord.HTTPException as error:
             if error.code != THREAD_EXISTS:
                 raise
-            thread_id = lobby.id
+            thread_id = lobby
             log.info("game %s: its thread was opened already; it is the game's", game.id)
         self.new_channel(thread_id)
         return thread_id
@@ -223,10 +228,9 @@ class ThreadPublisher(Publisher):
         lobby = game.messages.get("lobby")
         if game.thread_id is not None or lobby is None or game.status not in SHOWN:
             return
-        channel = self.client.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
         name = cut(title_of(game, round_.words), 100)
         try:
-            thread_id = await self.open_thread(game, channel.get_partial_message(lobby), name)
+            thread_id = await self.open_thread(game, lobby, name)
         except discord.HTTPException as error:
             if isinstance(error, discord.DiscordServerError):
                 raise  # Discord is away: the round is tried again
