@@ -396,7 +396,7 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
                     " opened; the players who play to the end finish theirs",
                     flush=True,
                 )
-                done, pending = await asyncio.wait(tasks, timeout=args.drain)
+                done, pending = await drain(tasks, players, args.drain)
                 for task in pending:
                     task.cancel()
                 for task in done:
@@ -416,6 +416,32 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
                 for index in list(cluster.processes):
                     with contextlib.suppress(Exception, HarnessError):
                         await fake.stop_bot_process(cluster.processes.pop(index))
+
+
+DRAIN_CAP = 3
+"""The drain lasts at most this many times ``--drain``, however the games move on."""
+
+
+async def drain(
+    tasks: list[asyncio.Task[None]], players: Players, patience: float
+) -> tuple[set[asyncio.Task[None]], set[asyncio.Task[None]]]:
+    """Wait for the player tasks while the games to be played to the end still move on:
+    until every one is done, or none of their games moved for ``patience`` seconds (one
+    left waiting is the verdict's to find), or :data:`DRAIN_CAP` times that passed (a
+    Workshop Tonttu game opened late takes over 10 minutes on a loaded machine)."""
+    loop = asyncio.get_running_loop()
+    began = moved = loop.time()
+    seen: dict[int, int] = {}
+    done: set[asyncio.Task[None]] = set()
+    pending = set(tasks)
+    while pending and loop.time() - moved < patience and loop.time() - began < patience * DRAIN_CAP:
+        finished, pending = await asyncio.wait(pending, timeout=5)
+        done |= finished
+        playing = [g.game_id for g in players.games if g.behaviour == "full" and g.game_id]
+        versions = {i: (await players.store.info(i)).version for i in playing}
+        if versions != seen:
+            seen, moved = versions, loop.time()
+    return done, pending
 
 
 def keep_logs(folder: str | None, logs: dict[int, Path], details: list[str]) -> Path:
@@ -439,7 +465,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outage", type=float, default=30.0, help="seconds of REST outage")
     parser.add_argument("--jump", type=float, default=10.0, help="seconds between clock jumps")
     parser.add_argument(
-        "--drain", type=float, default=300.0, help="seconds for the last games to finish"
+        "--drain",
+        type=float,
+        default=300.0,
+        help="seconds the last games may stand still before the check (the players who"
+        " play to the end finish theirs while they move on)",
     )
     parser.add_argument("--logs", help="a folder to keep the bot processes' logs in")
     parser.add_argument(

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -221,6 +222,20 @@ async def check(
         for g in opened
         if g.behaviour == "full" and games[g.game_id].status != "finished"
     ]
+    for g in opened:  # what each was waiting for, in findings.txt
+        loaded = games[g.game_id]
+        if g.behaviour != "full" or loaded.status == "finished":
+            continue
+        last = await store.log(g.game_id, after=max(0, loaded.version - 1))
+        age = (time.time() - last[-1].created_at.timestamp()) if last else float("nan")
+        state = loaded.state
+        acting = sorted(get_game(loaded.kind).to_act(state)) if state is not None else []
+        verdict.details.append(
+            f"game {g.game_id} ({g.kind} {g.mode}) {loaded.status} at version {loaded.version}:"
+            f" its last move {age:.0f} s before the check; waiting for {acting}"
+            f" ({getattr(state, 'phase', '')}); the player made {g.moves} moves, {g.ended!r};"
+            f" marks {dict(loaded.shown_versions)}"
+        )
     full = sum(1 for g in opened if g.behaviour == "full")
     verdict.add(
         "nothing stuck", "every game whose player played to the end finished", unfinished,
