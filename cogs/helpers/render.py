@@ -208,6 +208,13 @@ def lobby_embed(info: GameInfo, words: Words = ENGLISH) -> discord.Embed:
     return embed
 
 
+def in_full(texts: Sequence[str]) -> str:
+    """Lines spelling out choices that Discord would show cut (a button's label over 80
+    characters, an option's over 100): a panel adds them to its words, so every choice
+    says all it gives, short supply and rivals included."""
+    return "".join(f"\n• {text}" for text in texts)
+
+
 def chunk_lines(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
     """Join lines into messages of at most ``limit`` characters."""
     chunks: list[str] = []

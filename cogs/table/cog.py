@@ -37,6 +37,7 @@ from cogs.helpers.render import (
     board_picture,
     chunk_lines,
     cut,
+    in_full,
     mention,
     private_picture,
     title_of,
@@ -108,7 +109,8 @@ def panel(
     met = first_time(game.kind, view_of(game, player), words)
     if met:
         note += met + "\n"
-    if len(choices) <= MAX_BUTTON_CHOICES:
+    buttons = len(choices) <= MAX_BUTTON_CHOICES
+    if buttons:
         for choice in choices:
             button = ActButton(game.id, game.version, choice.index, choice.label)
             if choice.index == suggested:  # the one-click sensible default
@@ -131,7 +133,10 @@ def panel(
     else:
         template = words.gettext("Your move in {title}: choose one.")
     content = note + template.format(title=title_of(game, words))
-    return {"content": content, "embed": embed, "view": view}
+    shown = [f"★ {c.label}" if c.index == suggested else c.label for c in choices[:25]]
+    limit = BUTTON_LABEL if buttons else OPTION_LABEL
+    content += in_full([label for label in shown if len(label) > limit])
+    return {"content": cut(content, MAX_CONTENT), "embed": embed, "view": view}
 
 
 class Table(commands.Cog):

@@ -10,7 +10,15 @@ import discord
 from cogs.helpers.common import chosen_value, components, guarded
 from cogs.helpers.components import GuideButton, guide_button
 from cogs.helpers.host import bot_of
-from cogs.helpers.render import BUTTON_LABEL, OPTION_LABEL, board_embed, cut, title_of
+from cogs.helpers.render import (
+    BUTTON_LABEL,
+    MAX_CONTENT,
+    OPTION_LABEL,
+    board_embed,
+    cut,
+    in_full,
+    title_of,
+)
 from cogs.tonttu.text import encode, phase_name
 from engine.core import PlayerId
 from engine.guide import first_time
@@ -217,9 +225,12 @@ def panel(
         head += met + "\n"
     mine = chosen_action(state, player)  # the pending choice, for this player's eyes
     options = []
+    whole = []  # a choice Discord would show cut, spelled out in the panel's words
     for action in legal[:25]:
         # the label, and what a point would do (the description)
         label, hint = describe_parts(action, state, player, game.names, words)
+        if len(label) > OPTION_LABEL or len(hint or "") > OPTION_LABEL:
+            whole.append(f"{label}: {hint}" if hint else label)
         options.append(
             discord.SelectOption(
                 label=cut(label, OPTION_LABEL),
@@ -245,4 +256,5 @@ def panel(
         ask += "\n" + gettext(
             "Your choice so far: {choice}. You can change it until everyone has chosen."
         ).format(choice=rules.describe_action(state, player, mine, game.names, words))
-    return {"content": head + ask, "embed": embed, "view": view}
+    content = head + ask + in_full(whole)
+    return {"content": cut(content, MAX_CONTENT), "embed": embed, "view": view}
