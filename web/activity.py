@@ -58,7 +58,7 @@ from engine.guide import first_time
 from engine.tonttu.rules import PhaseClosed, is_race, still_open
 from engine.tonttu.text import too_late
 from engine.words import N_, Words, listed
-from storage import GameInfo, GameNotFound, LoadedGame, Storage, human_player
+from storage import GameInfo, GameNotFound, LoadedGame, LoggedAction, Storage, human_player
 from tables import drawing
 from tables.service import (
     BadChoice,
@@ -80,6 +80,7 @@ from web.discord_sign_in import (
     Sessions,
 )
 from web.live import Live
+from web.page import REVEALS_BACK, unseen_events
 from web.templating import render
 
 log = logging.getLogger(__name__)
@@ -167,14 +168,16 @@ class Refused(Exception):
 # --------------------------------------------------------------------------- the board
 
 
-def viewer_html(game: LoadedGame, viewer: str | None, lang: str, events_json: str) -> str:
+def viewer_html(
+    game: LoadedGame, viewer: str | None, lang: str, log: list[LoggedAction], shown: int | None
+) -> str:
     """The board as ``viewer`` (a seat, or ``None``: a spectator) sees it, in ``lang``,
-    the cards a reveal just turned up marked (``events_json``: the log's events of the
-    move that made this version); pure CPU, run in the drawing process like the live
-    pages'."""
+    the cards turned up since the version ``shown`` (the page's) marked (``log``: the
+    latest entries, ``web.page.unseen_events``); pure CPU, run in the drawing process
+    like the live pages'."""
     words = i18n.words(lang)
     rules = engine_of(game)
-    events = undo_events.parse_events_json(rules, events_json) if events_json else []
+    events = unseen_events(game.kind, log, game.version, shown)
     view = rules.view(game.state, viewer)
     return str(board_html(game.kind, view, game.names, words, viewer=viewer, events=events))
 
@@ -347,6 +350,10 @@ class Activity:
             session = self._session(request)
             words = i18n.words(session.lang)
             token = request.query.get("game", "")
+            asked = request.query.get("since")
+            if asked is not None and not (asked.isdigit() and len(asked) < 10):
+                raise Refused(400, MALFORMED)
+            since = None if asked is None else int(asked)
             channel = request.query.get("channel", "")
             instance = request.query.get("instance")
             if token:
@@ -362,7 +369,7 @@ class Activity:
                 if found is None:
                     raise Refused(404, NO_GAME)
                 game = found
-            return self._json(await self.table_json(game, session))
+            return self._json(await self.table_json(game, session, since))
         except Refused as refused:
             return self._refusal(refused, words)
 
@@ -393,8 +400,12 @@ class Activity:
         except GameNotFound:
             raise Refused(404, NO_GAME) from None
 
-    async def table_json(self, game: LoadedGame, session: Session) -> dict[str, Any]:
-        """The table as ``session``'s user sees it (see the module doc)."""
+    async def table_json(
+        self, game: LoadedGame, session: Session, since: int | None = None
+    ) -> dict[str, Any]:
+        """The table as ``session``'s user sees it (see the module doc); ``since``: the
+        version their page shows, whose later moves' turned-up cards are marked (a
+        computer's pick right after a reveal must not hide it)."""
         lang = session.lang
         words = i18n.words(lang)
         player = human_player(session.user_id)
@@ -425,9 +436,8 @@ class Activity:
             out.update(round=state.round, phase=state.phase, race=is_race(state))
         else:
             out["round"] = getattr(state, "round", None)
-        last = await self.server.store.log(game.id, after=game.version - 1)
-        events = last[-1].events_json if last else ""
-        out["html"] = await drawing.POOL.run(viewer_html, game, seat, lang, events)
+        recent = await self.server.store.log(game.id, after=max(0, game.version - REVEALS_BACK))
+        out["html"] = await drawing.POOL.run(viewer_html, game, seat, lang, recent, since)
         public = rules.view(state, None)
         if game.status != "active":
             out["prompt"] = _over(game, words)
@@ -492,19 +502,22 @@ class Activity:
                 else:
                     played, note = await self._move(tables, game, session, version, body, words)
             except StaleBoard as stale:
-                table = await self.table_json(stale.game, session)
+                table = await self.table_json(stale.game, session, version)
                 raise Refused(409, stale.template, table) from None
             except Told as told:
-                table = await self.table_json(await self.server.store.load(game.id), session)
+                now = await self.server.store.load(game.id)
+                table = await self.table_json(now, session, version)
                 return self._json({"error": told.sentence, "table": table}, 409)
             except RuleError as error:
-                table = await self.table_json(await self.server.store.load(game.id), session)
+                now = await self.server.store.load(game.id)
+                table = await self.table_json(now, session, version)
                 status = 403 if isinstance(error, NotInGame) else 409
                 return self._json({"error": error.text(words), "table": table}, status)
         except Refused as refused:
             return self._refusal(refused, words)
         self._publish(played)
-        return self._json({"note": note, "table": await self.table_json(played.game, session)})
+        table = await self.table_json(played.game, session, version)
+        return self._json({"note": note, "table": table})
 
     def _flood(self, session: Session) -> None:
         flood = self.options.flood if self.options is not None else None

@@ -61,7 +61,7 @@ class Watch:
 
 
 Versions = Callable[[list[int]], Awaitable[dict[int, Watched]]]
-Draw = Callable[[int, str, Watched | None], Awaitable[Frame | None]]
+Draw = Callable[[int, str, Watched | None, int | None], Awaitable[Frame | None]]
 
 
 class Live:
@@ -70,8 +70,8 @@ class Live:
     def __init__(self, versions: Versions, draw: Draw, *, poll: float = POLL_SECONDS) -> None:
         self._versions = versions
         self._draw = draw
-        """Draws a game's frame in a language, as last watched (``None``: the page is
-        gone)."""
+        """Draws a game's frame in a language, as last watched, after the frame of a
+        version (``None``: the first; draws ``None``: the page is gone)."""
         self.poll = poll
         self._watches: dict[int, set[Watch]] = {}
         self._seen: dict[int, Watched] = {}
@@ -127,7 +127,8 @@ class Live:
             stamp = watched
         kept = self._frames.pop((game_id, lang), None)
         if kept is None or kept[0] != stamp or (kept[1].done() and kept[1].exception()):
-            kept = (stamp, asyncio.ensure_future(self._draw(game_id, lang, watched)))
+            after = _version_of(kept[1]) if kept is not None else None
+            kept = (stamp, asyncio.ensure_future(self._draw(game_id, lang, watched, after)))
         self._frames[(game_id, lang)] = kept
         while len(self._frames) > FRAMES_KEPT:
             self._frames.popitem(last=False)
@@ -177,3 +178,12 @@ class Live:
         self._generation[game_id] = next(self._changes)
         for watch in self._watches.get(game_id, ()):
             watch.woken.set()
+
+
+def _version_of(drawn: asyncio.Future[Frame | None]) -> int | None:
+    """The version a drawn frame shows (its id begins with it), if it was drawn."""
+    if not drawn.done() or drawn.cancelled() or drawn.exception() is not None:
+        return None
+    frame = drawn.result()
+    version = frame.id.split("-", 1)[0] if frame is not None else ""
+    return int(version) if version.isdigit() else None

@@ -83,24 +83,47 @@ def final_of(info: GameInfo, words: Words) -> Final | None:
     return Final(rows)
 
 
+REVEALS_BACK = 8
+"""How many moves back a board looks for the cards they turned up, for a reader who has
+not seen them (a computer's pick right after a reveal must not hide its animation)."""
+
+
+def unseen_events(
+    kind: str, log: Sequence[LoggedAction], version: int, shown: int | None
+) -> list[Any]:
+    """The events of the moves up to ``version`` that a reader showing version ``shown``
+    has not seen (``None``: a new reader, who sees the last move's), at most
+    :data:`REVEALS_BACK` of them: what the board marks as just turned up."""
+    first = version - 1
+    if shown is not None and 0 <= shown <= version:
+        first = max(shown, version - REVEALS_BACK)
+    rules = get_game(kind)
+    return [
+        event
+        for entry in log
+        if first < entry.seq <= version
+        for event in undo.parse_events_json(rules, entry.events_json)
+    ]
+
+
 def live_html(
     game: LoadedGame,
     log: list[LoggedAction],
     lang: str,
     token: str,
     deadline: datetime | None,
+    shown: int | None = None,
 ) -> str:
-    """The live table at the game's version: status, board (the cards a reveal just
-    turned up animated), log (``log``: its last entries), the end; ``token``: the
-    page's, for its links. Pure CPU, run in the
+    """The live table at the game's version: status, board (the cards a reveal turned
+    up since the version ``shown`` before animated), log (``log``: its last entries), the
+    end; ``token``: the page's, for its links. Pure CPU, run in the
     drawing process (``tables.drawing``) like the board pictures, so the event loop
     keeps answering the tables."""
     words = i18n.words(lang)
     moves = [(entry, _lines(game, entry, lang)) for entry in reversed(log)]
     rules = get_game(game.kind)
     view = rules.view(game.state, None) if game.state is not None else None
-    last = next((entry for entry in log if entry.seq == game.version), None)
-    events = undo.parse_events_json(rules, last.events_json) if last is not None else []
+    events = unseen_events(game.kind, log, game.version, shown)
     html = render(
         "table.html",
         words,

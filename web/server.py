@@ -362,8 +362,11 @@ class WebServer:
 
     # ------------------------------------------------------------ the live table
 
-    async def _frame(self, game_id: int, lang: str, watched: Watched | None) -> Frame | None:
-        """Read what the table shows (here) and draw it (in the drawing process)."""
+    async def _frame(
+        self, game_id: int, lang: str, watched: Watched | None, after: int | None
+    ) -> Frame | None:
+        """Read what the table shows (here) and draw it (in the drawing process), the
+        cards turned up since the frame of version ``after`` marked."""
         try:
             game = await self.store.load(game_id)
         except GameNotFound:
@@ -377,7 +380,7 @@ class WebServer:
             if len(self._tokens) > TOKENS_KEPT:
                 self._tokens.clear()
             token = self._tokens[game.id] = await self.store.web_token(game.id)
-        html = await drawing.POOL.run(live_html, game, entries, lang, token, deadline)
+        html = await drawing.POOL.run(live_html, game, entries, lang, token, deadline, after)
         stamp = int(deadline.timestamp()) if deadline else 0
         over = game.status in ("finished", "abandoned")
         return Frame.of(f"{game.version}-{game.status}-{stamp}", html, over)

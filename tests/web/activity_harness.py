@@ -123,6 +123,8 @@ class Passed:
     raw: bytearray = field(default_factory=bytearray)
     """The body as it came, chunk by chunk (a stream's grows while it is open)."""
     done: bool = False
+    request: bytes = b""
+    """The request's body (a move's JSON)."""
 
     @property
     def body(self) -> bytes:
@@ -340,6 +342,7 @@ class DiscordClient:
                 upstream.status,
                 upstream.headers.get("Content-Type", ""),
                 upstream.headers.get("Content-Encoding", ""),
+                request=body or b"",
             )
             self.passed.append(passed)
             answer = web.StreamResponse(status=upstream.status, reason=upstream.reason)

@@ -368,9 +368,10 @@ async def check_answers(
     checked = {"page": 0, "token": 0, "table": 0, "events": 0}
     computed: dict[tuple[int, str], dict[str, Any]] = {}
 
-    async def table_at(version: int, state: TonttuState) -> dict[str, Any]:
+    async def table_at(version: int, state: TonttuState, since: int | None) -> dict[str, Any]:
         """What the server answers for this seat when the game is at ``version`` (its
-        storage read as it was then) with the engine's ``state``."""
+        storage read as it was then) with the engine's ``state``, to a page showing
+        version ``since``."""
         server = SimpleNamespace(
             store=StoreAt(activity.server.store, version),
             files=files,
@@ -379,7 +380,7 @@ async def check_answers(
         )
         then = Activity(cast(Server, server), activity.options)
         at = dataclasses.replace(game, state=state, version=version, status="active")
-        return _without_ticket(await then.table_json(at, session))
+        return _without_ticket(await then.table_json(at, session, since))
 
     for passed in player.client.passed:
         assert passed.done or passed.route == "/api/events", passed.path
@@ -413,9 +414,15 @@ async def check_answers(
             version = table["version"]
             state = states[version]
             received = _without_ticket(table)
-            key = (version, "true")
+            asked = (
+                json.loads(passed.request).get("version")
+                if passed.route == "/api/move"
+                else parse_qs(urlsplit(passed.path).query).get("since", [None])[0]
+            )
+            since = None if asked is None else int(asked)
+            key = (version, str(since))
             if key not in computed:
-                computed[key] = await table_at(version, state)
+                computed[key] = await table_at(version, state, since)
             assert received == computed[key], (
                 f"{passed.path} at version {version}:\n{_differ(received, computed[key])}"
             )
@@ -427,7 +434,7 @@ async def check_answers(
                 other_state = twisted(state, index, known)
                 # the twist is real: that seat's own view changes
                 assert rules.view(other_state, other) != rules.view(state, other)
-                changed = await table_at(version, other_state)
+                changed = await table_at(version, other_state, since)
                 assert changed == received, (
                     f"{passed.path} at version {version}: the answer depends on "
                     f"{game.names[other]}'s secrets:\n{_differ(received, changed)}"

@@ -4,6 +4,8 @@
 // choices with no drawn target (stop, timer, ...) are buttons in a row under the board.
 
 const ACTIVATE = new Set(["Enter", " "]);
+// How long the cards a reveal turned up animate (board.css: the glow's 0.2 s + 2.4 s)
+const REVEAL_MS = 2600;
 
 export class Board {
   constructor(area, row, menu, choose) {
@@ -15,6 +17,7 @@ export class Board {
     this.html = null;
     this.byTarget = new Map();
     this.busy = false;
+    this.revealedAt = -Infinity;
     area.addEventListener("click", (event) => this.clicked(event));
     area.addEventListener("keydown", (event) => {
       if (ACTIVATE.has(event.key) && event.target.closest(".clickable")) {
@@ -42,11 +45,28 @@ export class Board {
     if (this.menu.open) this.menu.close();
   }
 
+  // Whether the cards of a reveal are still animating.
+  revealing() {
+    return performance.now() - this.revealedAt < REVEAL_MS;
+  }
+
+  // Shows the table; true if the cards of a new reveal began to animate.
   show(table, busy) {
+    let began = false;
     if (table.html !== this.html) {
-      // the same html is not drawn again, so a reveal's animation plays once
+      // the same html is not drawn again, so a reveal's animation plays once; a board
+      // drawn again while it plays (a computer moved at once) carries it on
+      const playing = this.revealing();
       this.area.innerHTML = table.html;
       this.html = table.html;
+      const turned = this.area.querySelectorAll(".revealed");
+      if (turned.length && playing) {
+        const elapsed = performance.now() - this.revealedAt;
+        for (const card of turned) card.style.animationDelay = `${-elapsed}ms, ${200 - elapsed}ms`;
+      } else if (turned.length) {
+        this.revealedAt = performance.now();
+        began = true;
+      }
     }
     this.choices = new Map(table.choices.map((choice) => [choice.index, choice]));
     this.byTarget = new Map();
@@ -78,6 +98,7 @@ export class Board {
     this.row.hidden = loose.length === 0;
     if (this.menu.open) this.menu.close();
     this.setBusy(busy);
+    return began;
   }
 
   mark(element, list) {

@@ -149,8 +149,11 @@ class Activity {
     // which channel that is, and whether this user is in it) until one is shown, then
     // that game by its token: once it is over the channel has no open game, and the
     // page keeps its final board
+    // (since the version shown, or while a reveal animates the one before it: the cards
+    // turned up since are marked, even when a computer moved at once after a reveal)
+    const since = this.board.revealing() ? this.revealFrom : this.table && this.table.version;
     const where = this.table
-      ? `game=${encodeURIComponent(this.table.game)}`
+      ? `game=${encodeURIComponent(this.table.game)}&since=${since}`
       : `instance=${encodeURIComponent(this.sdk.instanceId || "")}`;
     let table;
     try {
@@ -196,6 +199,7 @@ class Activity {
   }
 
   show(table) {
+    const shown = this.table && this.table.game === table.game ? this.table.version : null;
     this.table = table;
     this.state(table.seat ? "playing" : "watching");
     this.root.dataset.version = String(table.version);
@@ -205,7 +209,9 @@ class Activity {
     this.seatLine.hidden = Boolean(table.seat);
     this.undoButton.hidden = !table.undo;
     this.undoButton.disabled = this.busy;
-    this.board.show(table, this.busy);
+    if (this.board.show(table, this.busy)) {
+      this.revealFrom = shown === null ? table.version - 1 : shown;
+    }
     this.follow(OVER.has(table.status) ? null : table.game);
   }
 
