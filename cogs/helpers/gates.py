@@ -496,7 +496,9 @@ class RestBudget:
                 try:  # after the budget's wait: right before it goes out
                     await fence()
                 except BaseException:
-                    if context.budgeted:  # no end event comes for a request never begun
+                    # no end event comes for a request never begun; one exempt from the
+                    # budget (an interaction's followup) took no slot
+                    if getattr(context, "budgeted", False):
                         context.budgeted = False
                         self.release()
                     raise

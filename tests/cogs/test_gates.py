@@ -11,7 +11,7 @@ import pytest
 import yarl
 from multidict import CIMultiDict
 
-from cogs.helpers.gates import FloodGuard, RestBudget, Work, budgeted, user_id_of
+from cogs.helpers.gates import FloodGuard, RestBudget, Work, budgeted, fenced, user_id_of
 
 API = "https://discord.com/api/v10"
 
@@ -233,3 +233,26 @@ async def test_the_trace_paces_only_what_counts_and_frees_the_slot_after_the_ans
         await on_end(None, context, None)  # type: ignore[arg-type]
         await on_error(None, context, None)  # type: ignore[arg-type]  # never twice
     assert budget.in_flight == 0 and len(scheduled) == 1
+
+
+@pytest.mark.parametrize("path", ["/api/v10/channels/1/messages", "/api/v10/webhooks/7/t"])
+async def test_a_fenced_request_the_fence_stops_ends_with_the_fence_s_error(path: str) -> None:
+    """Found by the chaos soak: a turn prompt going out as an interaction's followup
+    (exempt from the budget) met its lost publishing claim, and the trace, looking for
+    the budget's slot it never took, raised AttributeError instead: a traceback, and the
+    click answered with an apology. Counted or not, the fence's error ends the request
+    and a slot taken is given back."""
+    budget = RestBudget(100, later=lambda delay, callback: None)
+    trace = budget.trace(lambda url: url.path.startswith("/api/v10/channels/"))
+    (on_start,) = trace.on_request_start
+
+    class Lost(Exception):
+        pass
+
+    async def lost() -> None:
+        raise Lost
+
+    params = aiohttp.TraceRequestStartParams("POST", yarl.URL(API[:-8] + path), CIMultiDict())
+    with fenced(lost), pytest.raises(Lost):
+        await on_start(None, SimpleNamespace(), params)  # type: ignore[arg-type]
+    assert budget.in_flight == 0
