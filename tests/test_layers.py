@@ -22,6 +22,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "i18n": {"i18n", "engine"},
     "render": {"render", "engine", "i18n"},
     "storage": {"storage", "engine"},
+    "storage.__main__": {"storage", "engine", "i18n"},  # the operator's commands: --help
     "tables": {"tables", "engine", "i18n", "render", "storage"},
     "web": {"web", "tables", "engine", "i18n", "render", "storage"},
     "cogs.helpers": {"cogs.helpers", "tables", "engine", "i18n", "render", "storage"},

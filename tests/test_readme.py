@@ -159,7 +159,8 @@ def test_every_command_the_readme_shows_runs_as_written(
 
 
 def test_the_readme_walks_an_operator_through_the_activitys_developer_portal() -> None:
-    """Issue 44: the README itself, not only docs/activity.md, has the Portal's steps."""
+    """An operator finds the Portal's steps in the README itself, not only in
+    docs/activity.md."""
     text = README.read_text(encoding="utf-8")
     section = text.split("## Play inside Discord (the Activity)", 1)[1].split("\n## ", 1)[0]
     for step in (

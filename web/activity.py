@@ -55,10 +55,10 @@ from engine import undo as undo_events
 from engine.core import IllegalAction
 from engine.errors import NotInGame, RuleError
 from engine.guide import first_time
+from engine.tonttu.race_words import too_late
 from engine.tonttu.rules import PhaseClosed, is_race, still_open
-from engine.tonttu.text import too_late
-from engine.words import N_, Words, listed
-from storage import GameInfo, GameNotFound, LoadedGame, LoggedAction, Storage, human_player
+from engine.words import N_, Words
+from storage import GameInfo, GameNotFound, LoadedGame, Storage, human_player
 from tables import drawing
 from tables.service import (
     BadChoice,
@@ -69,7 +69,22 @@ from tables.service import (
     engine_of,
     suggested_index,
 )
-from web.boards import board_html, decision_text, plain_text, status_html
+from web.activity_words import (
+    AWAY,
+    MALFORMED,
+    NO_GAME,
+    NO_SESSION,
+    NOT_STARTED,
+    NOT_THERE,
+    OFF,
+    REFUSED,
+    TOO_MANY,
+    choice_label,
+    over,
+    viewer_html,
+    watching,
+)
+from web.boards import decision_text
 from web.discord_sign_in import (
     DISCORD_API,
     SESSION_SECONDS,
@@ -80,7 +95,7 @@ from web.discord_sign_in import (
     Sessions,
 )
 from web.live import Live
-from web.page import REVEALS_BACK, unseen_events
+from web.page import REVEALS_BACK
 from web.templating import render
 
 log = logging.getLogger(__name__)
@@ -98,19 +113,6 @@ PHASE_CHANGES = frozenset(
     {"picks_revealed", "points_revealed", "point_phase_closed", "round_ended", "game_ended"}
 )
 """Tonttu events after which the next phase (or the end) is shown (as the buttons')."""
-
-NO_SESSION = N_("Your sign-in to the Activity has ended; close the Activity and open it again.")
-NO_GAME = N_("There is no game in this channel. Start one with /newgame, then open the Activity.")
-OFF = N_("The Activity is not set up on this bot.")
-REFUSED = N_("Discord did not accept the sign-in; close the Activity and open it again.")
-AWAY = N_("Discord cannot be reached just now; try again in a moment.")
-MALFORMED = N_("That request is not one the Activity sends; reload it.")
-NOT_STARTED = N_("The game has not started yet.")
-NOT_THERE = N_(
-    "This Activity is not running in a channel you are in; start it from the game's channel."
-)
-TOO_MANY = N_("Too many requests at once: wait a second, then try again.")
-"""The API's sentences (in the user's language, English before the sign-in)."""
 
 
 # --------------------------------------------------------------------------- settings
@@ -163,23 +165,6 @@ class Refused(Exception):
         self.status = status
         self.template = template
         self.table = table
-
-
-# --------------------------------------------------------------------------- the board
-
-
-def viewer_html(
-    game: LoadedGame, viewer: str | None, lang: str, log: list[LoggedAction], shown: int | None
-) -> str:
-    """The board as ``viewer`` (a seat, or ``None``: a spectator) sees it, in ``lang``,
-    the cards turned up since the version ``shown`` (the page's) marked (``log``: the
-    latest entries, ``web.page.unseen_events``); pure CPU, run in the drawing process
-    like the live pages'."""
-    words = i18n.words(lang)
-    rules = engine_of(game)
-    events = unseen_events(game.kind, log, game.version, shown)
-    view = rules.view(game.state, viewer)
-    return str(board_html(game.kind, view, game.names, words, viewer=viewer, events=events))
 
 
 # --------------------------------------------------------------------------- the Activity
@@ -440,10 +425,10 @@ class Activity:
         out["html"] = await drawing.POOL.run(viewer_html, game, seat, lang, recent, since)
         public = rules.view(state, None)
         if game.status != "active":
-            out["prompt"] = _over(game, words)
+            out["prompt"] = over(game, words)
             return out
         if seat is None:
-            out["prompt"] = _watching(game, public, words)
+            out["prompt"] = watching(game, public, words)
             return out
         choices = choices_for(game, seat, words)
         for choice in choices:
@@ -467,7 +452,7 @@ class Activity:
             met = first_time(game.kind, own, words)  # as the panel says it
             out["prompt"] = f"{prompt}. {met}" if met else prompt
         else:
-            out["prompt"] = _watching(game, public, words)
+            out["prompt"] = watching(game, public, words)
         return out
 
     @property
@@ -538,9 +523,9 @@ class Activity:
         if game.kind != "tonttu":
             if not _whole(index):
                 raise Refused(400, MALFORMED)
-            label = _label(game, session.user_id, index, words)
+            said = choice_label(game, session.user_id, index, words)
             played = await tables.choose(game.id, session.user_id, version, index)
-            return played, label
+            return played, said
         return await self._tonttu(tables, game, session, version, body, words)
 
     async def _tonttu(
@@ -647,37 +632,6 @@ class Activity:
         if info is None:
             return self._json({"error": i18n.words(None).gettext(NO_GAME)}, 404)
         return await self.server.stream_changes(request, info)
-
-
-def _watching(game: LoadedGame, public: Any, words: Words) -> str:
-    """The prompt of a page whose player has nothing to choose: who acts and what they
-    decide, as the board's status line says it."""
-    if game.kind == "workshop":
-        return plain_text(status_html(game.kind, public, game.names, words))
-    waiting = sorted(engine_of(game).to_act(game.state), key=game.players.index)
-    names = listed([game.names.get(p, p) for p in waiting], words)
-    wait = words.gettext("Waiting for {names}.").format(names=names)
-    return f"{decision_text(game.kind, public, words)} · {wait}"
-
-
-def _over(game: LoadedGame, words: Words) -> str:
-    """The prompt at the end: the game is over, and who won."""
-    winners = list((game.result or {}).get("winners", []))
-    if not winners:
-        return words.gettext("This game is over.")
-    names = listed([game.names.get(w, w) for w in winners], words)
-    won = words.ngettext("Winner: {names}", "Winners: {names}", len(winners))
-    return f"{words.gettext('This game is over.')} {won.format(names=names)}"
-
-
-def _label(game: LoadedGame, user_id: int, index: int, words: Words) -> str:
-    """The label of choice ``index`` of the user, as the panel would show it (``""``
-    if there is none: the choice is refused anyway)."""
-    player = human_player(user_id)
-    if game.status != "active" or game.seat_of(player) is None:
-        return ""
-    choices = choices_for(game, player, words)
-    return choices[index].label if 0 <= index < len(choices) else ""
 
 
 def _whole(value: object) -> TypeGuard[int]:

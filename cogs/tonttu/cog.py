@@ -16,7 +16,7 @@ from cogs.tonttu.text import PHASE_CHANGES, confirmation, decode, encode
 from cogs.tonttu.thread import TonttuThread
 from engine.core import IllegalAction, PlayerId
 from engine.tonttu.game import PhaseClosed, is_race, still_open
-from engine.tonttu.text import too_late
+from engine.tonttu.race_words import too_late
 from engine.words import ENGLISH, Words
 from storage import LoadedGame, human_player
 from tables.service import choices_for, engine_of

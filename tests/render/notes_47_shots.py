@@ -1,4 +1,4 @@
-"""The "after" pictures of issue 47's note (``docs/notes/47/``): the thread's board
+"""The "after" pictures in ``docs/notes/47/``: the thread's board
 picture of a mid-game table, scaled to 400 px wide as a phone's chat shows it.
 
     .venv/bin/python -m tests.render.notes_47_shots [FOLDER]    (default: docs/notes/47)
