@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import sqlite3
 from collections.abc import Callable
@@ -56,6 +57,22 @@ def make_bot(
         new_seed=None if seed is None else (lambda: seed),
         computers=computers,
     )
+
+
+async def start_activity_bot(fake: FakeDiscord, database_url: str, seed: int) -> WorkshopBot:
+    """:func:`make_bot` started with its web server and the Discord Activity on, as
+    ``WEB_PORT``, ``DISCORD_CLIENT_ID`` and ``DISCORD_CLIENT_SECRET`` turn them on (the
+    fake Discord's application and OAuth2 secret)."""
+    bot = make_bot(fake, database_url, seed=seed)
+    bot.settings = dataclasses.replace(
+        bot.settings,
+        web_port=0,
+        client_id=fake.application_id,
+        client_secret=fake.oauth.client_secret,
+    )
+    await fake.start_bot(bot)
+    assert bot.web is not None and bot.web.activity.on
+    return bot
 
 
 async def open_table(

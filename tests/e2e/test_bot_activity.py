@@ -6,7 +6,6 @@ next turn prompt, the board edited), then a button move reaches the Activity's s
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from engine import get_game, undo
 from tables.texts import event_lines
 from tests.web.test_activity_api import read_data
 
-from .bot_helpers import make_bot, open_panel, open_table, turn_prompts
+from .bot_helpers import make_bot, open_panel, open_table, start_activity_bot, turn_prompts
 from .fake_discord import FakeDiscord
 from .test_bot_check import clean_env
 from .test_bot_workshop_game import choose, panel_choices
@@ -26,15 +25,8 @@ from .test_bot_workshop_game import choose, panel_choices
 async def test_a_move_in_the_activity_shows_in_the_thread_as_a_buttons_does(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=20261206)
-    bot.settings = dataclasses.replace(  # as WEB_PORT, DISCORD_CLIENT_ID and _SECRET set them
-        bot.settings,
-        web_port=0,
-        client_id=fake.application_id,
-        client_secret=fake.oauth.client_secret,
-    )
-    await fake.start_bot(bot)
-    assert bot.web is not None and bot.web.activity.on
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", 20261206)
+    assert bot.web is not None
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     await open_table(fake, alice, [bob])
     (thread,) = fake.threads(fake.channel)

@@ -11,6 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tables.computers import Computers, Decision, decide
 from tables.timers import OWNER
 
@@ -48,62 +50,44 @@ async def test_a_turn_limit_during_an_outage_still_moves_for_the_absent_player(
     assert [m for m in fake.messages(thread) if "did not move within" in m.content] == notices
 
 
-async def test_a_turn_limit_another_process_claimed_since_plays_nothing_more_here(
-    fake: FakeDiscord, tmp_path: Path
+@pytest.mark.parametrize("taken", ["before its move", "while its stand-in decides"])
+async def test_a_turn_limit_another_process_took_over_stores_no_move_here(
+    fake: FakeDiscord, tmp_path: Path, taken: str
 ) -> None:
-    """Found by the chaos soak: a process firing a turn limit stalled past its lease,
-    another claimed the timer and played the turn, and the first then went on playing,
-    moves of the next turn nobody had let pass. Each stand-in move checks the claim."""
+    """Found by the chaos soak: a process firing a turn limit stalled past its lease and
+    another claimed the timer and played the turn; the first then went on playing
+    (moves of the next turn nobody had let pass), or stored the move its stand-in had
+    been deciding meanwhile, after the new owner had ended the limit. Each stand-in move
+    is stored only while its claim stands, checked with the move's commit."""
     clock = Clock()
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    await open_table(fake, alice, [bob], turn_limit_hours=24)
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
-    clock.advance(hours=25)
-    due = await bot.store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
-    limit = next(t for t in due if t.kind == "turn_limit")
-    clock.advance(minutes=6)  # this process stalled: its lease ran out, another claimed it
-    assert await bot.store.claim_due_timers("another", timedelta(minutes=5), clock())
-    timers = bot.get_cog("Timers")
-    assert await timers.fire(limit) is False  # type: ignore[union-attr]
-    assert (await bot.store.load(game.id)).version == 0  # the other process's to play
+    store: Any = None
 
+    def take_over() -> None:
+        clock.advance(minutes=6)  # this process stalled: its lease ran out
 
-async def test_a_turn_limit_taken_over_while_its_stand_in_decided_stores_no_move(
-    fake: FakeDiscord, tmp_path: Path
-) -> None:
-    """Found by the chaos soak: the process checked its claim, then the stand-in decided
-    (seconds under load) while another process took the limit over; the move was stored
-    all the same, after the new owner had ended the limit. The claim is checked with the
-    move's commit now."""
-    clock = Clock()
-    bot: Any = None
-
-    async def runner(d: Decision) -> Any:  # another process claims it while this decides
-        store = bot.store
-        clock.advance(minutes=6)  # this process stalled past its lease
-        assert await store.claim_due_timers("another", timedelta(minutes=5), clock())
+    async def runner(d: Decision) -> Any:
+        if taken == "while its stand-in decides":
+            take_over()
+            assert await store.claim_due_timers("another", timedelta(minutes=5), clock())
         return decide(d.kind, d.state, d.player, d.level, d.seed)
 
-    bot = await fake.start_bot(
-        make_bot(
-            fake,
-            f"sqlite:///{tmp_path}/bot.db",
-            clock=clock,
-            computers=Computers(runner=runner),
-        )
-    )
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = make_bot(fake, url, clock=clock, computers=Computers(runner=runner))
+    await fake.start_bot(bot)
+    store = bot.store
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     await open_table(fake, alice, [bob], turn_limit_hours=24)
-    game = await bot.store.find_open(fake.channel.id)
+    game = await store.find_open(fake.channel.id)
     assert game is not None
     clock.advance(hours=25)
-    due = await bot.store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
+    due = await store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
     limit = next(t for t in due if t.kind == "turn_limit")
+    if taken == "before its move":
+        take_over()
+        assert await store.claim_due_timers("another", timedelta(minutes=5), clock())
     timers = bot.get_cog("Timers")
-    assert await timers.fire(limit) is False
-    assert (await bot.store.load(game.id)).version == 0  # the other process's to play
+    assert await timers.fire(limit) is False  # type: ignore[union-attr]
+    assert (await store.load(game.id)).version == 0  # the other process's to play
 
 
 async def test_a_turn_limit_s_notice_waits_for_the_game_s_publishing_claim(

@@ -20,6 +20,15 @@ from tables.service import Tables
 LEASE = timedelta(minutes=5)
 
 
+async def two_players(store: Storage) -> LoadedGame:
+    """A Santa's Workshop game of two people, started."""
+    lobby = await store.create_lobby(
+        guild_id=1, channel_id=1, kind="workshop", options={}, host_id=1, host_name="a"
+    )
+    await store.join(lobby.id, 2, "b")
+    return await store.start(lobby.id, seed=3)
+
+
 async def a_turn_limit(store: Storage, game: LoadedGame, owner: str = "me") -> TimerClaim:
     """The game's turn limit, due and claimed by ``owner``: what a stand-in move stands on."""
     await store.schedule(game.id, "turn_limit", datetime.now(UTC))
@@ -29,11 +38,7 @@ async def a_turn_limit(store: Storage, game: LoadedGame, owner: str = "me") -> T
 
 async def test_a_stand_in_move_that_lost_the_race_to_the_player_is_none(tmp_path: Path) -> None:
     async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
-        lobby = await store.create_lobby(
-            guild_id=1, channel_id=1, kind="workshop", options={}, host_id=1, host_name="a"
-        )
-        await store.join(lobby.id, 2, "b")
-        game = await store.start(lobby.id, seed=3)
+        game = await two_players(store)
         (player,) = GAME.to_act(game.state)
 
         async def runner(d: Decision) -> Any:
@@ -84,11 +89,7 @@ async def test_a_stand_in_move_whose_limit_was_lost_while_it_decided_is_not_stor
     past its lease) or it ended; its move was stored all the same, a move no limit
     explained. The claim is checked with the move's commit now: no move (``None``)."""
     async with await storage.open(f"sqlite:///{tmp_path}/bot.db") as store:
-        lobby = await store.create_lobby(
-            guild_id=1, channel_id=1, kind="workshop", options={}, host_id=1, host_name="a"
-        )
-        await store.join(lobby.id, 2, "b")
-        game = await store.start(lobby.id, seed=3)
+        game = await two_players(store)
         (player,) = GAME.to_act(game.state)
         claim = await a_turn_limit(store, game)
 

@@ -15,17 +15,15 @@ the fake Discord):
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot import WorkshopBot
 from engine import get_game
 from engine.tonttu.game import still_open
 from storage import human_player
-from tests.e2e.bot_helpers import add_computer, make_bot
+from tests.e2e.bot_helpers import add_computer, start_activity_bot
 from tests.e2e.fake_discord import FakeDiscord
 from tests.web.test_activity_page import bundle, chromium_for, discord_around, fake, open_activity
 from tests.web.test_activity_privacy import (
@@ -43,26 +41,11 @@ VERSION = "return document.getElementById('activity').dataset.version"
 NOTE = "const note = document.getElementById('note');return note.hidden ? '' : note.textContent"
 
 
-async def activity_bot(fake: FakeDiscord, tmp_path: Path, seed: int) -> WorkshopBot:
-    """The bot with its web server and the Activity on (as WEB_PORT, DISCORD_CLIENT_ID
-    and DISCORD_CLIENT_SECRET set them)."""
-    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=seed)
-    bot.settings = dataclasses.replace(
-        bot.settings,
-        web_port=0,
-        client_id=fake.application_id,
-        client_secret=fake.oauth.client_secret,
-    )
-    await fake.start_bot(bot)
-    assert bot.web is not None and bot.web.activity.on
-    return bot
-
-
 async def test_a_workshop_move_clicked_then_undone_with_the_activitys_undo(
     bundle: Path, fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     quiet_browser_logs(caplog)
-    bot = await activity_bot(fake, tmp_path, seed=20261208)
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", 20261208)
     aino = fake.add_user("Aino")
     lobby = (await fake.slash(aino, fake.channel, "newgame", game="workshop")).message
     assert lobby is not None
@@ -139,7 +122,7 @@ async def test_the_tonttu_reveal_shows_in_both_players_pages_only_after_the_last
     pages, which ask for the table after the reveal's version, still mark the cards it
     turned up (they marked only the last move's, the computer's point: no reveal)."""
     quiet_browser_logs(caplog)
-    bot = await activity_bot(fake, tmp_path, seed=20261209)
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", 20261209)
     aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
     lobby = (await fake.slash(aino, fake.channel, "newgame", game="tonttu")).message
     assert lobby is not None
@@ -195,7 +178,7 @@ async def test_a_speed_race_clicked_in_the_activity_and_a_late_click_told_as_a_b
     bundle: Path, fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     quiet_browser_logs(caplog)
-    bot = await activity_bot(fake, tmp_path, seed=20261210)
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", 20261210)
     aino, bo, carol = fake.add_user("Aino"), fake.add_user("Bo"), fake.add_user("Carol")
     lobby = (
         await fake.slash(

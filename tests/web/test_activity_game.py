@@ -15,7 +15,6 @@ the bot, and Discord's access token only in the sign-in's answer.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import time
 from collections import Counter
@@ -25,7 +24,7 @@ from typing import Any
 import pytest
 
 from engine import get_game
-from tests.e2e.bot_helpers import add_computer, make_bot, shown_scores
+from tests.e2e.bot_helpers import add_computer, shown_scores, start_activity_bot
 from tests.e2e.fake_discord import FakeDiscord
 from tests.web.browser import AsyncBrowser
 from tests.web.test_activity_page import (
@@ -68,15 +67,8 @@ async def test_a_whole_workshop_game_clicked_on_the_board_ends_with_the_threads_
     bundle: Path, fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     quiet_browser_logs(caplog)
-    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED)
-    bot.settings = dataclasses.replace(  # as WEB_PORT, DISCORD_CLIENT_ID and _SECRET set them
-        bot.settings,
-        web_port=0,
-        client_id=fake.application_id,
-        client_secret=fake.oauth.client_secret,
-    )
-    await fake.start_bot(bot)
-    assert bot.web is not None and bot.web.activity.on
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", SEED)
+    assert bot.web is not None
     aino = fake.add_user("Aino")
     lobby = (await fake.slash(aino, fake.channel, "newgame", game="workshop")).message
     assert lobby is not None

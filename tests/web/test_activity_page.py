@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import random
 import subprocess
 import time
@@ -32,7 +31,7 @@ from engine.words import ENGLISH
 from storage import LoadedGame, SqlStorage
 from tables.pictures import Pictures
 from tables.service import Tables, choices_for
-from tests.e2e.bot_helpers import make_bot, open_table
+from tests.e2e.bot_helpers import open_table, start_activity_bot
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Launch
@@ -378,15 +377,8 @@ async def test_a_target_with_several_choices_opens_a_menu_of_their_labels(
 async def test_a_click_in_the_activity_shows_in_the_thread_as_a_button_move(
     bundle: Path, fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=7)
-    bot.settings = dataclasses.replace(
-        bot.settings,
-        web_port=0,
-        client_id=fake.application_id,
-        client_secret=fake.oauth.client_secret,
-    )
-    await fake.start_bot(bot)
-    assert bot.web is not None and bot.web.activity.on
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", 7)
+    assert bot.web is not None
     aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
     await open_table(fake, aino, [bo])
     (thread,) = fake.threads(fake.channel)

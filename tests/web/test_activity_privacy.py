@@ -42,7 +42,7 @@ from engine import get_game
 from engine.tonttu.data import MATERIAL_NAMES, MATERIAL_TYPE, N_TYPES
 from engine.tonttu.models import MATERIAL_POINT, TonttuState
 from storage import LoadedGame, human_player
-from tests.e2e.bot_helpers import add_computer, make_bot
+from tests.e2e.bot_helpers import add_computer, start_activity_bot
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_discord.model import FakeUser
 from tests.web.activity_harness import DiscordClient, Passed
@@ -106,14 +106,7 @@ async def test_two_players_of_a_tonttu_round_never_hold_each_others_secrets(
     bundle: Path, fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     quiet_browser_logs(caplog)
-    bot = make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=SEED)
-    bot.settings = dataclasses.replace(
-        bot.settings,
-        web_port=0,
-        client_id=fake.application_id,
-        client_secret=fake.oauth.client_secret,
-    )
-    await fake.start_bot(bot)
+    bot = await start_activity_bot(fake, f"sqlite:///{tmp_path}/bot.db", SEED)
     assert bot.web is not None
     aino, bo = fake.add_user("Aino"), fake.add_user("Bo")
     lobby = (await fake.slash(aino, fake.channel, "newgame", game="tonttu")).message
