@@ -44,11 +44,13 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.chaos_play import JUMP_SECONDS, Players
 from benchmarks.chaos_verdict import Verdict, check
 from engine.core import Rng
+from storage import Storage
 from storage import open as open_storage
 from tables.publishing import Publisher
 from tests import postgres_server
@@ -224,6 +226,9 @@ class Run:
     last_fault_over: float = 0.0
     fast_clicks: int = 0
     jumps: int = 0
+    timers_settled: float = 0.0
+    """Seconds the bots took, after the drain, to fire the timers the clock's last jump
+    made due (hundreds at once: compressed time, not a fault)."""
     burst_until: float = 0.0
     longest_stale: float = 0.0
     """The longest a game's thread was seen behind its stored state (sampled)."""
@@ -405,6 +410,7 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
                 for game in players.games:
                     if not game.ended:
                         game.ended = "stopped"
+                run.timers_settled = await settle_timers(store, cluster)
                 print(f"[{time.strftime('%H:%M:%S')}] checking", flush=True)
                 verdict = await check(fake, store, url, cluster, players, run, started)
                 kept = keep_logs(args.logs, fake.process_logs, verdict.details)
@@ -416,6 +422,25 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
                 for index in list(cluster.processes):
                     with contextlib.suppress(Exception, HarnessError):
                         await fake.stop_bot_process(cluster.processes.pop(index))
+
+
+TIMERS_SETTLE_CAP = 180.0
+
+
+async def settle_timers(store: Storage, cluster: Cluster) -> float:
+    """Wait until the bots have fired every timer due on their clock (the clock's last
+    jump makes every game's reminder and turn limit due at once, hundreds of posts that
+    Discord's 50 requests a second take many seconds to carry: load, not a fault), at
+    most :data:`TIMERS_SETTLE_CAP` seconds; how long it took. The catch-up after the
+    faults is measured from then."""
+    began = time.monotonic()
+    while time.monotonic() - began < TIMERS_SETTLE_CAP:
+        now = datetime.fromtimestamp(time.time() + cluster.offset, UTC)
+        with contextlib.suppress(Exception):  # a read that failed: look again
+            if not await store.due_timers(now):
+                break
+        await asyncio.sleep(0.5)
+    return time.monotonic() - began
 
 
 DRAIN_CAP = 3

@@ -477,6 +477,7 @@ async def check(
     injected = fake.rest_stats().injected
     figures.append(("REST faults answered", ", ".join(f"{k} {n}" for k, n in injected.items())))
     figures.append(("clock jumps; fast clicker's clicks", f"{run.jumps}; {run.fast_clicks}"))
+    figures.append(("the last jump's timers fired in", f"{run.timers_settled:.1f} s"))
     figures.append(("SIGTERM exit status", str(run.sigterm_status)))
     figures.append(("longest time a table stayed stale", f"{run.longest_stale:.1f} s"))
     during: list[float] = []
