@@ -22,7 +22,7 @@ from tables.computers import while_thinking
 from tables.pictures import Pictures
 from tables.publishing import ClaimLost, Publisher, Round
 from tables.service import MAX_AI_STEPS, Played, Tables
-from tables.surfaces import turn_passed
+from tables.surfaces import shown_from, turn_passed
 from tables.timers import TimerRunner
 
 DEFAULT_REMINDER_HOURS = 12
@@ -173,8 +173,7 @@ class Core:
         """The version at which the table prompted the turn being played (``acting``'s),
         or None if it has not yet (its sync is still to come): a turn's reminder and limit
         are scheduled with its prompt, so one from before it is an earlier turn's."""
-        shown = game.shown_versions
-        prompt_v = shown.get("prompt", shown.get("board", -1))
+        _, _, prompt_v, _ = shown_from(game.shown_versions)
         if prompt_v < 0:
             return None
         actions = await self.store.log(game.id, after=prompt_v)

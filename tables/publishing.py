@@ -565,7 +565,8 @@ class Publisher:
     @staticmethod
     def behind(game: GameInfo) -> bool:
         """Whether the game's surfaces may not show its stored state: cheap, from the
-        marks only (a finished game counts until its board showed the end)."""
+        marks only (a finished game counts until its board showed the end; an active one
+        until it prompted its first turn, which a computer may be playing now)."""
         if game.status not in ("active", "finished"):
             return False
         shown = game.shown_versions
@@ -575,6 +576,7 @@ class Publisher:
         pending = (
             shown.get("log", board) < game.version
             or shown.get("log_intent", -1) > shown.get("log", board)
+            or shown.get("prompt", board) < 0 <= board  # no turn prompted yet
             or pending_reminder(shown) is not None
         )
         return board < game.version or pending

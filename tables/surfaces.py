@@ -64,6 +64,13 @@ class News:
         return self.version - self.board
 
 
+FIRST_SHOWN = {"log": 0, "prompt": -1}
+"""The marks a table's first round records with its first board: nothing logged, no turn
+prompted yet. A game without them counts as one from before these marks, shown up to its
+board's version: a first round that failed after its board (its marks are written
+anyway) would otherwise leave its turn prompt unposted for good."""
+
+
 def shown_from(shown: Mapping[str, int]) -> tuple[int, int, int, int]:
     """(board, log, prompt, intent): the public marks of a table's ledger. A game from
     before the log and prompt marks counts as shown up to its board's version."""

@@ -65,7 +65,7 @@ from engine.words import ENGLISH, N_, Words
 from storage import LoadedGame, human_player
 from tables.publishing import pending_reminder
 from tables.service import StaleBoard, choices_for, engine_of, view_of
-from tables.surfaces import log_from, news, seat_surface
+from tables.surfaces import FIRST_SHOWN, log_from, news, seat_surface
 from tables.texts import event_lines
 
 log = logging.getLogger("bot.table")
@@ -166,8 +166,9 @@ class Table(commands.Cog):
 
         Marks: ``log`` (events posted up to), ``log_intent`` (posting up to),
         ``prompt`` (the version the last turn prompt was posted at), the reminder's
-        (``publishing.pending_reminder``), ``board``, ``final``. A game from
-        before these marks counts as shown up to its board's version."""
+        (``publishing.pending_reminder``), ``board``, ``final``. The first board is
+        recorded with ``FIRST_SHOWN``; a game from before these marks counts as shown up
+        to its board's version."""
         game, words = sync.game, sync.words
         if game.status not in ("active", "finished"):
             return
@@ -179,6 +180,9 @@ class Table(commands.Cog):
         if "board" not in game.messages:
             await self.bot.desk.post_board(sync)  # the first board goes above everything else
             board_v = version
+            for key, mark in FIRST_SHOWN.items():
+                if key not in sync.shown:
+                    sync.mark(key, mark)
         behind = version - board_v
         edit_board = behind > 0 and (prompting or ended or sync.flush or behind >= 2)
         board = self.bot.core.pictures.board

@@ -17,11 +17,12 @@ from typing import Any
 import discord
 
 import storage
+from cogs.helpers.thread import Sync
 from engine import get_game
 from engine.core import Rng
 from storage import LoadedGame, Storage, human_player
 from storage.errors import DatabaseUnavailable
-from tables.publishing import Publisher
+from tables.publishing import ClaimLost, Publisher
 
 from .bot_helpers import Clock, ask_reminder_only, make_bot, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeUser
@@ -389,3 +390,45 @@ async def test_a_sync_waits_for_the_next_round_not_for_every_round_asked_for_aft
     gates[1].set()
     await asyncio.wait_for(second, 5)
     await fake.stop_bot(bot)
+
+
+async def test_a_first_round_that_failed_at_its_prompt_posts_it_later(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The first round posted the board, then lost its claim before the turn prompt: a
+    failed round writes what it did post, so the board's mark is stored. The table still
+    counts as behind (the catch-up after a process that died then finds it), and the
+    next round posts the prompt, once (found by the chaos soak: two games waited for
+    ever, their marks saying all was shown, with no prompt and so no reminder)."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    post, posts = Sync.post, 0
+
+    async def losing_the_claim(self: Sync, what: Any, **kwargs: Any) -> discord.Message:
+        nonlocal posts
+        posts += 1
+        if posts == 2:  # the first board went out; the prompt is next
+            raise ClaimLost(self.game.id)
+        return await post(self, what, **kwargs)
+
+    monkeypatch.setattr(Sync, "post", losing_the_claim)
+    lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
+    assert lobby is not None
+    await fake.click(bob, lobby, "Join")
+    await fake.click(alice, lobby, "Start")
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    for _ in range(100):  # the failed round's marks
+        game = await bot.store.load(game.id)
+        if "board" in game.shown_versions:
+            break
+        await asyncio.sleep(0.01)
+    assert not turn_prompts(fake, fake.threads(fake.channel)[0])
+    assert Publisher.behind(game), game.shown_versions
+    (thread,) = fake.threads(fake.channel)
+    await fake.wait_for(lambda: turn_prompts(fake, thread), timeout=10, what="the prompt")
+    await fake.settle()
+    (prompt,) = turn_prompts(fake, thread)
+    (first,) = acting_users(game, [alice, bob])
+    assert f"<@{first.id}>" in prompt.content
+    assert not Publisher.behind(await caught_up(fake, bot, game.id))
