@@ -120,8 +120,12 @@ class Timers(commands.Cog):
                     await self.notice(game, timer, text)
                 try:
                     await desk.publish(played)
-                except DISCORD_DOWN as error:
-                    log.warning("game %s: the thread waits for Discord (%r)", game.id, error)
+                except Exception as error:
+                    if not self.bot.publisher.away(error):
+                        raise
+                    # Discord or the database away, or another process showing the game
+                    # (a lost claim): a later round shows the move; the turn goes on
+                    log.warning("game %s: the thread waits (%r)", game.id, error)
                     self.bot.publisher.request(game.id)
                 game = played.game
             if not played_any:

@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 
+from cogs.helpers.thread import Sync
+from engine.workshop import GAME as WORKSHOP
+from storage import human_player
 from tables.computers import Computers, Decision, decide
+from tables.publishing import ClaimLost
 from tables.timers import OWNER
 
 from .bot_helpers import Clock, make_bot, open_table, turn_prompts
@@ -124,3 +128,45 @@ async def test_a_turn_limit_s_notice_waits_for_the_game_s_publishing_claim(
     texts = [m.content for m in fake.messages(thread)]
     (notice,) = [i for i, t in enumerate(texts) if "did not move within" in t]
     assert any("places an Elf" in t for t in texts[notice + 1 :])  # the moves after it
+
+
+async def test_a_stand_in_whose_round_lost_its_claim_plays_the_turn_to_its_end(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """Found by the chaos soak: the round showing a stand-in's move lost the game's
+    publishing claim (another process showed it), the error went up through the turn
+    limit, and the timer was logged as failed, with a traceback, before the rest of
+    the turn was played. Another round shows the move; the turn limit goes on."""
+    clock = Clock()
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob], turn_limit_hours=24)
+    (thread,) = fake.threads(fake.channel)
+    first = turn_prompts(fake, thread)[-1]
+    other = bob if str(alice.id) in first.content else alice
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    post, lost = Sync.post, 0
+
+    async def losing_the_claim(self: Sync, what: Any, **kwargs: Any) -> Any:
+        nonlocal lost
+        if not lost:
+            lost += 1
+            raise ClaimLost(self.game.id)
+        return await post(self, what, **kwargs)
+
+    monkeypatch.setattr(Sync, "post", losing_the_claim)
+    clock.advance(hours=25)
+    due = await bot.store.claim_due_timers(OWNER, timedelta(minutes=5), clock())
+    limit = next(t for t in due if t.kind == "turn_limit")
+    timers = bot.get_cog("Timers")
+    assert await timers.fire(limit)  # type: ignore[union-attr]
+    assert lost == 1
+    game = await bot.store.load(game.id)
+    assert human_player(other.id) in WORKSHOP.to_act(game.state)  # the whole turn played
+    await fake.wait_for(
+        lambda: f"<@{other.id}>: it's your turn" in turn_prompts(fake, thread)[-1].content,
+        timeout=20,
+        what="the next player's prompt",
+    )
+    assert not [r for r in caplog.records if r.exc_info and r.name.startswith("bot")]
