@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import discord
 
-from cogs.helpers.common import NO_MENTIONS, components
+from cogs.helpers.common import components
 from cogs.helpers.language import Languages, private
 from cogs.helpers.render import (
     board_picture,
@@ -26,11 +26,10 @@ from cogs.helpers.render import (
     lobby_embed,
     title_of,
 )
-from cogs.helpers.thread import POSTED, Sync, ThreadPublisher
+from cogs.helpers.thread import Sync, ThreadPublisher
 from engine.core import PlayerId
 from engine.words import ENGLISH, N_, Words
-from storage import GameInfo, GameNotFound, LoadedGame, Timer
-from storage.errors import DatabaseUnavailable
+from storage import GameInfo, LoadedGame, Timer
 from tables.core import Core
 from tables.pages import page_links
 from tables.service import Played
@@ -168,25 +167,14 @@ class Desk:
                 ephemeral=True,
             )
 
-    async def announce(self, game: GameInfo, text: str) -> None:
-        """Post ``text`` in the game's thread (made in the server's language:
-        ``Languages.public``), within the thread's pace of posts like every other post
-        (Discord allows 5 per 5 s in a channel)."""
-        channel_id = game.thread_id or game.channel_id
-        try:  # read now: the caller's copy may be older than another process's posts
-            newest = (await self.core.store.info(game.id)).messages.get(POSTED)
-        except DatabaseUnavailable:
-            newest = game.messages.get(POSTED)
-        slot = await self.publisher.post_slot(channel_id, newest)
-        try:
-            message = await self.channel(game).send(text, allowed_mentions=NO_MENTIONS)
-        finally:
-            self.publisher.posted(channel_id, slot)
-        self.publisher.sent(channel_id, message.id)
-        try:  # for the pace of other processes' posts (ThreadPublisher.post_slot)
-            await self.core.store.set_marks(game.id, {POSTED: (message.id, game.version)})
-        except (DatabaseUnavailable, GameNotFound) as error:
-            log.info("game %s: its announcement was not recorded (%r)", game.id, error)
+    def announce(self, game: GameInfo, key: str, text: str) -> None:
+        """Post ``text`` (made in the server's language: ``Languages.public``) in the
+        game's thread, once (``key`` names it), by the game's next round: with its
+        publishing claim held and within the thread's pace like every other post, so
+        that no other process's round posts beside it (Discord allows 5 posts per 5 s
+        in a channel). A round that fails is tried again (``Publisher.note``)."""
+        self.publisher.note(game.id, key, text)
+        self.publisher.request(game.id)
 
     async def page_buttons(self, game: GameInfo, words: Words) -> dict[str, Any]:
         """``view=`` for a post or an edit of the game's board: link buttons to its pages

@@ -537,8 +537,9 @@ class Table(commands.Cog):
             view=components(),
         )
         public = await self.bot.languages.public(info.guild_id)
-        await self.bot.desk.announce(  # within the thread's pace of posts
+        self.bot.desk.announce(
             info,
+            "ended",
             public.gettext(
                 "{title} was ended by {who}. The channel is free for a new game."
             ).format(title=title_of(info, public), who=interaction.user.mention),

@@ -6,6 +6,7 @@ of log lines was the sixth post in 5 s, over Discord's per-channel limit)."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from pathlib import Path
 
 from cogs.helpers.thread import POSTED
@@ -23,8 +24,14 @@ async def test_announcements_right_after_other_posts_stay_within_five_in_five_se
     game = await bot.store.find_open(fake.channel.id)
     assert game is not None
     since = fake.clock()
-    await asyncio.gather(*(bot.desk.announce(game, f"notice {n}") for n in range(5)))
+    for n in range(5):
+        bot.desk.announce(game, f"n{n}", f"notice {n}")
     (thread,) = fake.threads(fake.channel)
+    await fake.wait_for(
+        lambda: len([m for m in fake.messages(thread) if m.content.startswith("notice")]) == 5,
+        timeout=20,
+        what="the five notices",
+    )
     assert sorted(m.content for m in fake.messages(thread)[-5:]) == [
         f"notice {n}" for n in range(5)
     ]
@@ -50,8 +57,39 @@ async def test_posts_another_process_made_just_before_count_too(
     since = fake.clock()
     others = [await channel.send(f"another process {n}") for n in range(3)]  # not paced here
     await bot.store.set_marks(game.id, {POSTED: (others[-1].id, game.version)})  # its round's
-    await bot.desk.announce(game, "notice")  # its copy of the game is older: it reads
-    assert fake.messages(thread)[-1].content == "notice"
+    bot.desk.announce(game, "notice", "notice")  # its copy of the game is older: it reads
+    await fake.wait_for(lambda: fake.messages(thread)[-1].content == "notice", timeout=10)
     fake.check_within_limits(since)
     reads = [r.path for r in fake.requests if r.method == "GET" and r.at >= since]
     assert reads == [f"/channels/{thread.id}/messages"]  # once, to learn of the others
+
+
+async def test_the_end_of_a_game_is_announced_with_its_publishing_claim_held(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak: "... was ended by ..." was posted outside the game's
+    rounds, beside another process's round in the same thread whose post was still in
+    flight (a 429's retry), so neither counted the other's: the sixth post in 5 s. The
+    game's next round posts it now, once the other process gave the claim back."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    claim = f"publish:{game.id}"
+    assert await bot.store.try_claim(claim, "another", timedelta(minutes=1))  # showing it
+    asked = await fake.slash(alice, thread, "abandon")
+    assert asked.message is not None
+    answered = await fake.click(alice, asked.message, "Yes, end this game")
+    assert "was ended" in answered.content  # the host hears at once
+    await asyncio.sleep(0.5)  # time for a post that did not wait for the claim
+    assert not [m for m in fake.messages(thread) if "was ended by" in m.content]
+    await bot.store.set_marks(game.id, {}, release=(claim, "another"))  # its round ended
+    await fake.wait_for(
+        lambda: any("was ended by" in m.content for m in fake.messages(thread)),
+        timeout=10,
+        what="the announcement",
+    )
+    await fake.settle()
+    assert len([m for m in fake.messages(thread) if "was ended by" in m.content]) == 1
