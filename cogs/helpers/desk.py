@@ -205,14 +205,29 @@ class Desk:
             )
         return {"view": view}
 
-    async def post_board(self, sync: Sync) -> None:
+    async def post_board(self, sync: Sync) -> int:
+        """Post the board message; returns the version it shows. The first one is
+        recorded as intended (``board_intent``) before it goes out: the round after one
+        that died between posting it and recording it takes that message over (it is
+        edited like any board behind), where its own post would be a second board (its
+        nonce names a newer version once the game moved on)."""
         game = sync.game
+        first = "board" not in game.messages
+        if first and "board_intent" in sync.shown:
+            found = await sync.board_of_the_dead()
+            if found is not None:
+                shown = sync.shown["board_intent"]
+                sync.mark("board", shown, found.id)
+                return shown
         png, links = await asyncio.gather(
             self.core.pictures.board(game, sync.lang), self.page_buttons(game, sync.words)
         )
         embed, picture = board_picture(game, png, sync.words)
+        if first:
+            await sync.mark_now("board_intent", game.version)
         message = await sync.post(("board", game.version), embed=embed, file=picture, **links)
         sync.mark("board", game.version, message.id)
+        return game.version
 
     async def edit_board(self, sync: Sync, png: bytes) -> None:
         """Edit the board message in place, picture and links included (post it if it is
@@ -223,7 +238,8 @@ class Desk:
         try:
             with self.publisher.fence(game.id, game.version):  # not shown newer meanwhile
                 # one edit: the new picture replaces the old attachment
-                await sync.channel.get_partial_message(game.messages["board"]).edit(
+                board = sync.game_with_marks().messages["board"]  # (taken over this round)
+                await sync.channel.get_partial_message(board).edit(
                     embed=embed, attachments=[picture], **links
                 )
         except discord.NotFound:

@@ -48,7 +48,7 @@ import discord
 
 from cogs.helpers.common import DISCORD_DOWN, NO_MENTIONS
 from cogs.helpers.gates import fenced, within
-from cogs.helpers.render import cut, title_of
+from cogs.helpers.render import BOARD_FILE, cut, title_of
 from storage import GameInfo, LoadedGame, Storage
 from tables.metrics import OFF, Metrics
 from tables.publishing import Publisher, Round
@@ -148,18 +148,37 @@ class Sync(Round):
         """The bot's message with ``content`` posted after the game's newest recorded
         one: a followup a publisher that died (or failed) made before recording it. A
         text repeated from an older turn lies before that recorded message."""
+        if not content:
+            return None
+        text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
+        return await self._mine_since_recorded(
+            lambda message: TIMESTAMP.sub("<t>", message.content) == text
+        )
+
+    async def board_of_the_dead(self) -> discord.Message | None:
+        """The board message a publisher that died made before recording it."""
+        return await self._mine_since_recorded(shows_board)
+
+    async def _mine_since_recorded(
+        self, matches: Callable[[discord.Message], bool]
+    ) -> discord.Message | None:
         # (not POSTED: a turn limit's notice may have come after the dead one's posts)
         recorded = [m for key, m in self.game.messages.items() if key != POSTED]
-        if not content or not recorded:
+        if not recorded:
             return None
         after = discord.Object(id=max(recorded))
         me = self.publisher.client.user
-        text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
         async for message in self.channel.history(limit=10, after=after):
-            mine = me is not None and message.author.id == me.id
-            if mine and TIMESTAMP.sub("<t>", message.content) == text:
+            if me is not None and message.author.id == me.id and matches(message):
                 return message
         return None
+
+
+def shows_board(message: discord.Message) -> bool:
+    """Whether ``message`` is a board message (its picture is the board's file)."""
+    pictures = [a.filename for a in message.attachments]
+    pictures += [(e.image.url or "").split("?")[0].rsplit("/", 1)[-1] for e in message.embeds]
+    return BOARD_FILE in pictures
 
 
 class ThreadPublisher(Publisher):

@@ -178,8 +178,7 @@ class Table(commands.Cog):
         lines = event_lines(game, new.events, words)
         prompting, ended = new.prompt_due, new.ended
         if "board" not in game.messages:
-            await self.bot.desk.post_board(sync)  # the first board goes above everything else
-            board_v = version
+            board_v = await self.bot.desk.post_board(sync)  # above everything else
             for key, mark in FIRST_SHOWN.items():
                 if key not in sync.shown:
                     sync.mark(key, mark)

@@ -119,8 +119,7 @@ class TonttuThread:
         changed = any(e.kind in PHASE_CHANGES for e in events)
         ended = game.status != "active"
         if "board" not in game.messages:
-            await self.bot.desk.post_board(sync)  # the first board goes above everything else
-            board_v = version
+            board_v = await self.bot.desk.post_board(sync)  # above everything else
         current = not ended and phase_of(state) != "over" and target == version
         behind = version - board_v
         drawing = None

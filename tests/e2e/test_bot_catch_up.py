@@ -432,3 +432,56 @@ async def test_a_first_round_that_failed_at_its_prompt_posts_it_later(
     (first,) = acting_users(game, [alice, bob])
     assert f"<@{first.id}>" in prompt.content
     assert not Publisher.behind(await caught_up(fake, bot, game.id))
+
+
+async def test_a_first_board_whose_round_died_unrecorded_is_taken_over(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Found by the chaos soak (a game with two board messages): the process that posted
+    a game's first board died before recording it, and the game moved on meanwhile. The
+    next round's post named the newer version, so Discord's nonce let a second board
+    through. That round now takes the first board over and brings it up to date."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    post, set_marks = Sync.post, bot.store.set_marks
+    died = dead = False
+
+    async def dying_after_the_board(self: Sync, what: Any, **kwargs: Any) -> discord.Message:
+        nonlocal died, dead
+        message = await post(self, what, **kwargs)
+        if what[0] == "board" and not died:
+            game = self.game  # meanwhile the game moves on (a computer, another process)
+            player = sorted(get_game(game.kind).to_act(game.state))[0]
+            legal = get_game(game.kind).legal_actions(game.state, player)
+            await self.store.submit(game.id, player, legal[0], game.version)
+            died = dead = True
+            raise ClaimLost(game.id)
+        return message
+
+    async def unless_dead(game_id: int, marks: Any, **kwargs: Any) -> None:
+        nonlocal dead
+        if dead:  # the round's own record, lost with its process
+            dead = False
+            return
+        await set_marks(game_id, marks, **kwargs)
+
+    monkeypatch.setattr(Sync, "post", dying_after_the_board)
+    monkeypatch.setattr(bot.store, "set_marks", unless_dead)
+    lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
+    assert lobby is not None
+    await fake.click(bob, lobby, "Join")
+    await fake.click(alice, lobby, "Start")
+    await fake.wait_for(lambda: died and not dead, what="the first board, then the death")
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None and game.version == 1
+    (thread,) = fake.threads(fake.channel)
+    await fake.wait_for(lambda: turn_prompts(fake, thread), timeout=10, what="the prompt")
+    await caught_up(fake, bot, game.id)
+    await fake.settle()
+    footers = [
+        (e.get("footer") or {}).get("text", "") for m in fake.messages(thread) for e in m.embeds
+    ]
+    assert [f for f in footers if f.startswith("Move ")] == [
+        f"Move {game.version} · /board text:true shows the board as text"
+    ]
+    assert len(turn_prompts(fake, thread)) == 1
