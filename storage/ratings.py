@@ -60,6 +60,7 @@ from engine.ratings import (
 )
 from engine.undo import effective_actions
 from storage.core import SqlCore, Tx
+from storage.errors import DatabaseUnavailable
 from storage.models import FORGOTTEN_PREFIX, BoardEntry, KindStats
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,8 @@ class RatingStore(SqlCore):
     async def _after_finish(self) -> None:
         try:
             await self.rate_finished_games()
+        except DatabaseUnavailable as error:  # a fault, not a bug: one line
+            log.warning("rating finished games: %r; they stay queued for the next pass", error)
         except Exception:  # the move is saved; the next pass (or start) rates the game
             log.exception("rating finished games failed; they stay queued for the next pass")
 

@@ -9,10 +9,13 @@ import io
 import random
 from collections.abc import Sequence
 
+import pytest
+
 from engine.ratings import INITIAL_MU
 from storage import LoadedGame, SqliteStorage
 from storage import open as open_storage
 from storage.__main__ import main
+from storage.errors import DatabaseUnavailable
 from storage.ratings import RATING_TABLES
 from tests.storage.conftest import FakeClock, raw, to_act
 from tests.storage.race_game import Roll
@@ -247,3 +250,24 @@ async def test_a_game_whose_result_cannot_be_read_does_not_stop_the_others(
     assert {key[2] for key in await store.all_ratings()} == {"102", "103"}
     rated = await raw(db_url, "SELECT id FROM games WHERE rating_seq IS NOT NULL ORDER BY id")
     assert rated == [(broken.id,), (game.id,)]  # looked at once, and skipped
+
+
+async def test_a_rating_pass_that_meets_the_database_away_logs_one_line(
+    store: SqliteStorage, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Found by the chaos soak: a game finished just as PostgreSQL stopped, and its
+    rating pass logged a traceback. The database away is a fault, not a bug: one warning
+    line; the game stays queued and the next pass rates it."""
+    rate = store.rate_finished_games
+
+    async def away() -> int:
+        raise DatabaseUnavailable("the database is away")
+
+    monkeypatch.setattr(store, "rate_finished_games", away)
+    game = await finished(store, 10, [100, 101], seed=1)
+    assert game.status == "finished"  # the finishing move is stored all the same
+    (line,) = [r for r in caplog.records if r.name == "storage.ratings"]
+    assert line.levelname == "WARNING" and line.exc_info is None
+    assert await store.all_ratings() == {}
+    assert await rate() == 1
+    assert {key[2] for key in await store.all_ratings()} == {"100", "101"}
