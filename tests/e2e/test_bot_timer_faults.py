@@ -13,20 +13,23 @@ from typing import Any
 
 import pytest
 
+from bot import WorkshopBot
 from cogs.helpers.thread import Sync
 from engine.workshop import GAME as WORKSHOP
-from storage import human_player
+from storage import LoadedGame, human_player
 from tables.computers import Computers, Decision, decide
 from tables.publishing import ClaimLost
 from tables.timers import OWNER
 
 from .bot_helpers import Clock, make_bot, open_table, turn_prompts
-from .fake_discord import FakeDiscord
+from .fake_discord import FakeDiscord, FakeUser
 
 
-async def test_a_turn_limit_during_an_outage_still_moves_for_the_absent_player(
+async def limited_table(
     fake: FakeDiscord, tmp_path: Path
-) -> None:
+) -> tuple[WorkshopBot, Clock, Any, FakeUser, LoadedGame]:
+    """Two players at a Workshop table with a 24-hour turn limit: the bot, its clock,
+    the thread, the player who does not act first, and the game."""
     clock = Clock()
     bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
@@ -35,7 +38,15 @@ async def test_a_turn_limit_during_an_outage_still_moves_for_the_absent_player(
     first = turn_prompts(fake, thread)[-1]
     other = bob if str(alice.id) in first.content else alice
     game = await bot.store.find_open(fake.channel.id)
-    assert game is not None and game.version == 0
+    assert game is not None
+    return bot, clock, thread, other, await bot.store.load(game.id)
+
+
+async def test_a_turn_limit_during_an_outage_still_moves_for_the_absent_player(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    bot, clock, thread, other, game = await limited_table(fake, tmp_path)
+    assert game.version == 0
     timers = bot.get_cog("Timers")
     clock.advance(hours=25)  # the 12-hour reminder and the 24-hour limit are due
     fake.rest_outage(True)
@@ -101,13 +112,7 @@ async def test_a_turn_limit_s_notice_waits_for_the_game_s_publishing_claim(
     it could go out beside another process's round in the same thread, each process
     counting the thread's pace without the other's post: a sixth post in 5 s. It is
     posted by the move's round now, with the game's claim held, before its log lines."""
-    clock = Clock()
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    await open_table(fake, alice, [bob], turn_limit_hours=24)
-    (thread,) = fake.threads(fake.channel)
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
+    bot, clock, thread, _, game = await limited_table(fake, tmp_path)
     clock.advance(hours=25)
     claim = f"publish:{game.id}"
     assert await bot.store.try_claim(claim, "another", timedelta(minutes=1))  # showing it
@@ -137,15 +142,7 @@ async def test_a_stand_in_whose_round_lost_its_claim_plays_the_turn_to_its_end(
     publishing claim (another process showed it), the error went up through the turn
     limit, and the timer was logged as failed, with a traceback, before the rest of
     the turn was played. Another round shows the move; the turn limit goes on."""
-    clock = Clock()
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", clock=clock))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    await open_table(fake, alice, [bob], turn_limit_hours=24)
-    (thread,) = fake.threads(fake.channel)
-    first = turn_prompts(fake, thread)[-1]
-    other = bob if str(alice.id) in first.content else alice
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
+    bot, clock, thread, other, game = await limited_table(fake, tmp_path)
     post, lost = Sync.post, 0
 
     async def losing_the_claim(self: Sync, what: Any, **kwargs: Any) -> Any:
