@@ -8,7 +8,8 @@ is the same for every front end; ``cogs/helpers/thread.py`` is Discord's (a game
 thread), and its module docstring tells how posts are made exactly once there.
 
 The ledger. What a surface shows is recorded per game as *marks*, keyed by surface:
-``board`` (the version the board shows, and its message), ``log`` (the version the log
+``board`` (the version the board shows, and its message; ``board_intent``: the first
+board's, recorded before it is posted), ``log`` (the version the log
 has been shown up to), ``log_intent`` (showing up to), ``prompt`` (the version the last
 turn prompt was shown at), ``reminder_due`` / ``reminder_at`` / ``reminder``, ``final``,
 and per Tonttu phase ``phase:<round>:<phase>``. Any front end asks "what changed since
