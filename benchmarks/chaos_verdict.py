@@ -453,10 +453,15 @@ async def check(
             tracebacks.append(f"process {pid}: {part.strip().splitlines()[-1][:120]}")
     verdict.add("nothing leaked", "no traceback in the bot processes' logs", tracebacks)
     hits = [f"{r.over_limit}: {r.method} {r.path}" for r in fake.limit_hits()]
+
+    def sender(pid: int | None) -> str:  # its log's name: bot-N
+        return fake.process_logs[pid].stem if pid in fake.process_logs else f"pid {pid}"
+
     for hit in fake.limit_hits()[:10]:
         verdict.details.append(f"over the limit at {hit.at - started:.1f} s: {hit.path}")
         verdict.details += [
-            f"    {r.at - started:8.2f} s {r.method} {r.status} {r.fault} {str(r.json)[:100]}"
+            f"    {r.at - started:8.2f} s {sender(r.pid)} {r.method} {r.status} {r.fault}"
+            f" {str(r.json)[:100]}"
             for r in fake.requests
             if r.path == hit.path and hit.at - 6 <= r.at <= hit.at
         ]

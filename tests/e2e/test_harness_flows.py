@@ -414,10 +414,15 @@ async def test_restart_with_bot_processes(fake: FakeDiscord) -> None:
     lobby = (await fake.slash(alice, fake.channel, "newgame", game="workshop")).message
     assert lobby is not None
     assert await fake.stop_bot_process(first) == 0  # Ctrl-C shuts down cleanly
-    await fake.start_bot_process(script)
+    second = await fake.start_bot_process(script)
     await fake.click(bob, lobby, "Join")
     assert lobby.content.endswith("bob joined")
     assert fake.gateway_log.count("IDENTIFY") == 2
+    # each request names the process that sent it (run_bot.py's User-Agent)
+    # each request names the process that sent it (run_bot.py's X-Fake-Pid)
+    callbacks = [r.pid for r in fake.requests if r.path.endswith("/callback")]
+    assert callbacks == [first.pid, second.pid]
+    assert {r.pid for r in fake.requests} == {first.pid, second.pid}
 
 
 async def test_settle_waits_for_a_handler_that_is_silent_for_a_while(

@@ -197,6 +197,7 @@ class RecordedRequest:
     response: Any = None
     at: float = 0.0  # fake.clock(): the event loop's time
     interaction_id: int | None = None  # for callbacks and webhook (followup) requests
+    pid: int | None = None  # the sending process (run_bot.py's X-Fake-Pid), else None
     # Faults and limits (see faults.py): why the fake refused or withheld the request
     # (None: served normally), whether it changed the fake's state, whether an answer
     # reached the connection (a timeout, a dropped connection or a held request: not).

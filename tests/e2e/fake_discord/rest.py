@@ -37,6 +37,7 @@ from .state import FakeState
 
 API_PREFIX = "/api/v10"
 JSON = "application/json"  # exactly: discord.py's json_or_text compares the whole header
+PID_HEADER = "X-Fake-Pid"  # the sending process's id (run_bot.py), recorded as its pid
 
 # Narrow, documented exceptions to spec validation: (method, template, error substring).
 # Every entry must say why discord.py legitimately sends what the spec rejects.
@@ -146,6 +147,8 @@ class RestMixin(FakeState):
         record = RecordedRequest(method, path, dict(request.query), None, [], at=self.clock())
         self.requests.append(record)
         record.interaction_id = self._interaction_for_path(path)
+        if (pid := request.headers.get(PID_HEADER, "")).isdigit():
+            record.pid = int(pid)
         try:
             try:
                 record.json, record.files = await self._read_body(request)

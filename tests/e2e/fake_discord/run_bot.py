@@ -13,6 +13,9 @@ one line each), for benchmarks that time the bot apart from the fake's own delay
 fake stamps a response when its own event loop gets to it, and on a small machine that
 loop is busy with every other table's requests (on Discord, not the bot's machine).
 The monotonic clock is the system's, so the fake's ``loop.time()`` compares with it.
+
+Every request names its process in the header ``X-Fake-Pid``, which the fake records as
+``RecordedRequest.pid``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from typing import Any
 import aiohttp
 import discord
 import yarl
+
+from .rest import PID_HEADER
 
 
 def log_sent_responses(path: str) -> None:
@@ -49,11 +54,26 @@ def log_sent_responses(path: str) -> None:
     aiohttp.ClientSession.__init__ = traced  # type: ignore[method-assign]
 
 
+def name_the_process() -> None:
+    """Send this process's id with every request of every aiohttp session
+    (``X-Fake-Pid``), so the fake records which process sent it (``RecordedRequest.pid``):
+    with several bot processes on one fake, which of them sent a post is the first
+    question of a finding."""
+    original = aiohttp.ClientSession.__init__
+
+    def named(self: aiohttp.ClientSession, *args: Any, **kwargs: Any) -> None:
+        kwargs["headers"] = {**(kwargs.get("headers") or {}), PID_HEADER: str(os.getpid())}
+        original(self, *args, **kwargs)
+
+    aiohttp.ClientSession.__init__ = named  # type: ignore[method-assign]
+
+
 def main() -> None:
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
     discord.http.Route.BASE = os.environ["FAKE_DISCORD_API"]
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["FAKE_DISCORD_GATEWAY"])
+    name_the_process()
     if os.environ.get("FAKE_DISCORD_SENT_LOG"):
         log_sent_responses(os.environ["FAKE_DISCORD_SENT_LOG"])
     script = sys.argv[1]
