@@ -41,6 +41,7 @@ from storage.errors import (
 from storage.migrations import LATEST_VERSION, MIGRATIONS, Migration
 from storage.models import (
     AI_PREFIX,
+    Claim,
     GameInfo,
     LoadedGame,
     LoggedAction,
@@ -100,6 +101,7 @@ __all__ = [
     "AlreadySeated",
     "BadDatabaseUrl",
     "ChannelBusy",
+    "Claim",
     "Conflict",
     "GameInfo",
     "GameNotFound",

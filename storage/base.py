@@ -19,6 +19,7 @@ from storage.errors import UnreadableGame
 from storage.forget import Forgotten
 from storage.models import (
     BoardEntry,
+    Claim,
     GameInfo,
     KindStats,
     LoadedGame,
@@ -116,6 +117,11 @@ class Storage(Protocol):
     async def try_claim(self, name: str, owner: str, lease: timedelta) -> bool:
         """Hold ``name`` for ``lease`` (once-only work across processes); True when free,
         expired, or already ``owner``'s (renewed)."""
+        ...
+
+    async def claim(self, name: str, owner: str, lease: timedelta) -> Claim:
+        """:meth:`try_claim`, telling apart a claim taken over from another owner whose
+        lease had run out (``Claim.TAKEN_OVER``)."""
         ...
 
     async def set_guild_language(self, guild_id: int, language: str | None) -> None:

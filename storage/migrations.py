@@ -571,6 +571,15 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE guild_web_off (guild_id BIGINT PRIMARY KEY)",
         ),
     ),
+    Migration(
+        11,
+        "named claims: the owner a claim was taken over from when its lease had run out",
+        # NULL: the claim was free, or renewed by its owner. Another name: that owner died
+        # or lost the database holding it, and what it did under it may be unrecorded
+        # (a game's posts, which Discord still counts: storage.models.Claim).
+        ("ALTER TABLE claims ADD COLUMN taken_from TEXT",),
+        postgres=("ALTER TABLE claims ADD COLUMN taken_from TEXT",),
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

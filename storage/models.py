@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
 from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
@@ -121,6 +122,19 @@ class Timer:
     due_at: datetime
     payload: Mapping[str, Any]
     created_at: datetime
+
+
+class Claim(Enum):
+    """What a named claim (``Storage.claim``) found."""
+
+    REFUSED = "refused"
+    """Another owner holds it."""
+    HELD = "held"
+    """It was free, or the owner's already (renewed): now the owner's."""
+    TAKEN_OVER = "taken over"
+    """Another owner's lease had run out without giving it back (that owner died, or
+    could not reach the database): now the owner's. What that one did under it may be
+    unrecorded."""
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ from storage.errors import (
 from storage.forget import ForgetStore
 from storage.models import (
     AI_PREFIX,
+    Claim,
     GameInfo,
     LoadedGame,
     LoggedAction,
@@ -357,16 +358,25 @@ class SqlStorage(UndoStore, RatingStore, PageStore, ForgetStore):
         one command tree: ``try_claim(f"sync:{tree_hash}", owner, timedelta(days=1))``).
         One statement, so one round trip under the write lock.
         """
+        return await self.claim(name, owner, lease) is not Claim.REFUSED
+
+    async def claim(self, name: str, owner: str, lease: timedelta) -> Claim:
+        """:meth:`try_claim`, telling apart a claim taken over from another owner whose
+        lease had run out (it never gave the name back: it died, or lost the database)."""
         now = self._now()
         rows = await self._write_statement(
             "INSERT INTO claims (name, owner, claimed_until) VALUES (?, ?, ?)"
             " ON CONFLICT (name) DO UPDATE"
-            " SET owner = excluded.owner, claimed_until = excluded.claimed_until"
+            " SET owner = excluded.owner, claimed_until = excluded.claimed_until,"
+            " taken_from = CASE WHEN claims.owner = excluded.owner THEN NULL"
+            " ELSE claims.owner END"
             " WHERE claims.claimed_until <= ? OR claims.owner = excluded.owner"
-            " RETURNING name",
+            " RETURNING taken_from",
             (name, owner, now + lease.total_seconds(), now),
         )
-        return bool(rows)
+        if not rows:
+            return Claim.REFUSED
+        return Claim.HELD if rows[0][0] is None else Claim.TAKEN_OVER
 
     async def set_guild_language(self, guild_id: int, language: str | None) -> None:
         if language is None:

@@ -55,7 +55,7 @@ from typing import Any
 import i18n
 from engine import get_game, undo
 from engine.words import Words
-from storage import GameInfo, LoadedGame, LoggedAction, NewTimer, Storage
+from storage import Claim, GameInfo, LoadedGame, LoggedAction, NewTimer, Storage
 from storage.errors import DatabaseUnavailable
 from tables import logs
 from tables.metrics import OFF, Metrics
@@ -246,6 +246,9 @@ class Publisher:
         self._gaps: set[int] = set()
         """Games whose claim was renewed after a gap long enough for it to run out (this
         process stalled): :meth:`confirm` reads what was shown meanwhile."""
+        self._taken_over: set[int] = set()
+        """Games whose claim this process took over from another process whose lease had
+        run out (:meth:`taken_over`)."""
         self._known: dict[int, LoadedGame] = {}
         """By game: the newest game a caller handed over (:meth:`sync`'s ``known``)."""
         self._notes: dict[int, list[tuple[str, str]]] = {}
@@ -471,8 +474,11 @@ class Publisher:
             self._held[game_id] = held
             return
         # Another process holds it: nothing here could signal us, so poll.
-        while not await self.store.try_claim(name, self.owner, PUBLISH_LEASE):  # noqa: ASYNC110
+        claim = await self.store.claim(name, self.owner, PUBLISH_LEASE)
+        while claim is Claim.REFUSED:
             await asyncio.sleep(RETRY_SECONDS)
+            claim = await self.store.claim(name, self.owner, PUBLISH_LEASE)
+        self._claimed(game_id, claim)
         self._held[game_id] = loop.time()
         self._gaps.discard(game_id)  # the round reads the game after this
 
@@ -502,9 +508,11 @@ class Publisher:
         if held is not None and loop.time() - held < LEASE_REUSE and game_id not in self._gaps:
             return
         claimed = loop.time()
-        if not await self.store.try_claim(f"publish:{game_id}", self.owner, PUBLISH_LEASE):
+        claim = await self.store.claim(f"publish:{game_id}", self.owner, PUBLISH_LEASE)
+        if claim is Claim.REFUSED:
             self._held.pop(game_id, None)
             raise ClaimLost(game_id)
+        self._claimed(game_id, claim)
         self._held[game_id] = claimed
         info = await self.store.info(game_id)
         shown = info.shown_versions
@@ -514,6 +522,20 @@ class Publisher:
         if max(info.version, shown.get("board", -1), shown.get("log", -1)) > version:
             raise ClaimLost(game_id)
         self._gaps.discard(game_id)
+
+    def _claimed(self, game_id: int, claim: Claim) -> None:
+        if claim is Claim.TAKEN_OVER:
+            self._taken_over.add(game_id)
+
+    def taken_over(self, game_id: int) -> bool:
+        """Whether this process took the game's claim over from another process whose
+        lease had run out, since this was last asked. That process died, or lost the
+        database, and may have shown things it never recorded: its posts, which a front
+        end's budget (Discord's posts per channel) must count all the same."""
+        if game_id not in self._taken_over:
+            return False
+        self._taken_over.discard(game_id)
+        return True
 
     # ------------------------------------------------------------ catching up
 

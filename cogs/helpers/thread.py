@@ -128,7 +128,11 @@ class Sync(Round):
             found = await self._posted_by_the_dead(kwargs.get("content"))
             if found is not None:
                 return found
-        slot = await self.publisher.post_slot(channel_id, self.game.messages.get(POSTED))
+        slot = await self.publisher.post_slot(
+            channel_id,
+            self.game.messages.get(POSTED),
+            recount=self.publisher.taken_over(self.game.id),
+        )
         key = nonce(self.game.id, *what)
         try:
             with self.publisher.fence(self.game.id, self.game.version):  # still ours to show
@@ -321,16 +325,20 @@ class ThreadPublisher(Publisher):
             self._followups.popitem(last=False)
         return message
 
-    async def post_slot(self, channel_id: int, elsewhere: int | None = None) -> float:
+    async def post_slot(
+        self, channel_id: int, elsewhere: int | None = None, *, recount: bool = False
+    ) -> float:
         """Wait until this process may post in the channel without passing Discord's
         per-channel limit (the wait coalesces later moves into the next round); returns
         the time the post is counted at, for :meth:`posted`. ``elsewhere``: the newest
         post in the channel the game's marks record (:data:`POSTED`); one this process
         did not make, within the window, was another process's, and Discord counts it:
-        the channel's recent posts are read again."""
+        the channel's recent posts are read again. ``recount``: read them again anyway
+        (another process may have posted there without recording it: the game's claim
+        was taken over from it, :meth:`Publisher.taken_over`)."""
         loop = asyncio.get_running_loop()
         recent = self._posts.get(channel_id)
-        if recent is None or self._posted_elsewhere(channel_id, elsewhere):
+        if recent is None or recount or self._posted_elsewhere(channel_id, elsewhere):
             recent = self._posts.setdefault(channel_id, deque())
             await self._count_recent_posts(channel_id, recent)
         while True:

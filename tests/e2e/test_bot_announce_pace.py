@@ -93,3 +93,34 @@ async def test_the_end_of_a_game_is_announced_with_its_publishing_claim_held(
     )
     await fake.settle()
     assert len([m for m in fake.messages(thread) if "was ended by" in m.content]) == 1
+
+
+async def test_posts_of_a_process_whose_claim_ran_out_count_too(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """A process posted in the thread and then died, or met the database away, before
+    its round recorded the posts (no ``posted`` mark) or gave the claim back: its claim
+    runs out within seconds, while Discord still counts its posts. The process taking
+    the claim over reads the channel's recent posts before it posts."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])  # this process's posts: the board, the prompt
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    claim = f"publish:{game.id}"
+    assert await bot.store.try_claim(claim, "dies", timedelta(seconds=1))
+    channel = bot.get_partial_messageable(thread.id)
+    since = fake.clock()
+    for n in range(3):  # its posts, recorded nowhere
+        await channel.send(f"a process that died {n}")
+    for n in range(3):
+        bot.desk.announce(game, f"n{n}", f"notice {n}")
+    await fake.wait_for(
+        lambda: len([m for m in fake.messages(thread) if m.content.startswith("notice")]) == 3,
+        timeout=20,
+        what="the three notices",
+    )
+    fake.check_within_limits(since)
+    reads = [r.path for r in fake.requests if r.method == "GET" and r.at >= since]
+    assert reads == [f"/channels/{thread.id}/messages"]  # once, to learn of its posts

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 import storage
-from storage import GameNotFound, NewTimer, SqliteStorage, TimerClaim, TimerLost
+from storage import Claim, GameNotFound, NewTimer, SqliteStorage, TimerClaim, TimerLost
 from tests.storage import race_game
 from tests.storage.conftest import FakeClock, started, to_act
 
@@ -250,6 +250,25 @@ async def test_a_named_claim_has_one_owner_until_its_lease_ends(
     clock.advance(minutes=2)
     assert await store.try_claim("sync:abc", "b", LEASE)  # a's lease ran out
     assert not await store.try_claim("sync:abc", "a", LEASE)
+
+
+async def test_a_claim_taken_over_from_an_owner_whose_lease_ran_out_says_so(
+    store: SqliteStorage, clock: FakeClock
+) -> None:
+    """A claim taken over where the owner before never gave it back (it died, or lost
+    the database) says so: what it did under the claim may be unrecorded (its posts in
+    a game's thread, which Discord still counts: ``cogs/helpers/thread.py``)."""
+    assert await store.claim("publish:1", "a", LEASE) is Claim.HELD  # free
+    assert await store.claim("publish:1", "b", LEASE) is Claim.REFUSED
+    assert await store.claim("publish:1", "a", LEASE) is Claim.HELD  # renewed
+    clock.advance(minutes=6)
+    assert await store.claim("publish:1", "b", LEASE) is Claim.TAKEN_OVER  # a's ran out
+    assert await store.claim("publish:1", "b", LEASE) is Claim.HELD  # b's own, renewed
+    clock.advance(minutes=6)
+    assert await store.claim("publish:1", "b", LEASE) is Claim.HELD  # b's own ran out
+    game = await started(store, 10)
+    await store.set_marks(game.id, {}, release=("publish:1", "b"))  # given back
+    assert await store.claim("publish:1", "a", LEASE) is Claim.HELD
 
 
 async def test_racing_claimants_on_two_connections_get_one_winner(
