@@ -532,10 +532,9 @@ class Publisher:
         lease had run out, since this was last asked. That process died, or lost the
         database, and may have shown things it never recorded: its posts, which a front
         end's budget (Discord's posts per channel) must count all the same."""
-        if game_id not in self._taken_over:
-            return False
+        taken = game_id in self._taken_over
         self._taken_over.discard(game_id)
-        return True
+        return taken
 
     # ------------------------------------------------------------ catching up
 
