@@ -34,11 +34,11 @@ from cogs.tonttu.text import (
     phase_name,
     status_key,
 )
-from engine.core import TIMER, PlayerId
+from engine.core import TIMER, GameOver, PlayerId
 from engine.tonttu.game import PhaseClosed, is_race, phase_of, still_open
 from engine.tonttu.models import ClosePointPhase
 from engine.words import ENGLISH, Words
-from storage import LoadedGame, NewTimer, Timer, human_player
+from storage import LoadedGame, NewTimer, Timer, WrongStatus, human_player
 from tables.publishing import logged_events, pending_reminder
 from tables.service import engine_of, view_of
 from tables.texts import event_lines
@@ -524,8 +524,8 @@ class TonttuThread:
                 played = await self.bot.tables.submit_checked(
                     game.id, TIMER, ClosePointPhase(), still_open(state.round, "point")
                 )
-            except PhaseClosed:  # closed since it was read (the last point, another process)
-                return False
+            except (PhaseClosed, GameOver, WrongStatus):
+                return False  # the race or the game ended since it was read (another process)
             try:
                 await self.bot.desk.publish(played)
             except DISCORD_DOWN as error:  # stored: shown when Discord is back

@@ -195,3 +195,33 @@ async def test_a_race_close_that_finds_the_race_closed_since_does_nothing(
     cog: Any = bot.get_cog("Tonttu")
     assert await cog.fire(racing, timer) is False  # the copy it read was still racing
     assert (await bot.store.load(game.id)).version == closed.game.version
+
+
+async def test_a_race_close_that_finds_the_game_over_since_does_nothing(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak (full run): a race's timer read the game in its race, then
+    the game ended (its last race closed by another process) before its own close was
+    stored; the close met the game over and logged a traceback. It has nothing to do."""
+    bot: WorkshopBot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db", seed=8))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol")]
+    await open_tonttu(fake, users[0], users[1:], mode="speed", speed_seconds=15)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    state = game.state
+    for p in state.players:  # everyone picks; the race opens
+        await bot.store.submit(game.id, p, GAME.legal_actions(state, p)[0], None)
+        state = (await bot.store.load(game.id)).state
+    racing = await bot.store.load(game.id)
+    assert racing.state.phase == "point"
+    while state.phase != "over":  # meanwhile, the game is played to its end
+        owing = sorted(GAME.to_act(state))
+        player = owing[0] if owing else TIMER
+        await bot.store.submit(game.id, player, GAME.legal_actions(state, player)[0], None)
+        state = (await bot.store.load(game.id)).state
+    finished = await bot.store.load(game.id)
+    now = datetime.now(UTC)
+    timer = Timer(1, game.id, "speed_close", now, {"round": racing.state.round}, now)
+    cog: Any = bot.get_cog("Tonttu")
+    assert await cog.fire(racing, timer) is False  # the copy it read was still racing
+    assert (await bot.store.load(game.id)).version == finished.version
