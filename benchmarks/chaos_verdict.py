@@ -41,7 +41,7 @@ import asyncpg
 from cogs.timers import MAX_STAND_IN_MOVES
 from engine import get_game
 from engine.core import TIMER
-from storage import Storage, sqlite_path
+from storage import GameInfo, Storage, sqlite_path
 from tables.publishing import Publisher
 from tests.e2e.bot_helpers import shown_scores
 from tests.e2e.fake_discord import FakeDiscord
@@ -202,12 +202,24 @@ async def check(
     ids = [g.game_id for g in opened]
     began = loop.time()
     behind: list[int] = ids
+    first: dict[int, GameInfo] = {}  # each game behind at the start, as it was then
+    last: dict[int, float] = {}  # when each was last seen behind
     while behind and loop.time() - began < 60:
         infos = [await store.info(i) for i in behind]
         behind = [i.id for i in infos if Publisher.behind(i)]
+        for info in infos:
+            if info.id in behind:
+                first.setdefault(info.id, info)
+                last[info.id] = loop.time() - began
         if behind:
             await asyncio.sleep(0.25)
     caught_up = loop.time() - began
+    for game_id in sorted(last, key=last.__getitem__)[-5:]:  # the last ones, in findings
+        info = first[game_id]
+        verdict.details.append(
+            f"catch-up: game {game_id} ({info.kind}, {info.status}, version {info.version},"
+            f" shown {dict(info.shown_versions)}) behind until {last[game_id]:.1f} s"
+        )
     since_fault = loop.time() - run.last_fault_over
     verdict.add(
         "nothing stuck",
