@@ -162,6 +162,11 @@ class Verdict:
         return "\n".join(lines)
 
 
+def shown_at(info: GameInfo) -> dict[str, int]:
+    """The versions a game's table surfaces show (not the per-phase marks of Tonttu)."""
+    return {key: version for key, version in info.shown_versions.items() if ":" not in key}
+
+
 def custom_id(record: InteractionRecord) -> str:
     return str((record.payload.get("data") or {}).get("custom_id") or "")
 
@@ -218,7 +223,7 @@ async def check(
         info = first[game_id]
         verdict.details.append(
             f"catch-up: game {game_id} ({info.kind}, {info.status}, version {info.version},"
-            f" shown {dict(info.shown_versions)}) behind until {last[game_id]:.1f} s"
+            f" shown {shown_at(info)}) behind until {last[game_id]:.1f} s"
         )
     since_fault = loop.time() - run.last_fault_over
     verdict.add(
