@@ -9,24 +9,36 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
+from bot import WorkshopBot
 from cogs.helpers.thread import POSTED
+from storage import LoadedGame
 
 from .bot_helpers import make_bot, open_table
 from .fake_discord import FakeDiscord
+from .fake_discord.model import FakeChannel
+
+
+async def two_player_table(
+    fake: FakeDiscord, tmp_path: Path
+) -> tuple[WorkshopBot, FakeChannel, LoadedGame]:
+    """A bot and its two-player table, opened: this process's posts in its thread are
+    the board and the first prompt."""
+    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    await open_table(fake, alice, [bob])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    return bot, thread, game
 
 
 async def test_announcements_right_after_other_posts_stay_within_five_in_five_seconds(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    await open_table(fake, alice, [bob])  # the board and the first prompt: two posts
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
+    bot, thread, game = await two_player_table(fake, tmp_path)
     since = fake.clock()
     for n in range(5):
         bot.desk.announce(game, f"n{n}", f"notice {n}")
-    (thread,) = fake.threads(fake.channel)
     await fake.wait_for(
         lambda: len([m for m in fake.messages(thread) if m.content.startswith("notice")]) == 5,
         timeout=20,
@@ -47,12 +59,7 @@ async def test_posts_another_process_made_just_before_count_too(
     a notice right after another process's log lines was the sixth post in 5 s. A post
     the game's marks record that this process did not make, within the window, makes it
     read the channel's recent posts first."""
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    await open_table(fake, alice, [bob])  # this process's posts: the board, the prompt
-    (thread,) = fake.threads(fake.channel)
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
+    bot, thread, game = await two_player_table(fake, tmp_path)
     channel = bot.get_partial_messageable(thread.id)
     since = fake.clock()
     others = [await channel.send(f"another process {n}") for n in range(3)]  # not paced here
@@ -102,12 +109,7 @@ async def test_posts_of_a_process_whose_claim_ran_out_count_too(
     its round recorded the posts (no ``posted`` mark) or gave the claim back: its claim
     runs out within seconds, while Discord still counts its posts. The process taking
     the claim over reads the channel's recent posts before it posts."""
-    bot = await fake.start_bot(make_bot(fake, f"sqlite:///{tmp_path}/bot.db"))
-    alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    await open_table(fake, alice, [bob])  # this process's posts: the board, the prompt
-    (thread,) = fake.threads(fake.channel)
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
+    bot, thread, game = await two_player_table(fake, tmp_path)
     claim = f"publish:{game.id}"
     assert await bot.store.try_claim(claim, "dies", timedelta(seconds=1))
     channel = bot.get_partial_messageable(thread.id)
