@@ -32,18 +32,25 @@ async def two_player_table(
     return bot, thread, game
 
 
+async def announce_and_wait(
+    fake: FakeDiscord, bot: WorkshopBot, game: LoadedGame, thread: FakeChannel, count: int
+) -> None:
+    """Announce ``count`` notices in the game's thread and wait until all are posted."""
+    for n in range(count):
+        bot.desk.announce(game, f"n{n}", f"notice {n}")
+    await fake.wait_for(
+        lambda: len([m for m in fake.messages(thread) if m.content.startswith("notice")]) == count,
+        timeout=20,
+        what=f"the {count} notices",
+    )
+
+
 async def test_announcements_right_after_other_posts_stay_within_five_in_five_seconds(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
     bot, thread, game = await two_player_table(fake, tmp_path)
     since = fake.clock()
-    for n in range(5):
-        bot.desk.announce(game, f"n{n}", f"notice {n}")
-    await fake.wait_for(
-        lambda: len([m for m in fake.messages(thread) if m.content.startswith("notice")]) == 5,
-        timeout=20,
-        what="the five notices",
-    )
+    await announce_and_wait(fake, bot, game, thread, 5)
     assert sorted(m.content for m in fake.messages(thread)[-5:]) == [
         f"notice {n}" for n in range(5)
     ]
@@ -116,13 +123,7 @@ async def test_posts_of_a_process_whose_claim_ran_out_count_too(
     since = fake.clock()
     for n in range(3):  # its posts, recorded nowhere
         await channel.send(f"a process that died {n}")
-    for n in range(3):
-        bot.desk.announce(game, f"n{n}", f"notice {n}")
-    await fake.wait_for(
-        lambda: len([m for m in fake.messages(thread) if m.content.startswith("notice")]) == 3,
-        timeout=20,
-        what="the three notices",
-    )
+    await announce_and_wait(fake, bot, game, thread, 3)
     fake.check_within_limits(since)
     reads = [r.path for r in fake.requests if r.method == "GET" and r.at >= since]
     assert reads == [f"/channels/{thread.id}/messages"]  # once, to learn of its posts
