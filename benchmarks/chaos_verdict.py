@@ -33,6 +33,7 @@ import re
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,7 @@ from storage import GameInfo, Storage, sqlite_path
 from tables.publishing import Publisher
 from tests.e2e.bot_helpers import shown_scores
 from tests.e2e.fake_discord import FakeDiscord
-from tests.e2e.fake_discord.model import InteractionRecord, walk_components
+from tests.e2e.fake_discord.model import InteractionRecord, RecordedRequest, walk_components
 from tests.e2e.test_scale_out import board_regressions, status_regressions
 
 if TYPE_CHECKING:
@@ -160,6 +161,36 @@ class Verdict:
         lines += [f"  {name:<52} {value}" for name, value in self.figures]
         lines += ["", "PASSED" if self.ok else "FAILED: see the rows marked FAIL"]
         return "\n".join(lines)
+
+
+def around(
+    requests: Iterable[RecordedRequest],
+    hit: RecordedRequest,
+    started: float,
+    bot_id: int,
+    sender: Callable[[int | None], str],
+) -> list[str]:
+    """The requests of the 6 s up to ``hit`` (a post over its channel's limit) that read
+    or made messages in its channel, a line each: when, which process, what it read (a
+    ``*`` marks a message not the bot's) or posted, and the message it made."""
+
+    def made_in(request: RecordedRequest) -> bool:  # a followup there, an edit
+        answer = request.response
+        return isinstance(answer, dict) and f"/channels/{answer.get('channel_id')}/" in hit.path
+
+    def seen(request: RecordedRequest) -> str:
+        answer = request.response
+        if request.method == "GET" and isinstance(answer, list):
+            ids = [f"{m['id']}{'' if m['author']['id'] == str(bot_id) else '*'}" for m in answer]
+            return f"{request.query} -> {' '.join(ids)}"
+        made = f" -> {answer['id']}" if isinstance(answer, dict) and "id" in answer else ""
+        return f"{str(request.json)[:80]}{made}"
+
+    return [
+        f"    {r.at - started:8.2f} s {sender(r.pid)} {r.method} {r.status} {r.fault} {seen(r)}"
+        for r in requests
+        if hit.at - 6 <= r.at <= hit.at and (r.path == hit.path or made_in(r))
+    ]
 
 
 def shown_at(info: GameInfo) -> dict[str, int]:
@@ -476,12 +507,7 @@ async def check(
 
     for hit in fake.limit_hits()[:10]:
         verdict.details.append(f"over the limit at {hit.at - started:.1f} s: {hit.path}")
-        verdict.details += [
-            f"    {r.at - started:8.2f} s {sender(r.pid)} {r.method} {r.status} {r.fault}"
-            f" {str(r.json)[:100]}"
-            for r in fake.requests
-            if r.path == hit.path and hit.at - 6 <= r.at <= hit.at
-        ]
+        verdict.details += around(fake.requests, hit, started, fake.bot_user.id, sender)
     verdict.add("nothing leaked", "no request over Discord's limits", hits)
 
     # -- figures
