@@ -536,6 +536,11 @@ class Publisher:
         self._taken_over.discard(game_id)
         return taken
 
+    def retrying(self, game_id: int) -> bool:
+        """Whether the game's last round in this process failed: it may have shown
+        things before it could record them (the database went away at its end)."""
+        return game_id in self._failures
+
     # ------------------------------------------------------------ catching up
 
     async def catch_up(self) -> int:

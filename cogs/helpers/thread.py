@@ -13,11 +13,13 @@ out instead as followups of the last click in the thread while it is fresh
 (:meth:`ThreadPublisher.followup`): Discord does not count interaction webhooks against
 the bot's 50 requests per second, so a turn change costs one budgeted request (the
 board's edit) instead of two. A followup has no nonce, so the round records it at once
-(``Sync.save``), and a round that takes over a recorded intent first looks for the
-followups posted after the newest message it knows (``Sync._posted_by_the_dead``).
-Before posting log lines the presenter records its *intent* (the version the lines go
-up to), so a publisher that dies mid-post is followed by one that posts exactly the
-same messages with the same nonces.
+(``Sync.save``). Before posting log lines the presenter records its *intent* (the
+version the lines go up to), so a publisher that dies mid-post is followed by one that
+posts exactly the same messages. A round that may repeat posts made but never recorded
+(after a failed round, a claim taken over, a recorded intent) first looks for them
+after the newest message it knows (``Sync.post``): a followup sent again would show
+twice, and a post, though its nonce makes Discord answer with the first message, would
+count against the channel's limit where no process reading the thread can see it.
 
 Frugal (Discord allows ~5 posts per channel per 5 s and 50 requests per second per
 bot). The presenters decide what is worth a request now and what can wait: the generic
@@ -107,10 +109,16 @@ class Sync(Round):
         self.publisher = publisher
         self.recovering = False
         """The round posts what an earlier one recorded its intent to post and may have
-        posted (set by the presenter): :meth:`post` looks for its followups first."""
+        posted (set by the presenter): :meth:`post` looks for it first."""
         self.unguarded = False
         """A followup went out this round: no nonce guards it against being posted again
         by a publisher that takes over, so its marks are written at once (:meth:`save`)."""
+        self._unrecorded: list[discord.Message] | None = None
+        """The bot's messages after the game's newest recorded one, read once per round
+        (:meth:`_unrecorded_posts`)."""
+        self._recount = False
+        self._mine: set[int] = set()
+        """The messages this round posted."""
 
     @property
     def channel(self) -> discord.PartialMessageable:
@@ -122,16 +130,24 @@ class Sync(Round):
         ``answer``: a message the bot never edits afterwards (log lines, a turn prompt)
         goes out as a followup of the last player's click in the thread while that is
         fresh (:meth:`Publisher.answered`): Discord does not count interaction webhooks
-        against the bot's 50 requests per second."""
+        against the bot's 50 requests per second.
+
+        A round that may repeat posts an earlier one made without recording them (the
+        game's last round here failed, its claim was taken over from another process,
+        or the presenter says it is ``recovering`` an intent) finds them in the thread
+        instead: sent again, a followup would show twice, and a post, though Discord
+        answers its nonce with the first message, would count against the channel's
+        limit where no process reading the thread can see it."""
         channel_id = self.game.thread_id or self.game.channel_id
-        if answer and self.recovering:
-            found = await self._posted_by_the_dead(kwargs.get("content"))
+        if self.publisher.taken_over(self.game.id):
+            self._recount = True
+        if self._recount or self.recovering or self.publisher.retrying(self.game.id):
+            found = await self._posted_before(lambda message: same_post(message, kwargs))
             if found is not None:
                 return found
+        recount, self._recount = self._recount, False
         slot = await self.publisher.post_slot(
-            channel_id,
-            self.game.messages.get(POSTED),
-            recount=self.publisher.taken_over(self.game.id),
+            channel_id, self.game.messages.get(POSTED), recount=recount
         )
         key = nonce(self.game.id, *what)
         try:
@@ -139,43 +155,60 @@ class Sync(Round):
                 if answer:
                     message = await self.publisher.followup(self.game.id, channel_id, key, kwargs)
                     if message is not None:
+                        self._mine.add(message.id)
                         self.unguarded = True
                         return message
                 message = await self.channel.send(nonce=key, **kwargs)
+            self._mine.add(message.id)
             self.publisher.sent(channel_id, message.id)
             self.mark(POSTED, self.game.version, message.id)
             return message
         finally:
             self.publisher.posted(channel_id, slot)
 
-    async def _posted_by_the_dead(self, content: str | None) -> discord.Message | None:
-        """The bot's message with ``content`` posted after the game's newest recorded
-        one: a followup a publisher that died (or failed) made before recording it. A
-        text repeated from an older turn lies before that recorded message."""
-        if not content:
-            return None
-        text = TIMESTAMP.sub("<t>", content)  # a turn limit's time is counted from now
-        return await self._mine_since_recorded(
-            lambda message: TIMESTAMP.sub("<t>", message.content) == text
-        )
-
     async def board_of_the_dead(self) -> discord.Message | None:
         """The board message a publisher that died made before recording it."""
-        return await self._mine_since_recorded(shows_board)
+        return await self._posted_before(shows_board)
 
-    async def _mine_since_recorded(
+    async def _posted_before(
         self, matches: Callable[[discord.Message], bool]
     ) -> discord.Message | None:
-        # (not POSTED: a turn limit's notice may have come after the dead one's posts)
-        recorded = [m for key, m in self.game.messages.items() if key != POSTED]
-        if not recorded:
-            return None
-        after = discord.Object(id=max(recorded))
-        me = self.publisher.client.user
-        async for message in self.channel.history(limit=10, after=after):
-            if me is not None and message.author.id == me.id and matches(message):
-                return message
-        return None
+        """The first of :meth:`_unrecorded_posts` that ``matches`` (once per round)."""
+        posts = await self._unrecorded_posts()
+        found = next((message for message in posts if matches(message)), None)
+        if found is not None:
+            posts.remove(found)
+        return found
+
+    async def _unrecorded_posts(self) -> list[discord.Message]:
+        """The bot's messages after the game's newest recorded one that this round did
+        not post: what a publisher that died (or failed) posted before recording it.
+        One read per round; a text repeated from an older turn lies before that
+        recorded message."""
+        if self._unrecorded is None:
+            # (not POSTED: a turn limit's notice may have come after the dead one's posts)
+            recorded = [m for key, m in self.game.messages.items() if key != POSTED]
+            me = self.publisher.client.user
+            found: list[discord.Message] = []
+            if recorded and me is not None:
+                after = discord.Object(id=max(recorded))
+                async for message in self.channel.history(limit=10, after=after):
+                    if message.author.id == me.id and message.id not in self._mine:
+                        found.append(message)
+            self._unrecorded = found
+        return self._unrecorded
+
+
+def same_post(message: discord.Message, kwargs: dict[str, Any]) -> bool:
+    """Whether ``message`` is the post ``kwargs`` would make: the same text (a turn
+    limit's time is counted from now) and the same embeds' titles and descriptions."""
+    embeds = kwargs.get("embeds") or ([kwargs["embed"]] if kwargs.get("embed") else [])
+    content = kwargs.get("content") or ""
+    if not content and not embeds:
+        return False
+    return TIMESTAMP.sub("<t>", message.content) == TIMESTAMP.sub("<t>", content) and [
+        (e.title, e.description) for e in message.embeds
+    ] == [(e.title, e.description) for e in embeds]
 
 
 def shows_board(message: discord.Message) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 import storage
-from cogs.helpers.thread import Sync
+from cogs.helpers.thread import POSTED, Sync
 from engine import get_game
 from engine.core import Rng
 from storage import LoadedGame, Storage, human_player
@@ -485,3 +485,83 @@ async def test_a_first_board_whose_round_died_unrecorded_is_taken_over(
         f"Move {game.version} · /board text:true shows the board as text"
     ]
     assert len(turn_prompts(fake, thread)) == 1
+
+
+def database_away_at_round_ends(store: Storage, times: int) -> list[int]:
+    """The database goes away at the end of ``times`` rounds of ``store``'s bot that
+    posted (their marks are not written; the claim is not given back); returns a
+    one-item list counting the failures left."""
+    set_marks, left = store.set_marks, [times]
+
+    async def failing(game_id: int, marks: Any, **kwargs: Any) -> None:
+        if left[0] and POSTED in marks:
+            left[0] -= 1
+            raise DatabaseUnavailable("the database is away")
+        await set_marks(game_id, marks, **kwargs)
+
+    store.set_marks = failing  # type: ignore[method-assign]
+    return left
+
+
+def thread_repeats(fake: FakeDiscord, thread: Any) -> list[int]:
+    """The thread's messages Discord returned again for a repeated nonce."""
+    ids = {m.id for m in fake.messages(thread, include_deleted=True)}
+    return [i for i in fake.nonce_repeats if i in ids]
+
+
+async def test_a_round_after_one_that_failed_after_posting_sends_none_of_its_posts_again(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak (one post over a channel's limit): a round posted the
+    reveal and the next phase's status, then met the database away, so its marks were
+    not written; the next round sent the same posts again. Discord answers a post whose
+    nonce it has seen with the first message, so nothing showed twice, but it counts the
+    request against the channel's 5 posts in 5 s, and no process reading the thread's
+    recent posts can see it: another process's post was the sixth. The round after a
+    failed one finds the failed one's posts in the thread instead."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
+    thread = await open_tonttu(fake, users[0], users[1:])
+    await fake.settle()
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    left = database_away_at_round_ends(bot.store, 1)
+    await commit_while_down(url, game.id, len(users), rng=Rng(1))  # everyone picks
+    bot.publisher.request(game.id)
+    await fake.wait_for(lambda: not left[0], what="the round that failed")
+    await caught_up(fake, bot, game.id)
+    await fake.settle()
+    assert thread_repeats(fake, thread) == []
+    texts = [m.content for m in fake.messages(thread)]
+    assert len([t for t in texts if "Round 1 picks:" in t]) == 1, texts[-4:]
+    assert "**Round 1 · point**" in status_message(fake, thread).content
+
+
+async def test_a_round_taken_over_from_a_process_that_failed_after_posting_sends_none_again(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """As above, but the process whose round failed stopped before its next round: the
+    process taking the game's claim over finds those posts in the thread."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
+    thread = await open_tonttu(fake, users[0], users[1:])
+    await fake.settle()
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    database_away_at_round_ends(bot.store, 1_000)  # until it stops
+    await commit_while_down(url, game.id, len(users), rng=Rng(1))
+    bot.publisher.request(game.id)
+    await fake.wait_for(
+        lambda: "**Round 1 · point**" in status_message(fake, thread).content,
+        what="the failed round's posts",
+    )
+    await fake.stop_bot(bot)
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    await caught_up(fake, bot, game.id)
+    await fake.settle()
+    assert thread_repeats(fake, thread) == []
+    texts = [m.content for m in fake.messages(thread)]
+    assert len([t for t in texts if "Round 1 picks:" in t]) == 1, texts[-4:]
+    await fake.stop_bot(bot)
