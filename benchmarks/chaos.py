@@ -22,9 +22,7 @@ of a schedule drawn from ``--seed`` (printed first) hit the bot:
   outage (30 s in a full run);
 * the gateway closed on every shard at least once (alternately a RESUME and a new
   IDENTIFY);
-* the clock jumped past every reminder and turn limit every few seconds, but not in
-  the last minute of play (``--quiet``: the burst of timers a jump makes due is load, over
-  before the catch-up after the faults is timed);
+* the clock jumped past every reminder and turn limit every few seconds;
 * one player clicking as fast as a script can, the whole time.
 
 Then the faults stop, the players who play to the end finish their games, and the
@@ -307,8 +305,7 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
     print(f"{processes} bot process(es) on {args.backend}, {args.players} players at once")
     print("faults all the time: 20 % of rate-limited REST calls 429, 5 % 502; one player")
     print(f"clicking without pause; the clock jumps {JUMP_SECONDS / 3600:.1f} h every")
-    print(f"{args.jump:g} s (every reminder and turn limit falls due), but not in the")
-    print(f"last {args.quiet:g} s of play")
+    print(f"{args.jump:g} s (every reminder and turn limit falls due)")
     print("the schedule (seconds after the players start):")
     for fault in faults:
         print("  " + fault.describe())
@@ -363,12 +360,8 @@ async def soak(args: argparse.Namespace, url: str, database: Database | None) ->
                     await inject(fault, fake, cluster, database, run, players)
 
                 async def clock() -> None:
-                    # no jump in the last ``--quiet`` seconds of play: the burst of timers
-                    # a jump makes due is load, over before the faults' catch-up is timed
                     while not stop_opening():
                         await asyncio.sleep(args.jump)
-                        if loop.time() > play_until - args.quiet:
-                            return
                         cluster.jump(JUMP_SECONDS)
                         run.jumps += 1
 
@@ -496,12 +489,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=40, help="player tasks at once")
     parser.add_argument("--outage", type=float, default=30.0, help="seconds of REST outage")
     parser.add_argument("--jump", type=float, default=10.0, help="seconds between clock jumps")
-    parser.add_argument(
-        "--quiet",
-        type=float,
-        default=60.0,
-        help="seconds at the end of play without clock jumps (the faults go on)",
-    )
     parser.add_argument(
         "--drain",
         type=float,

@@ -24,8 +24,7 @@ pytestmark = pytest.mark.serial  # several processes, signals and a database res
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = (
-    "--games 24 --minutes 0.9 --players 6 --outage 8 --jump 5 --quiet 15 --drain 60"
-    " --full-share 0.5 --seed 46"
+    "--games 24 --minutes 0.9 --players 6 --outage 8 --jump 5 --drain 60 --full-share 0.5 --seed 46"
 )
 KINDS = ("kill", "sigterm", "database", "outage", "gateway-resume", "gateway-identify")
 
@@ -70,7 +69,5 @@ def test_a_short_chaos_soak_loses_nothing_and_replays_every_game(tmp_path: Path)
     answered = re.search(r"REST faults answered +(.*)", done.stdout)
     assert answered is not None
     assert all(kind in answered[1] for kind in ("rate_limit", "server_error", "outage"))
-    jumps = re.search(r"clock jumps; fast clicker's clicks +(\d+);", done.stdout)
-    assert jumps is not None and int(jumps[1]) >= 3, shown  # timers fell due while it played
     opened = re.search(r"games opened \(lobbies that did not start\) +(\d+)", done.stdout)
     assert opened is not None and int(opened[1]) >= 24, shown
