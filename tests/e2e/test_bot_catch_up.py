@@ -509,6 +509,33 @@ def thread_repeats(fake: FakeDiscord, thread: Any) -> list[int]:
     return [i for i in fake.nonce_repeats if i in ids]
 
 
+async def picks_shown_as_the_database_goes_away(
+    fake: FakeDiscord, tmp_path: Path, times: int
+) -> tuple[str, Any, Any, LoadedGame, list[int]]:
+    """A Workshop Tonttu table whose players all picked (stored by another process),
+    and a round asked to show it, the database away at the end of ``times`` rounds that
+    posted: the url, the bot, the thread, the game and the failures left."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
+    thread = await open_tonttu(fake, users[0], users[1:])
+    await fake.settle()
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    left = database_away_at_round_ends(bot.store, times)
+    await commit_while_down(url, game.id, len(users), rng=Rng(1))  # everyone picks
+    bot.publisher.request(game.id)
+    return url, bot, thread, game, left
+
+
+def check_shown_once(fake: FakeDiscord, thread: Any) -> None:
+    """The reveal is in the thread once, and no post was sent again."""
+    assert thread_repeats(fake, thread) == []
+    texts = [m.content for m in fake.messages(thread)]
+    assert len([t for t in texts if "Round 1 picks:" in t]) == 1, texts[-4:]
+    assert "**Round 1 · point**" in status_message(fake, thread).content
+
+
 async def test_a_round_after_one_that_failed_after_posting_sends_none_of_its_posts_again(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -519,23 +546,11 @@ async def test_a_round_after_one_that_failed_after_posting_sends_none_of_its_pos
     request against the channel's 5 posts in 5 s, and no process reading the thread's
     recent posts can see it: another process's post was the sixth. The round after a
     failed one finds the failed one's posts in the thread instead."""
-    url = f"sqlite:///{tmp_path}/bot.db"
-    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
-    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
-    thread = await open_tonttu(fake, users[0], users[1:])
-    await fake.settle()
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
-    left = database_away_at_round_ends(bot.store, 1)
-    await commit_while_down(url, game.id, len(users), rng=Rng(1))  # everyone picks
-    bot.publisher.request(game.id)
+    _, bot, thread, game, left = await picks_shown_as_the_database_goes_away(fake, tmp_path, 1)
     await fake.wait_for(lambda: not left[0], what="the round that failed")
     await caught_up(fake, bot, game.id)
     await fake.settle()
-    assert thread_repeats(fake, thread) == []
-    texts = [m.content for m in fake.messages(thread)]
-    assert len([t for t in texts if "Round 1 picks:" in t]) == 1, texts[-4:]
-    assert "**Round 1 · point**" in status_message(fake, thread).content
+    check_shown_once(fake, thread)
 
 
 async def test_a_round_taken_over_from_a_process_that_failed_after_posting_sends_none_again(
@@ -543,16 +558,11 @@ async def test_a_round_taken_over_from_a_process_that_failed_after_posting_sends
 ) -> None:
     """As above, but the process whose round failed stopped before its next round: the
     process taking the game's claim over finds those posts in the thread."""
-    url = f"sqlite:///{tmp_path}/bot.db"
-    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
-    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
-    thread = await open_tonttu(fake, users[0], users[1:])
-    await fake.settle()
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
-    database_away_at_round_ends(bot.store, 1_000)  # until it stops
-    await commit_while_down(url, game.id, len(users), rng=Rng(1))
-    bot.publisher.request(game.id)
+    url, bot, thread, game, _ = await picks_shown_as_the_database_goes_away(
+        fake,
+        tmp_path,
+        1_000,  # until it stops
+    )
     await fake.wait_for(
         lambda: "**Round 1 · point**" in status_message(fake, thread).content,
         what="the failed round's posts",
@@ -561,7 +571,5 @@ async def test_a_round_taken_over_from_a_process_that_failed_after_posting_sends
     bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
     await caught_up(fake, bot, game.id)
     await fake.settle()
-    assert thread_repeats(fake, thread) == []
-    texts = [m.content for m in fake.messages(thread)]
-    assert len([t for t in texts if "Round 1 picks:" in t]) == 1, texts[-4:]
+    check_shown_once(fake, thread)
     await fake.stop_bot(bot)
