@@ -125,8 +125,8 @@ def edits_of(fake: FakeDiscord, thread: Any, started: float) -> list[str]:
         moves = [m[1] for f in footers if (m := MOVE_NUMBER.search(f))]
         if moves:
             lines.append(
-                f"    {r.at - started:8.2f} s {r.method} {r.path} {r.status} {r.fault or ''}"
-                f" answered={r.answered} move {moves}"
+                f"    {r.at - started:8.2f} s pid {r.pid} {r.method} {r.path} {r.status}"
+                f" {r.fault or ''} answered={r.answered} move {moves}"
             )
     return lines
 
@@ -473,6 +473,14 @@ async def check(
         last = boards[-1] if boards else None  # the board message as it is now
         if loaded.status in ("active", "finished") and last is not None and last != loaded.version:
             shown.append(f"game {game.game_id}: board shows move {last}, v{loaded.version}")
+            # the bots run on: a game that moved since it was loaded above, or a move
+            # shown and never stored (its version still below the board's)?
+            now = await store.info(game.game_id)
+            verdict.details.append(
+                f"game {game.game_id}: board shows move {last}; stored v{loaded.version}"
+                f" when the check loaded it, v{now.version} now; its board's posts and edits:"
+            )
+            verdict.details += edits_of(fake, game.thread, started)
         went_back = board_regressions(fake, game.thread) + status_regressions(fake, game.thread)
         shown += [f"game {game.game_id}: {problem[:90]}" for problem in went_back]
         if went_back:
