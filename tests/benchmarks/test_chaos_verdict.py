@@ -1,9 +1,10 @@
-"""The chaos verdict's account of a post over a channel's limit
-(``benchmarks/chaos_verdict.py``): what each process read and posted there just before."""
+"""The chaos verdict (``benchmarks/chaos_verdict.py``): its account of a post over a
+channel's limit (what each process read and posted there just before), and what a
+board may show while the bots run on during the check."""
 
 from __future__ import annotations
 
-from benchmarks.chaos_verdict import around
+from benchmarks.chaos_verdict import around, board_stored
 from tests.e2e.fake_discord.model import RecordedRequest
 
 BOT, PLAYER = 10, 20
@@ -36,3 +37,12 @@ def test_the_requests_around_a_post_over_the_limit_say_who_read_and_made_what() 
     ]
     assert lines[0].endswith("-> 103 102*")  # the player's message marked
     assert lines[1].endswith("-> 104") and lines[2].endswith("-> 106")
+
+
+def test_a_board_shows_the_stored_game_if_its_move_was_stored_while_the_check_read_it() -> None:
+    """Found by a short run: a Workshop Tonttu game moved on (a computer's pick, a race's
+    close) between the check's load (v35) and its read of the thread (the board at 36)."""
+    assert board_stored(36, 35, 36)  # moved on while the thread was read
+    assert board_stored(35, 35, 37)  # moved on after; its board not edited yet
+    assert not board_stored(36, 35, 35)  # shown, never stored
+    assert not board_stored(34, 35, 35)  # behind what was stored before the read
