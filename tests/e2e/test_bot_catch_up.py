@@ -110,16 +110,24 @@ async def test_moves_stored_while_the_bot_was_down_are_shown_with_one_prompt(
     fake.check_no_violations()
 
 
-async def test_a_tonttu_reveal_lost_with_the_bot_is_posted_and_the_next_phase_starts_once(
-    fake: FakeDiscord, tmp_path: Path
-) -> None:
-    url = f"sqlite:///{tmp_path}/bot.db"
+async def tonttu_table(fake: FakeDiscord, url: str) -> tuple[Any, list[FakeUser], Any, LoadedGame]:
+    """A bot and its four-player Workshop Tonttu table, opened and shown: the bot, the
+    players, the thread and the game."""
     bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
     users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
     thread = await open_tonttu(fake, users[0], users[1:])
     await fake.settle()
     game = await bot.store.find_open(fake.channel.id)
-    assert game is not None and game.state.phase == "pick"
+    assert game is not None
+    return bot, users, thread, game
+
+
+async def test_a_tonttu_reveal_lost_with_the_bot_is_posted_and_the_next_phase_starts_once(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot, users, thread, game = await tonttu_table(fake, url)
+    assert game.state.phase == "pick"
     await fake.stop_bot(bot)
     first_status = status_message(fake, thread)
 
@@ -516,12 +524,7 @@ async def picks_shown_as_the_database_goes_away(
     and a round asked to show it, the database away at the end of ``times`` rounds that
     posted: the url, the bot, the thread, the game and the failures left."""
     url = f"sqlite:///{tmp_path}/bot.db"
-    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
-    users = [fake.add_user(name) for name in ("alice", "bob", "carol", "dave")]
-    thread = await open_tonttu(fake, users[0], users[1:])
-    await fake.settle()
-    game = await bot.store.find_open(fake.channel.id)
-    assert game is not None
+    bot, users, thread, game = await tonttu_table(fake, url)
     left = database_away_at_round_ends(bot.store, times)
     await commit_while_down(url, game.id, len(users), rng=Rng(1))  # everyone picks
     bot.publisher.request(game.id)
