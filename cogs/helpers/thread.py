@@ -117,6 +117,7 @@ class Sync(Round):
         """The bot's messages after the game's newest recorded one, read once per round
         (:meth:`_unrecorded_posts`)."""
         self._recount = False
+        """The claim was taken over: the next post counts the channel's posts again."""
         self._mine: set[int] = set()
         """The messages this round posted."""
 
@@ -201,14 +202,15 @@ class Sync(Round):
 
 def same_post(message: discord.Message, kwargs: dict[str, Any]) -> bool:
     """Whether ``message`` is the post ``kwargs`` would make: the same text (a turn
-    limit's time is counted from now) and the same embeds' titles and descriptions."""
+    limit's time is counted from now) and the same embeds' titles, descriptions and
+    footers (a board's footer names its move)."""
     embeds = kwargs.get("embeds") or ([kwargs["embed"]] if kwargs.get("embed") else [])
     content = kwargs.get("content") or ""
     if not content and not embeds:
         return False
     return TIMESTAMP.sub("<t>", message.content) == TIMESTAMP.sub("<t>", content) and [
-        (e.title, e.description) for e in message.embeds
-    ] == [(e.title, e.description) for e in embeds]
+        (e.title, e.description, e.footer.text) for e in message.embeds
+    ] == [(e.title, e.description, e.footer.text) for e in embeds]
 
 
 def shows_board(message: discord.Message) -> bool:
