@@ -186,7 +186,9 @@ class Table(commands.Cog):
         edit_board = behind > 0 and (prompting or ended or sync.flush or behind >= 2)
         board = self.bot.core.pictures.board
         drawing = asyncio.create_task(board(game, sync.lang)) if edit_board else None
-        if prompting or (lines and (ended or sync.flush or new.recovering)):
+        # a recovered intent is settled even with nothing to post (a move without a
+        # log line), or the log would wait for it for ever
+        if prompting or new.recovering or (lines and (ended or sync.flush)):
             await sync.mark_now("log_intent", target)
             chunks = chunk_lines(lines, MAX_CONTENT - PROMPT_ROOM)
             last: discord.Message | None = None

@@ -20,9 +20,11 @@ import storage
 from cogs.helpers.thread import POSTED, Sync
 from engine import get_game
 from engine.core import Rng
+from engine.workshop.models import StopTaking
 from storage import LoadedGame, Storage, human_player
 from storage.errors import DatabaseUnavailable
-from tables.publishing import ClaimLost, Publisher
+from tables.publishing import ClaimLost, Publisher, logged_events
+from tables.texts import event_lines
 
 from .bot_helpers import Clock, ask_reminder_only, make_bot, open_table, turn_prompts
 from .fake_discord import FakeDiscord, FakeUser
@@ -575,4 +577,52 @@ async def test_a_round_taken_over_from_a_process_that_failed_after_posting_sends
     await caught_up(fake, bot, game.id)
     await fake.settle()
     check_shown_once(fake, thread)
+    await fake.stop_bot(bot)
+
+
+async def test_a_recovered_prompt_after_a_move_without_log_lines_is_not_left_behind(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Found by the chaos soak (a Workshop game behind for minutes): a round recorded its
+    intent to post the log and turn prompt of a move that makes no log line (an Elf that
+    stops taking cards), then met the database away before marking it, and the game
+    moved on. The next rounds aimed at that intent, found nothing to post and marked
+    nothing, so the thread never showed the later moves or their prompt."""
+    url = f"sqlite:///{tmp_path}/bot.db"
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    users = [fake.add_user(name) for name in ("alice", "bob")]
+    await open_table(fake, users[0], users[1:])
+    (thread,) = fake.threads(fake.channel)
+    game = await bot.store.find_open(fake.channel.id)
+    assert game is not None
+    await fake.stop_bot(bot)
+    rng, rules = Rng(7), get_game(game.kind)
+    async with await storage.open(url) as store:
+        while True:  # until an Elf stops taking cards: a move with no log line
+            game = await store.load(game.id)
+            player = sorted(rules.to_act(game.state))[0]
+            legal = rules.legal_actions(game.state, player)
+            stop = [a for a in legal if isinstance(a, StopTaking)]
+            action = stop[0] if stop else legal[rng.below(len(legal))]
+            await store.submit(game.id, player, action, game.version)
+            if stop:
+                break
+        stopped = game.version + 1
+        (logged,) = await store.log(game.id, after=stopped - 1)
+        assert not event_lines(game, logged_events(game, [logged], stopped))
+        # the moves before it were shown; the round that meant to show it recorded its
+        # intent, and no more
+        marks = {"board": stopped, "log": stopped - 1, "prompt": stopped - 1}
+        marks["log_intent"] = stopped
+        await store.set_marks(game.id, {key: (None, v) for key, v in marks.items()})
+    stored = await commit_while_down(url, game.id, 0, rng=rng, turns=2)
+    assert stored.version > stopped
+    bot = await fake.start_bot(make_bot(fake, url, seed=SEED))
+    shown = await caught_up(fake, bot, game.id)
+    assert shown.version == stored.version
+    await fake.settle()
+    prompt = turn_prompts(fake, thread)[-1]
+    assert prompt.id == fake.messages(thread)[-1].id
+    for user in acting_users(stored, users):
+        assert f"<@{user.id}>" in prompt.content
     await fake.stop_bot(bot)
