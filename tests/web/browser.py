@@ -53,6 +53,7 @@ FLAGS = (
 
 POLL_SECONDS = 0.05
 PAGE_LOAD_SECONDS = 30.0
+RESIZE_SECONDS = 5.0
 
 KEYS = {
     "ArrowLeft": Keys.ARROW_LEFT,
@@ -205,10 +206,17 @@ class Browser:
         the window is sized so that what is left beside the browser's frame is that."""
         self._size = (width, height)
         self.driver.set_window_size(width, height)
-        inner = self.run("return [innerWidth, innerHeight]")
-        if inner != [width, height]:
-            self.driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+        deadline = time.monotonic() + RESIZE_SECONDS
+        while True:
             inner = self.run("return [innerWidth, innerHeight]")
+            if inner == [width, height] or time.monotonic() >= deadline:
+                break
+            # the frame's size, from the window as it is now: a busy machine's Chromium
+            # may show the last size for a moment yet (seen in CI: 1280×757 for 1280×900)
+            outer = self.driver.get_window_size()
+            frame = (outer["width"] - inner[0], outer["height"] - inner[1])
+            self.driver.set_window_size(width + frame[0], height + frame[1])
+            time.sleep(POLL_SECONDS)
         assert inner == [width, height], f"asked for a {width}×{height} viewport, got {inner}"
 
     def enter_frame(self, css: str, timeout: float = 10.0) -> None:
