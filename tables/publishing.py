@@ -119,6 +119,10 @@ class Round:
         self.cancel: set[str] = set()
         """Timers to schedule (and kinds to cancel) with this round's marks, after its
         posts: a timer is never needed before the messages that announce it."""
+        self.unsure = False
+        """A post of this round is on its way, or went unanswered: the front end may
+        show it, the marks do not. A round ending so keeps the game's claim (its lease
+        runs out), so that the process taking it over looks for that post first."""
         self._log: tuple[int, list[LoggedAction]] | None = None
         self.asked_again = asyncio.Event()
         """Set when another round of the game is asked for while this one runs (a newer
@@ -450,10 +454,11 @@ class Publisher:
             cancel = sorted(sync.cancel) if sync is not None else []
             if not keep:
                 self._held.pop(game_id, None)
+            unsure = sync is not None and sync.unsure
             await self.store.set_marks(
                 game_id,
                 marks,
-                release=None if keep else (name, self.owner),
+                release=None if keep or unsure else (name, self.owner),
                 timers=timers,
                 cancel=cancel,
             )

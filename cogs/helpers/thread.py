@@ -153,13 +153,16 @@ class Sync(Round):
         key = nonce(self.game.id, *what)
         try:
             with self.publisher.fence(self.game.id, self.game.version):  # still ours to show
+                self.unsure = True  # until Discord answers
                 if answer:
                     message = await self.publisher.followup(self.game.id, channel_id, key, kwargs)
                     if message is not None:
+                        self.unsure = False
                         self._mine.add(message.id)
                         self.unguarded = True
                         return message
                 message = await self.channel.send(nonce=key, **kwargs)
+            self.unsure = False
             self._mine.add(message.id)
             self.publisher.sent(channel_id, message.id)
             self.mark(POSTED, self.game.version, message.id)
