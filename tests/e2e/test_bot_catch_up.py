@@ -612,8 +612,7 @@ async def test_a_recovered_prompt_after_a_move_without_log_lines_is_not_left_beh
         assert not event_lines(game, logged_events(game, [logged], stopped))
         # the moves before it were shown; the round that meant to show it recorded its
         # intent, and no more
-        marks = {"board": stopped, "log": stopped - 1, "prompt": stopped - 1}
-        marks["log_intent"] = stopped
+        marks = {"board": stopped, "log": stopped - 1, "prompt": stopped - 1, "log_intent": stopped}
         await store.set_marks(game.id, {key: (None, v) for key, v in marks.items()})
     stored = await commit_while_down(url, game.id, 0, rng=rng, turns=2)
     assert stored.version > stopped
