@@ -630,12 +630,12 @@ async def test_a_recovered_prompt_after_a_move_without_log_lines_is_not_left_beh
 async def test_a_phase_whose_post_was_in_flight_at_a_stop_is_not_posted_again(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    """Found by CI (the test above failed once, a post sent again): a bot stopped while
-    its round's post of the next phase was on its way. Discord made the message, but the
-    round, cancelled, never learnt of it: it wrote its marks without it and gave the
-    game's claim back, so the next process neither took a claim over nor retried a
-    failed round, and sent the post again. A round whose post went unanswered now keeps
-    the claim, so the next process takes it over and looks for the post first."""
+    """Found by CI (the takeover test above failed once, a post sent again): a bot
+    stopped while its round's post of the next phase was on its way. Discord made the
+    message, but the round, cancelled, never learnt of it: it wrote its marks without it
+    and gave the game's claim back, so the next process neither took a claim over nor
+    retried a failed round, and sent the post again. A round whose post went unanswered
+    now keeps the claim, so the next process takes it over and looks for the post first."""
     url = f"sqlite:///{tmp_path}/bot.db"
     bot, users, thread, game = await tonttu_table(fake, url)
     fake.hold(channel=thread, methods=("POST",))
